@@ -1,0 +1,50 @@
+package rag
+
+// AskRequest is a question to answer from the documents.
+type AskRequest struct {
+	Question string `json:"question"`
+	History  []Turn `json:"history,omitempty"`
+	Filter   Filter `json:"filter"`
+	K        int    `json:"k,omitempty"`
+}
+
+// MaxQuestionChars is the longest question answered as is; longer ones are truncated (and the answer says so).
+const MaxQuestionChars = 500
+
+// MaxHistoryTurns is how many of the most recent history turns are kept.
+const MaxHistoryTurns = 5
+
+// Source is a cited passage of an answer; N is the number used in the answer text ([N]).
+type Source struct {
+	N int `json:"n"`
+	Hit
+}
+
+// CitationCheck reports how the answer's citations held up: Valid citations point at a given passage,
+// Removed ones pointed at a number that was not given, WeaklySupported sentences cite a passage whose words
+// they barely share.
+type CitationCheck struct {
+	Valid           int `json:"valid"`
+	Removed         int `json:"removed"`
+	WeaklySupported int `json:"weakly_supported"`
+}
+
+// Answer is a cited answer.
+type Answer struct {
+	Question  string `json:"question"`
+	Truncated bool   `json:"truncated"`
+	Language  string `json:"language"`
+	// Text is markdown with [n] citations.
+	Text string `json:"answer"`
+	// Sources are the passages the answer cites, by N.
+	Sources []Source `json:"sources"`
+	// NotFound is true when no passage cleared the threshold and the answer says the documents do not cover it.
+	NotFound  bool          `json:"not_found"`
+	Citations CitationCheck `json:"citations"`
+	Generator string        `json:"generator"`
+	// Retrieval is what retrieval returned (every hit with its scores), for the debug panel and eval.
+	Retrieval *SearchResult `json:"retrieval,omitempty"`
+	RetrieveMS float64      `json:"retrieve_ms"`
+	GenerateMS float64      `json:"generate_ms"`
+	TotalMS    float64      `json:"total_ms"`
+}

@@ -1,0 +1,44 @@
+package rag
+
+import "context"
+
+// BlockKind says what an extracted block is.
+type BlockKind string
+
+// Block kinds.
+const (
+	BlockParagraph BlockKind = "paragraph"
+	BlockHeading   BlockKind = "heading"
+	BlockTable     BlockKind = "table"
+	BlockCode      BlockKind = "code"
+)
+
+// Block is one unit of extracted text in reading order. Text is NFKC-normalised.
+type Block struct {
+	Kind BlockKind `json:"kind"`
+	// Page is the 1-based page the block starts on; 0 for formats without pages.
+	Page int `json:"page"`
+	// Level is the heading level (1 = top) for headings; 0 otherwise.
+	Level int `json:"level,omitempty"`
+	// Text is the block's text. For tables it is the markdown rendering of Rows (header first).
+	Text string `json:"text"`
+	// Rows holds a table's cells, row by row; Rows[0] is the header row when HeaderRows ≥ 1.
+	Rows       [][]string `json:"rows,omitempty"`
+	HeaderRows int        `json:"header_rows,omitempty"`
+}
+
+// Extracted is the text of a file in reading order.
+type Extracted struct {
+	// Title found in the file (PDF info, DOCX core properties, HTML <title>, first markdown H1); may be "".
+	Title     string  `json:"title,omitempty"`
+	MediaType string  `json:"media_type"`
+	Pages     int     `json:"pages,omitempty"` // number of pages, for paged formats
+	Blocks    []Block `json:"blocks"`
+}
+
+// Extractor turns a file's bytes into blocks. name is the file name (its extension helps detection).
+// Errors carry CodeUnsupportedMediaType (unknown type), CodePayloadTooLarge, or CodeInvalid (empty, corrupt,
+// encrypted, not UTF-8, no text layer: the message names the reason).
+type Extractor interface {
+	Extract(ctx context.Context, name string, data []byte) (*Extracted, error)
+}

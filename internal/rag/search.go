@@ -1,0 +1,70 @@
+package rag
+
+import "time"
+
+// SearchRequest is a retrieval request (the retrieval contract of SPEC.md).
+type SearchRequest struct {
+	Query  string `json:"query"`
+	Filter Filter `json:"filter"`
+	K      int    `json:"k"`
+}
+
+// Candidate is a chunk proposed by one candidate query (vector or keyword) with that query's score.
+// Rank is 1-based within that query's list.
+type Candidate struct {
+	ChunkID int64
+	Score   float64
+	Rank    int
+}
+
+// VectorQuery asks a store for the chunks nearest to Vector among the vectors of Space.
+type VectorQuery struct {
+	Space  Space
+	Vector []float32
+	Filter Filter
+	K      int
+}
+
+// KeywordQuery asks a store for the chunks that best match Terms (the analyzer's tokens of the query, ORed)
+// by BM25. Scores are positive, higher is better.
+type KeywordQuery struct {
+	Terms  []string
+	Filter Filter
+	K      int
+}
+
+// Hit is one retrieved chunk with the document facts needed to cite it and every score that produced its rank.
+type Hit struct {
+	Chunk
+	CollectionID string         `json:"collection_id"`
+	ExternalID   string         `json:"external_id"`
+	Title        string         `json:"title"`
+	Source       string         `json:"source"`
+	MediaType    string         `json:"media_type"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+
+	// Score is the final score (fused, then re-ranked) that orders the hits.
+	Score float64 `json:"score"`
+	// FusedScore is the weighted reciprocal-rank fusion score.
+	FusedScore float64 `json:"fused_score"`
+	// VectorScore is the cosine similarity (0 and VectorRank 0 when not a vector candidate).
+	VectorScore float64 `json:"vector_score"`
+	VectorRank  int     `json:"vector_rank"`
+	// KeywordScore is the BM25 score (0 and KeywordRank 0 when not a keyword candidate).
+	KeywordScore float64 `json:"keyword_score"`
+	KeywordRank  int     `json:"keyword_rank"`
+}
+
+// SearchResult is the answer of a retrieval.
+type SearchResult struct {
+	Hits []Hit `json:"hits"`
+	// Candidates counts each candidate query's list before fusion.
+	VectorCandidates  int `json:"vector_candidates"`
+	KeywordCandidates int `json:"keyword_candidates"`
+	// Timing in milliseconds.
+	EmbedMS   float64 `json:"embed_ms"`
+	VectorMS  float64 `json:"vector_ms"`
+	KeywordMS float64 `json:"keyword_ms"`
+	TotalMS   float64 `json:"total_ms"`
+}

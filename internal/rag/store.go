@@ -1,0 +1,123 @@
+package rag
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists collections, documents, their versions, chunks, vectors and raw uploads, and answers the
+// candidate queries of retrieval. Two implementations exist (internal/store/sqlite, internal/store/postgres)
+// and both pass internal/store/storetest; a behaviour difference between them is a bug.
+//
+// Visibility: every method that takes a Principal only sees documents where
+// p.Admin OR document.owner = p.ID OR document.readers ∩ p.Readers() ≠ ∅,
+// and applies that predicate (and any Filter) inside its query. Invisible documents are ErrNotFound.
+//
+// Errors: ErrNotFound and ErrConflict (test with errors.Is); a failure of the database itself is an *Error
+// with CodeDBError; invalid arguments are *Error with CodeInvalid.
+type Store interface {
+	// CreateCollection stores c, assigning ID (when empty) and timestamps. ErrConflict if the name exists.
+	CreateCollection(ctx context.Context, c *Collection) error
+	// GetCollection returns the collection with that ID or, failing that, that name. ErrNotFound.
+	GetCollection(ctx context.Context, idOrName string) (*Collection, error)
+	// EnsureCollection returns the collection named name, creating it (owned by owner) if it does not exist.
+	// Safe under concurrent callers.
+	EnsureCollection(ctx context.Context, name, owner string) (*Collection, error)
+	// ListCollections returns all collections ordered by name.
+	ListCollections(ctx context.Context) ([]*Collection, error)
+
+	// CreateDocument stores a new document (normally status queued with PendingHash set), assigning ID when
+	// empty and timestamps. ErrConflict if the collection already has a document with that ExternalID;
+	// ErrNotFound if the collection does not exist.
+	CreateDocument(ctx context.Context, d *Document) error
+	// GetDocument returns a visible document. ErrNotFound.
+	GetDocument(ctx context.Context, p Principal, id string) (*Document, error)
+	// FindDocument returns the visible document of a collection with that external ID. ErrNotFound.
+	FindDocument(ctx context.Context, p Principal, collectionID, externalID string) (*Document, error)
+	// ListDocuments returns a page of visible documents matching q, newest (created) first.
+	ListDocuments(ctx context.Context, p Principal, q DocumentQuery) (*DocumentPage, error)
+	// DocumentsByStatus returns documents in any of statuses regardless of visibility (for start-up
+	// re-queueing and workers), oldest first, at most limit.
+	DocumentsByStatus(ctx context.Context, statuses []Status, limit int) ([]*Document, error)
+	// UpdateDocument changes the descriptive fields of a visible document (nil fields are left alone)
+	// without making a version. ErrNotFound.
+	UpdateDocument(ctx context.Context, p Principal, id string, u DocumentUpdate) (*Document, error)
+	// SetDocumentState records processing state (status, stage, progress, error, pending hash). ErrNotFound.
+	SetDocumentState(ctx context.Context, id string, st DocumentState) error
+	// CommitVersion atomically makes c the document's current version: in one transaction it records a
+	// DocumentVersion, replaces all chunks, vectors and keyword entries of the document with c.Chunks, and
+	// marks the document ready (version+1, stage done, progress 1, error cleared, pending hash cleared when
+	// it equals c.ContentHash). Readers never see a mix of old and new chunks. Every chunk must carry a vector
+	// of c.Space's dimension (CodeInvalid otherwise, and nothing changes). Returns the new version number.
+	CommitVersion(ctx context.Context, c *VersionCommit) (int, error)
+	// DeleteDocument removes a visible document with its chunks, vectors, versions and unreferenced blobs.
+	// ErrNotFound.
+	DeleteDocument(ctx context.Context, p Principal, id string) error
+	// ListChunks returns the current chunks of a visible document in order (without vectors). ErrNotFound.
+	ListChunks(ctx context.Context, p Principal, documentID string) ([]*Chunk, error)
+	// ListVersions returns the version records of a visible document, newest first. ErrNotFound.
+	ListVersions(ctx context.Context, p Principal, documentID string) ([]*DocumentVersion, error)
+
+	// PutBlob stores raw bytes under their sha256 hex hash (idempotent).
+	PutBlob(ctx context.Context, hash string, data []byte) error
+	// GetBlob returns the bytes stored under hash. ErrNotFound.
+	GetBlob(ctx context.Context, hash string) ([]byte, error)
+
+	// VectorCandidates returns up to q.K chunks of visible documents matching q.Filter whose vectors in
+	// q.Space are nearest to q.Vector by cosine similarity (Score), best first, Rank 1-based.
+	VectorCandidates(ctx context.Context, p Principal, q VectorQuery) ([]Candidate, error)
+	// KeywordCandidates returns up to q.K chunks of visible documents matching q.Filter that contain any of
+	// q.Terms, ranked by BM25 over the analyzer's terms (Score > 0, higher is better), Rank 1-based.
+	KeywordCandidates(ctx context.Context, p Principal, q KeywordQuery) ([]Candidate, error)
+	// Hits returns the chunks with those IDs and their documents' facts, in the order of ids, with scores
+	// zero. IDs that no longer exist are skipped.
+	Hits(ctx context.Context, ids []int64) ([]Hit, error)
+
+	// ChunksWithoutVector returns up to limit current chunks (with IDs > afterID, ascending) that have no
+	// vector in space: the work list of a background re-embed.
+	ChunksWithoutVector(ctx context.Context, space Space, afterID int64, limit int) ([]*Chunk, error)
+	// PutVectors stores vectors in space for existing chunks (chunk ID → vector); vectors of chunks that
+	// were deleted meanwhile are ignored. CodeInvalid on a dimension mismatch.
+	PutVectors(ctx context.Context, space Space, vectors map[int64][]float32) error
+	// SpaceStats counts, per space, how many current chunks have a vector in it, and the total chunk count.
+	SpaceStats(ctx context.Context) (*SpaceStats, error)
+
+	// CachedEmbeddings returns the cached vectors of space for the given text hashes (missing ones absent).
+	CachedEmbeddings(ctx context.Context, space Space, textHashes []string) (map[string][]float32, error)
+	// CacheEmbeddings stores vectors of space by text hash (idempotent).
+	CacheEmbeddings(ctx context.Context, space Space, vectors map[string][]float32) error
+
+	// Ping checks that the store is reachable and its migrations are applied.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// DocumentUpdate holds the descriptive fields of a document that can change without a new version.
+type DocumentUpdate struct {
+	Title    *string
+	Metadata map[string]any // replaces the metadata when non-nil
+	Tags     []string       // replaces the tags when non-nil
+	Readers  []string       // replaces the readers when non-nil
+}
+
+// VersionCommit is a processed document version ready to replace the current one.
+type VersionCommit struct {
+	DocumentID  string
+	ContentHash string
+	Title       string
+	Source      string
+	MediaType   string
+	Size        int64
+	Space       Space
+	Chunks      []Chunk // Index, Text, spans and Vector set; IDs are assigned by the store
+}
+
+// SpaceStats describes the embedding spaces present in a store.
+type SpaceStats struct {
+	Chunks int            `json:"chunks"`
+	Spaces map[string]int `json:"spaces"` // space ID → chunks with a vector in it
+}
+
+// Clock returns the current time; stores and services take one so tests can fix time.
+type Clock func() time.Time

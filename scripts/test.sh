@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every check and test of ragd. Installs what the tests need (Debian packages after one apt-get update,
+# npm packages, Go tools) and skips what is already there. `scripts/test.sh lint` runs only the static checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export PATH="$PATH:$(go env GOPATH)/bin"
+
+log() { printf '\n=== %s\n' "$*"; }
+
+# --- Debian packages -------------------------------------------------------------------------------------
+need_apt=()
+command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  log "apt-get install ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+fi
+
+# --- Go tools --------------------------------------------------------------------------------------------
+STATICCHECK_VERSION=2026.2.2
+if ! staticcheck -version 2>/dev/null | grep -q "$STATICCHECK_VERSION"; then
+  log "go install staticcheck@$STATICCHECK_VERSION"
+  go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+
+# --- static checks ---------------------------------------------------------------------------------------
+log "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
+if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
+log "go vet"
+go vet ./...
+log "staticcheck"
+staticcheck ./...
+[ "${1:-}" = "lint" ] && exit 0
+
+# --- tests -----------------------------------------------------------------------------------------------
+log "go test"
+go test -count=1 -timeout 60m ./...
