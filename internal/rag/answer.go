@@ -43,8 +43,8 @@ type Answer struct {
 	Citations CitationCheck `json:"citations"`
 	Generator string        `json:"generator"`
 	// Retrieval is what retrieval returned (every hit with its scores), for the debug panel and eval.
-	Retrieval *SearchResult `json:"retrieval,omitempty"`
-	RetrieveMS float64      `json:"retrieve_ms"`
-	GenerateMS float64      `json:"generate_ms"`
-	TotalMS    float64      `json:"total_ms"`
+	Retrieval  *SearchResult `json:"retrieval,omitempty"`
+	RetrieveMS float64       `json:"retrieve_ms"`
+	GenerateMS float64       `json:"generate_ms"`
+	TotalMS    float64       `json:"total_ms"`
 }

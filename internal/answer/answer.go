@@ -1,0 +1,186 @@
+// Package answer is the question → retrieve → context → generate → verified citations pipeline shared by the
+// CLI, the HTTP API and eval.
+package answer
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/retrieve"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// Options tune the pipeline.
+type Options struct {
+	// Passages is how many retrieved passages the generator gets (default 5, at most 20).
+	Passages int
+	// SystemPrompt overrides the generator's default system prompt for every question ("" keeps it).
+	SystemPrompt string
+}
+
+// WithDefaults returns o with zero fields set to their defaults.
+func (o Options) WithDefaults() Options {
+	if o.Passages == 0 {
+		o.Passages = 5
+	}
+	return o
+}
+
+// Service answers questions from the documents.
+type Service struct {
+	retriever *retrieve.Retriever
+	generator rag.Generator
+	opt       Options
+}
+
+// New returns a Service.
+func New(retriever *retrieve.Retriever, generator rag.Generator, opt Options) *Service {
+	return &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
+}
+
+// Generator returns the generator's name.
+func (s *Service) Generator() string { return s.generator.Name() }
+
+// EventType names a streaming event.
+type EventType string
+
+// Streaming events, in order: one Sources, any number of Delta, then Done (or an error from Ask).
+const (
+	EventSources EventType = "sources"
+	EventDelta   EventType = "delta"
+	EventDone    EventType = "done"
+)
+
+// Event is one step of a streamed answer.
+type Event struct {
+	Type EventType
+	// Sources (EventSources) are the passages given to the generator, numbered as the answer cites them.
+	Sources []rag.Source
+	// Delta (EventDelta) is the next piece of answer text.
+	Delta string
+	// Answer (EventDone) is the final answer, citations checked.
+	Answer *rag.Answer
+}
+
+// Ask answers req. emit, when non-nil, receives the answer as it is produced; an error returned by emit stops
+// the pipeline and is returned. Errors: CodeQuestionRequired (blank question), CodeInvalid, CodeEmbeddingFailed,
+// CodeLLMFailed, CodeDBError.
+func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(Event) error) (*rag.Answer, error) {
+	start := time.Now()
+	q := strings.TrimSpace(textproc.Normalize(req.Question))
+	if q == "" {
+		return nil, rag.Errorf(rag.CodeQuestionRequired, "a question is required")
+	}
+	ans := &rag.Answer{Generator: s.generator.Name()}
+	if utf8.RuneCountInString(q) > rag.MaxQuestionChars {
+		q = string([]rune(q)[:rag.MaxQuestionChars])
+		ans.Truncated = true
+	}
+	ans.Question = q
+	ans.Language = textproc.DetectLanguage(q)
+	if emit == nil {
+		emit = func(Event) error { return nil }
+	}
+
+	k := req.K
+	if k <= 0 {
+		k = s.opt.Passages
+	}
+	if k > 20 {
+		return nil, rag.Errorf(rag.CodeInvalid, "k must be at most 20")
+	}
+	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: q, Filter: req.Filter, K: k})
+	if err != nil {
+		return nil, err
+	}
+	ans.Retrieval = res
+	ans.RetrieveMS = res.TotalMS
+
+	sources := make([]rag.Source, len(res.Hits))
+	passages := make([]rag.Passage, len(res.Hits))
+	for i, h := range res.Hits {
+		sources[i] = rag.Source{N: i + 1, Hit: h}
+		passages[i] = rag.Passage{N: i + 1, ChunkID: h.ID, Title: h.Title, Section: h.Section,
+			PageStart: h.PageStart, PageEnd: h.PageEnd, Text: h.Text, Score: h.Score}
+	}
+	if err := emit(Event{Type: EventSources, Sources: sources}); err != nil {
+		return nil, err
+	}
+
+	genStart := time.Now()
+	if len(passages) == 0 {
+		ans.NotFound = true
+		ans.Text = generate.NotFound(ans.Language)
+		if err := emit(Event{Type: EventDelta, Delta: ans.Text}); err != nil {
+			return nil, err
+		}
+	} else {
+		gen, err := s.generator.Generate(ctx, rag.GenerateRequest{
+			Question:     q,
+			Language:     ans.Language,
+			History:      lastTurns(req.History, rag.MaxHistoryTurns),
+			Passages:     passages,
+			SystemPrompt: s.opt.SystemPrompt,
+		}, func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) })
+		if err != nil {
+			return nil, err
+		}
+		text, check := generate.CheckCitations(gen.Text, passages)
+		ans.Text, ans.Citations = text, check
+		cited := citedNumbers(text)
+		for _, src := range sources {
+			if cited[src.N] {
+				ans.Sources = append(ans.Sources, src)
+			}
+		}
+		if len(ans.Sources) == 0 && strings.TrimSpace(text) == generate.NotFound(ans.Language) {
+			ans.NotFound = true
+		}
+	}
+	if ans.Sources == nil {
+		ans.Sources = []rag.Source{}
+	}
+	ans.GenerateMS = float64(time.Since(genStart).Microseconds()) / 1000
+	ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
+	if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
+		return nil, err
+	}
+	return ans, nil
+}
+
+// lastTurns keeps the n most recent non-empty turns.
+func lastTurns(h []rag.Turn, n int) []rag.Turn {
+	var out []rag.Turn
+	for _, t := range h {
+		if strings.TrimSpace(t.Content) != "" && (t.Role == rag.RoleUser || t.Role == rag.RoleAssistant) {
+			out = append(out, t)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// citedNumbers returns the set of n in "[n]" markers of text.
+func citedNumbers(text string) map[int]bool {
+	out := map[int]bool{}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '[' {
+			continue
+		}
+		j, n := i+1, 0
+		for j < len(text) && text[j] >= '0' && text[j] <= '9' && j-i <= 4 {
+			n = n*10 + int(text[j]-'0')
+			j++
+		}
+		if j > i+1 && j < len(text) && text[j] == ']' {
+			out[n] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+// Package config reads ragd's configuration from environment variables (secrets also from <NAME>_FILE) and
+// validates it. Command-line flags override individual fields after Load.
+package config
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of a ragd process.
+type Config struct {
+	// DataDir holds the embedded store (RAGD_DATA_DIR, default ./ragd-data).
+	DataDir string
+	// DatabaseURL switches to PostgreSQL + pgvector when set (RAGD_DATABASE_URL).
+	DatabaseURL string
+	// Addr is the HTTP listen address (RAGD_ADDR, default 127.0.0.1:8080).
+	Addr string
+
+	// Embedder is hash|gemini|openai (RAGD_EMBEDDER); EmbedModel and EmbedDim choose the model and dimension.
+	Embedder   string
+	EmbedModel string
+	EmbedDim   int
+	// Generator is extractive|gemini|openai|anthropic (RAGD_GENERATOR); GenerateModel chooses the model.
+	Generator     string
+	GenerateModel string
+
+	GeminiAPIKey     string // GEMINI_API_KEY or GOOGLE_API_KEY
+	GeminiBaseURL    string // RAGD_GEMINI_BASE_URL
+	OpenAIAPIKey     string // OPENAI_API_KEY
+	OpenAIBaseURL    string // OPENAI_BASE_URL
+	AnthropicAPIKey  string // ANTHROPIC_API_KEY
+	AnthropicBaseURL string // ANTHROPIC_BASE_URL
+	// ModelTimeout bounds one provider call (RAGD_MODEL_TIMEOUT, default 60s).
+	ModelTimeout time.Duration
+
+	// MaxUploadBytes is the largest file accepted (RAGD_MAX_UPLOAD_BYTES, default 50 MiB).
+	MaxUploadBytes int64
+	// ChunkSize and ChunkOverlap in characters (RAGD_CHUNK_SIZE, RAGD_CHUNK_OVERLAP).
+	ChunkSize    int
+	ChunkOverlap int
+	// IngestWorkers is how many documents are processed at once (RAGD_INGEST_WORKERS, default 2).
+	IngestWorkers int
+
+	// VectorWeight/KeywordWeight weigh the fusion (RAGD_VECTOR_WEIGHT, RAGD_KEYWORD_WEIGHT, default 0.7/0.3).
+	VectorWeight  float64
+	KeywordWeight float64
+	// MinSimilarity is the relevance threshold (RAGD_MIN_SIMILARITY); 0 means the retriever's default.
+	MinSimilarity float64
+
+	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line).
+	APIKeys []string
+	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
+	CORSOrigins []string
+	// RateLimitChat/RateLimitSearch are requests per minute per key or client IP
+	// (RAGD_RATE_LIMIT_CHAT default 30, RAGD_RATE_LIMIT_SEARCH default 120).
+	RateLimitChat   int
+	RateLimitSearch int
+
+	// LogLevel is debug|info|warn|error (RAGD_LOG_LEVEL, default info).
+	LogLevel string
+}
+
+// Default returns the zero-configuration defaults: embedded store, offline models.
+func Default() Config {
+	return Config{
+		DataDir:         "./ragd-data",
+		Addr:            "127.0.0.1:8080",
+		Embedder:        "hash",
+		EmbedDim:        768,
+		Generator:       "extractive",
+		ModelTimeout:    60 * time.Second,
+		MaxUploadBytes:  50 << 20,
+		ChunkSize:       1000,
+		ChunkOverlap:    200,
+		IngestWorkers:   2,
+		VectorWeight:    0.7,
+		KeywordWeight:   0.3,
+		RateLimitChat:   30,
+		RateLimitSearch: 120,
+		LogLevel:        "info",
+	}
+}
+
+// Load returns Default overridden by the environment read through getenv (os.Getenv in production).
+func Load(getenv func(string) string) (Config, error) {
+	c := Default()
+	e := env{getenv: getenv}
+	e.str(&c.DataDir, "RAGD_DATA_DIR")
+	e.secret(&c.DatabaseURL, "RAGD_DATABASE_URL")
+	e.str(&c.Addr, "RAGD_ADDR")
+	e.str(&c.Embedder, "RAGD_EMBEDDER")
+	e.str(&c.EmbedModel, "RAGD_EMBED_MODEL")
+	e.int(&c.EmbedDim, "RAGD_EMBED_DIM")
+	e.str(&c.Generator, "RAGD_GENERATOR")
+	e.str(&c.GenerateModel, "RAGD_GENERATE_MODEL")
+	e.secret(&c.GeminiAPIKey, "GOOGLE_API_KEY")
+	e.secret(&c.GeminiAPIKey, "GEMINI_API_KEY")
+	e.str(&c.GeminiBaseURL, "RAGD_GEMINI_BASE_URL")
+	e.secret(&c.OpenAIAPIKey, "OPENAI_API_KEY")
+	e.str(&c.OpenAIBaseURL, "OPENAI_BASE_URL")
+	e.secret(&c.AnthropicAPIKey, "ANTHROPIC_API_KEY")
+	e.str(&c.AnthropicBaseURL, "ANTHROPIC_BASE_URL")
+	e.duration(&c.ModelTimeout, "RAGD_MODEL_TIMEOUT")
+	e.int64(&c.MaxUploadBytes, "RAGD_MAX_UPLOAD_BYTES")
+	e.int(&c.ChunkSize, "RAGD_CHUNK_SIZE")
+	e.int(&c.ChunkOverlap, "RAGD_CHUNK_OVERLAP")
+	e.int(&c.IngestWorkers, "RAGD_INGEST_WORKERS")
+	e.float(&c.VectorWeight, "RAGD_VECTOR_WEIGHT")
+	e.float(&c.KeywordWeight, "RAGD_KEYWORD_WEIGHT")
+	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
+	var keys string
+	e.secret(&keys, "RAGD_API_KEYS")
+	c.APIKeys = splitList(keys, ",\n")
+	var origins string
+	e.str(&origins, "RAGD_CORS_ORIGINS")
+	c.CORSOrigins = splitList(origins, ",")
+	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
+	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
+	e.str(&c.LogLevel, "RAGD_LOG_LEVEL")
+	if e.err != nil {
+		return c, e.err
+	}
+	return c, c.Validate()
+}
+
+// Validate reports the first invalid setting.
+func (c Config) Validate() error {
+	switch c.Embedder {
+	case "hash", "gemini", "openai":
+	default:
+		return fmt.Errorf("RAGD_EMBEDDER must be hash, gemini or openai (got %q)", c.Embedder)
+	}
+	switch c.Generator {
+	case "extractive", "gemini", "openai", "anthropic":
+	default:
+		return fmt.Errorf("RAGD_GENERATOR must be extractive, gemini, openai or anthropic (got %q)", c.Generator)
+	}
+	switch {
+	case c.EmbedDim < 8 || c.EmbedDim > 8192:
+		return fmt.Errorf("RAGD_EMBED_DIM must be between 8 and 8192 (got %d)", c.EmbedDim)
+	case c.MaxUploadBytes < 1:
+		return fmt.Errorf("RAGD_MAX_UPLOAD_BYTES must be positive")
+	case c.ChunkSize < 100 || c.ChunkSize > 20000:
+		return fmt.Errorf("RAGD_CHUNK_SIZE must be between 100 and 20000 (got %d)", c.ChunkSize)
+	case c.ChunkOverlap < 0 || c.ChunkOverlap >= c.ChunkSize/2:
+		return fmt.Errorf("RAGD_CHUNK_OVERLAP must be ≥ 0 and below half the chunk size (got %d)", c.ChunkOverlap)
+	case c.IngestWorkers < 1 || c.IngestWorkers > 64:
+		return fmt.Errorf("RAGD_INGEST_WORKERS must be between 1 and 64 (got %d)", c.IngestWorkers)
+	case c.VectorWeight < 0 || c.KeywordWeight < 0 || c.VectorWeight+c.KeywordWeight == 0:
+		return fmt.Errorf("RAGD_VECTOR_WEIGHT and RAGD_KEYWORD_WEIGHT must be ≥ 0 and not both 0")
+	case c.RateLimitChat < 0 || c.RateLimitSearch < 0:
+		return fmt.Errorf("rate limits must be ≥ 0 (0 disables)")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("RAGD_LOG_LEVEL must be debug, info, warn or error (got %q)", c.LogLevel)
+	}
+	return nil
+}
+
+type env struct {
+	getenv func(string) string
+	err    error
+}
+
+func (e *env) str(dst *string, name string) {
+	if v := strings.TrimSpace(e.getenv(name)); v != "" {
+		*dst = v
+	}
+}
+
+// secret reads NAME, or the file named by NAME_FILE (trailing newline trimmed).
+func (e *env) secret(dst *string, name string) {
+	if path := strings.TrimSpace(e.getenv(name + "_FILE")); path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			e.fail(fmt.Errorf("%s_FILE: %w", name, err))
+			return
+		}
+		*dst = strings.TrimRight(string(b), "\r\n")
+		return
+	}
+	e.str(dst, name)
+}
+
+func (e *env) int(dst *int, name string) {
+	if v := strings.TrimSpace(e.getenv(name)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			e.fail(fmt.Errorf("%s: not an integer: %q", name, v))
+			return
+		}
+		*dst = n
+	}
+}
+
+func (e *env) int64(dst *int64, name string) {
+	if v := strings.TrimSpace(e.getenv(name)); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			e.fail(fmt.Errorf("%s: not an integer: %q", name, v))
+			return
+		}
+		*dst = n
+	}
+}
+
+func (e *env) float(dst *float64, name string) {
+	if v := strings.TrimSpace(e.getenv(name)); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			e.fail(fmt.Errorf("%s: not a number: %q", name, v))
+			return
+		}
+		*dst = f
+	}
+}
+
+func (e *env) duration(dst *time.Duration, name string) {
+	if v := strings.TrimSpace(e.getenv(name)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			e.fail(fmt.Errorf("%s: not a duration: %q", name, v))
+			return
+		}
+		*dst = d
+	}
+}
+
+func (e *env) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func splitList(s, seps string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

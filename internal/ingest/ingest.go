@@ -1,0 +1,420 @@
+// Package ingest is the ingestion pipeline: raw bytes are stored, then extracted, chunked, embedded and
+// committed to the store as a new document version in one transaction. Submit records the work (so it
+// survives a restart); Process does it. A failure at any stage marks the document failed with the reason and
+// leaves the previous version, if any, untouched and searchable.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ragd/ragd/internal/chunk"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Options configure a Pipeline.
+type Options struct {
+	// MaxBytes is the largest file accepted (default 50 MiB).
+	MaxBytes int64
+	// Chunk sizes (chunk package defaults when zero).
+	Chunk chunk.Options
+	// EmbedBatch is how many chunks are embedded per call (default 64); progress is reported per batch.
+	EmbedBatch int
+	Logger     *slog.Logger
+}
+
+// WithDefaults returns o with zero fields set to their defaults.
+func (o Options) WithDefaults() Options {
+	if o.MaxBytes == 0 {
+		o.MaxBytes = 50 << 20
+	}
+	if o.EmbedBatch == 0 {
+		o.EmbedBatch = 64
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Pipeline turns files into searchable document versions.
+type Pipeline struct {
+	store     rag.Store
+	extractor rag.Extractor
+	embedder  rag.Embedder
+	opt       Options
+}
+
+// New returns a Pipeline.
+func New(store rag.Store, extractor rag.Extractor, embedder rag.Embedder, opt Options) *Pipeline {
+	return &Pipeline{store: store, extractor: extractor, embedder: embedder, opt: opt.WithDefaults()}
+}
+
+// Request is one file (or text) to ingest.
+type Request struct {
+	// Collection is a collection name or ID; "" means rag.DefaultCollection (created on demand).
+	Collection string
+	// ExternalID identifies the document within its collection; "" means Source, or Name.
+	ExternalID string
+	// Name is the file name; its extension selects the extractor.
+	Name   string
+	Title  string // "" means the title found in the file, or Name
+	Source string // "" means Name
+	Data   []byte
+	// Metadata, Tags and Readers describe the document; Owner is the principal ID that owns it.
+	Metadata map[string]any
+	Tags     []string
+	Owner    string
+	Readers  []string
+}
+
+// Outcome says what Submit did.
+type Outcome string
+
+// Submit outcomes.
+const (
+	// Queued: a new document or a new version is waiting for Process.
+	Queued Outcome = "queued"
+	// Unchanged: the same content is already the current version; nothing to do.
+	Unchanged Outcome = "unchanged"
+	// Rejected: the input was refused before processing (too large, unsupported, empty); the document is
+	// recorded with the reason and the error is returned.
+	Rejected Outcome = "rejected"
+)
+
+// Submit stores the request's bytes and records a queued document (or a queued new version of an existing
+// one). It does not process. Errors: the *rag.Error of a rejected input (with the document recorded as failed
+// when it had no ready version), CodeDBError.
+func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Request) (*rag.Document, Outcome, error) {
+	if req.Name == "" {
+		req.Name = req.Source
+	}
+	if req.Source == "" {
+		req.Source = req.Name
+	}
+	if req.ExternalID == "" {
+		req.ExternalID = req.Source
+	}
+	if req.ExternalID == "" {
+		return nil, Rejected, rag.Errorf(rag.CodeInvalid, "a document needs a name, source or external id")
+	}
+	if req.Owner == "" {
+		req.Owner = principal.ID
+	}
+	collName := req.Collection
+	if collName == "" {
+		collName = rag.DefaultCollection
+	}
+	coll, err := p.store.EnsureCollection(ctx, collName, principal.ID)
+	if err != nil {
+		return nil, Rejected, fmt.Errorf("ingest %s: collection: %w", req.Name, err)
+	}
+
+	reject := p.validate(req)
+	sum := sha256.Sum256(req.Data)
+	hash := hex.EncodeToString(sum[:])
+
+	doc, err := p.store.FindDocument(ctx, principal, coll.ID, req.ExternalID)
+	switch {
+	case errors.Is(err, rag.ErrNotFound):
+		doc = nil
+	case err != nil:
+		return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+	}
+
+	if doc != nil && reject == nil && doc.ContentHash == hash && doc.Version > 0 {
+		if doc.Status != rag.StatusReady || doc.PendingHash != "" || doc.Error != "" {
+			// A failed or pending newer attempt is superseded by re-submitting the current content.
+			empty := ""
+			if err := p.store.SetDocumentState(ctx, doc.ID, rag.DocumentState{Status: rag.StatusReady, Stage: rag.StageDone, Progress: 1, PendingHash: &empty}); err != nil {
+				return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+			}
+			doc, err = p.store.GetDocument(ctx, principal, doc.ID)
+			if err != nil {
+				return nil, Rejected, err
+			}
+		}
+		return doc, Unchanged, nil
+	}
+
+	if reject == nil {
+		if err := p.store.PutBlob(ctx, hash, req.Data); err != nil {
+			return nil, Rejected, fmt.Errorf("ingest %s: store upload: %w", req.Name, err)
+		}
+	}
+
+	if doc == nil {
+		doc = &rag.Document{
+			CollectionID: coll.ID,
+			ExternalID:   req.ExternalID,
+			Title:        firstNonEmpty(req.Title, baseTitle(req.Name)),
+			Source:       req.Source,
+			MediaType:    mediaTypeOf(req.Name),
+			Size:         int64(len(req.Data)),
+			Status:       rag.StatusQueued,
+			Stage:        rag.StageQueued,
+			PendingHash:  hash,
+			Metadata:     req.Metadata,
+			Tags:         req.Tags,
+			Owner:        req.Owner,
+			Readers:      req.Readers,
+		}
+		if reject != nil {
+			doc.Status, doc.Stage, doc.PendingHash = rag.StatusFailed, rag.StageQueued, ""
+			doc.ErrorCode, doc.Error = rag.ErrorCode(reject), rag.ErrorMessage(reject)
+		}
+		if err := p.store.CreateDocument(ctx, doc); err != nil {
+			if errors.Is(err, rag.ErrConflict) {
+				// Created concurrently by another submit of the same key: retry once as an update.
+				return p.Submit(ctx, principal, req)
+			}
+			return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+		}
+		if reject != nil {
+			return doc, Rejected, reject
+		}
+		return doc, Queued, nil
+	}
+
+	// An existing document: describe the new attempt, keep the current version searchable.
+	u := rag.DocumentUpdate{Metadata: req.Metadata, Tags: req.Tags, Readers: req.Readers}
+	if req.Title != "" {
+		u.Title = &req.Title
+	}
+	if u.Metadata != nil || u.Tags != nil || u.Readers != nil || u.Title != nil {
+		if _, err := p.store.UpdateDocument(ctx, principal, doc.ID, u); err != nil {
+			return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+		}
+	}
+	if reject != nil {
+		if err := p.fail(ctx, doc, rag.StageQueued, reject); err != nil {
+			return nil, Rejected, err
+		}
+		doc, _ = p.store.GetDocument(ctx, principal, doc.ID)
+		return doc, Rejected, reject
+	}
+	st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued, PendingHash: &hash}
+	if doc.Version > 0 {
+		// The current version stays ready and searchable while the new one is processed.
+		st.Status = rag.StatusReady
+	}
+	if err := p.store.SetDocumentState(ctx, doc.ID, st); err != nil {
+		return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+	}
+	doc, err = p.store.GetDocument(ctx, principal, doc.ID)
+	if err != nil {
+		return nil, Rejected, err
+	}
+	return doc, Queued, nil
+}
+
+// validate checks what can be checked before storing anything: size, emptiness, type.
+func (p *Pipeline) validate(req Request) error {
+	switch {
+	case int64(len(req.Data)) > p.opt.MaxBytes:
+		return rag.Errorf(rag.CodePayloadTooLarge, "%s: file is %d bytes, over the limit of %d bytes", req.Name, len(req.Data), p.opt.MaxBytes)
+	case len(req.Data) == 0:
+		return rag.Errorf(rag.CodeInvalid, "%s: file is empty", req.Name)
+	}
+	return nil
+}
+
+// Process turns a document's pending bytes into its next version. It is idempotent: a document with nothing
+// pending is left alone. Failures are recorded on the document and returned.
+func (p *Pipeline) Process(ctx context.Context, docID string) error {
+	doc, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, docID)
+	if err != nil {
+		return fmt.Errorf("process %s: %w", docID, err)
+	}
+	if doc.PendingHash == "" {
+		return nil
+	}
+	log := p.opt.Logger.With(slog.String("document", doc.ID), slog.String("source", doc.Source))
+	start := time.Now()
+
+	progress := func(stage rag.Stage, frac float64) error {
+		st := rag.DocumentState{Status: rag.StatusProcessing, Stage: stage, Progress: frac}
+		return p.store.SetDocumentState(ctx, doc.ID, st)
+	}
+	if err := progress(rag.StageExtract, 0.05); err != nil {
+		return err
+	}
+	data, err := p.store.GetBlob(ctx, doc.PendingHash)
+	if err != nil {
+		return p.fail(ctx, doc, rag.StageExtract, fmt.Errorf("upload of %s is missing: %w", doc.Source, err))
+	}
+	ex, err := p.extractor.Extract(ctx, nameFor(doc), data)
+	if err != nil {
+		return p.fail(ctx, doc, rag.StageExtract, err)
+	}
+
+	if err := progress(rag.StageChunk, 0.2); err != nil {
+		return err
+	}
+	chunks := chunk.Split(ex, p.opt.Chunk)
+	if len(chunks) == 0 {
+		return p.fail(ctx, doc, rag.StageChunk, rag.Errorf(rag.CodeInvalid, "%s: no text found", doc.Source))
+	}
+
+	if err := progress(rag.StageEmbed, 0.25); err != nil {
+		return err
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = EmbeddingText(doc.Title, c)
+	}
+	for lo := 0; lo < len(texts); lo += p.opt.EmbedBatch {
+		hi := min(lo+p.opt.EmbedBatch, len(texts))
+		vecs, err := p.embedder.EmbedDocuments(ctx, texts[lo:hi])
+		if err != nil {
+			return p.fail(ctx, doc, rag.StageEmbed, asCode(err, rag.CodeEmbeddingFailed, "embedding failed"))
+		}
+		if len(vecs) != hi-lo {
+			return p.fail(ctx, doc, rag.StageEmbed, rag.Errorf(rag.CodeEmbeddingFailed, "embedder returned %d vectors for %d texts", len(vecs), hi-lo))
+		}
+		for i, v := range vecs {
+			chunks[lo+i].Vector = v
+		}
+		if err := progress(rag.StageEmbed, 0.25+0.65*float64(hi)/float64(len(texts))); err != nil {
+			return err
+		}
+	}
+
+	if err := progress(rag.StageIndex, 0.92); err != nil {
+		return err
+	}
+	title := doc.Title
+	if ex.Title != "" && title == baseTitle(doc.Source) {
+		title = ex.Title
+	}
+	version, err := p.store.CommitVersion(ctx, &rag.VersionCommit{
+		DocumentID:  doc.ID,
+		ContentHash: doc.PendingHash,
+		Title:       title,
+		Source:      doc.Source,
+		MediaType:   ex.MediaType,
+		Size:        int64(len(data)),
+		Space:       p.embedder.Space(),
+		Chunks:      chunks,
+	})
+	if err != nil {
+		return p.fail(ctx, doc, rag.StageIndex, err)
+	}
+	log.Info("document indexed", slog.Int("version", version), slog.Int("chunks", len(chunks)),
+		slog.Int("pages", ex.Pages), slog.Duration("took", time.Since(start)))
+	return nil
+}
+
+// Ingest submits and processes one request synchronously (the CLI's path). It returns the document as stored
+// afterwards and the outcome (Unchanged when the content was already current).
+func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Request) (*rag.Document, Outcome, error) {
+	doc, outcome, err := p.Submit(ctx, principal, req)
+	if err != nil || outcome != Queued {
+		return doc, outcome, err
+	}
+	if err := p.Process(ctx, doc.ID); err != nil {
+		d, _ := p.store.GetDocument(ctx, principal, doc.ID)
+		return d, Rejected, err
+	}
+	doc, err = p.store.GetDocument(ctx, principal, doc.ID)
+	return doc, Queued, err
+}
+
+// EmbeddingText is the text embedded for a chunk: its section path gives the passage context that the passage
+// itself may not repeat.
+func EmbeddingText(title string, c rag.Chunk) string {
+	_ = title
+	if c.Section == "" {
+		return c.Text
+	}
+	return c.Section + "\n" + c.Text
+}
+
+// fail records err on the document: failed when it has no ready version, otherwise the current version
+// stays ready and the error describes the failed update. It returns err (as a *rag.Error).
+func (p *Pipeline) fail(ctx context.Context, doc *rag.Document, stage rag.Stage, err error) error {
+	code := rag.ErrorCode(err)
+	msg := rag.ErrorMessage(err)
+	if code == rag.CodeInternal || code == rag.CodeDBError {
+		p.opt.Logger.Error("ingestion failed", slog.String("document", doc.ID), slog.String("stage", string(stage)), slog.Any("err", err))
+	}
+	st := rag.DocumentState{Status: rag.StatusFailed, Stage: stage, ErrorCode: code, Error: msg}
+	if doc.Version > 0 {
+		st.Status = rag.StatusReady
+		st.Error = fmt.Sprintf("version %d failed: %s", doc.Version+1, msg)
+	}
+	empty := ""
+	st.PendingHash = &empty
+	if serr := p.store.SetDocumentState(ctx, doc.ID, st); serr != nil {
+		return errors.Join(err, serr)
+	}
+	var re *rag.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return rag.WrapError(code, err, "%s", msg)
+}
+
+func asCode(err error, code rag.Code, msg string) error {
+	if c := rag.ErrorCode(err); c == code {
+		return err
+	}
+	return rag.WrapError(code, err, "%s: %s", msg, err.Error())
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func baseTitle(name string) string {
+	base := filepath.Base(name)
+	if ext := filepath.Ext(base); ext != "" && len(ext) < len(base) {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// nameFor gives the extractor a name whose extension matches the document's type.
+func nameFor(doc *rag.Document) string {
+	if filepath.Ext(doc.Source) != "" {
+		return doc.Source
+	}
+	if filepath.Ext(doc.ExternalID) != "" {
+		return doc.ExternalID
+	}
+	for ext, mt := range mediaTypes {
+		if mt == doc.MediaType {
+			return doc.Source + ext
+		}
+	}
+	return doc.Source + ".txt"
+}
+
+var mediaTypes = map[string]string{
+	".pdf":  "application/pdf",
+	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	".html": "text/html",
+	".htm":  "text/html",
+	".md":   "text/markdown",
+	".mdx":  "text/markdown",
+	".txt":  "text/plain",
+}
+
+func mediaTypeOf(name string) string {
+	if mt, ok := mediaTypes[strings.ToLower(filepath.Ext(name))]; ok {
+		return mt
+	}
+	return "application/octet-stream"
+}
