@@ -1,0 +1,135 @@
+// Package app wires ragd's parts together from a Config: the store (embedded SQLite or PostgreSQL), the
+// extractor, the embedder, the generator, retrieval, answers and ingestion. The CLI, the server and the tests
+// build the whole program through it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/ragd/ragd/internal/answer"
+	"github.com/ragd/ragd/internal/chunk"
+	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/embed/hash"
+	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/generate/extractive"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/retrieve"
+	"github.com/ragd/ragd/internal/store/postgres"
+	"github.com/ragd/ragd/internal/store/sqlite"
+)
+
+// App is a wired ragd.
+type App struct {
+	Config    config.Config
+	Logger    *slog.Logger
+	Store     rag.Store
+	Extractor *extract.Extractor
+	Embedder  rag.Embedder
+	Generator rag.Generator
+	Retriever *retrieve.Retriever
+	Answers   *answer.Service
+	Ingest    *ingest.Pipeline
+
+	closers []func() error
+}
+
+// Open builds an App from cfg. Close releases it.
+func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &App{Config: cfg, Logger: logger}
+	ok := false
+	defer func() {
+		if !ok {
+			a.Close()
+		}
+	}()
+
+	if err := a.openStore(ctx); err != nil {
+		return nil, err
+	}
+	ex, err := extract.New(extract.Options{MaxBytes: cfg.MaxUploadBytes})
+	if err != nil {
+		return nil, fmt.Errorf("extractor: %w", err)
+	}
+	a.Extractor = ex
+	a.closers = append(a.closers, ex.Close)
+
+	if a.Embedder, err = newEmbedder(cfg, a.Store); err != nil {
+		return nil, err
+	}
+	if a.Generator, err = newGenerator(cfg); err != nil {
+		return nil, err
+	}
+	a.Retriever, err = retrieve.New(a.Store, a.Embedder, retrieve.Options{
+		VectorWeight:  cfg.VectorWeight,
+		KeywordWeight: cfg.KeywordWeight,
+		MinSimilarity: cfg.MinSimilarity,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Answers = answer.New(a.Retriever, a.Generator, answer.Options{})
+	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
+		MaxBytes: cfg.MaxUploadBytes,
+		Chunk:    chunk.Options{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+		Logger:   logger,
+	})
+	ok = true
+	return a, nil
+}
+
+func (a *App) openStore(ctx context.Context) error {
+	if a.Config.DatabaseURL != "" {
+		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{})
+		if err != nil {
+			return fmt.Errorf("open postgres: %w", err)
+		}
+		a.Store = st
+		a.closers = append(a.closers, st.Close)
+		return nil
+	}
+	if err := os.MkdirAll(a.Config.DataDir, 0o750); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"), sqlite.Options{})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", a.Config.DataDir, err)
+	}
+	a.Store = st
+	a.closers = append(a.closers, st.Close)
+	return nil
+}
+
+func newEmbedder(cfg config.Config, _ rag.Store) (rag.Embedder, error) {
+	switch cfg.Embedder {
+	case "hash":
+		return hash.New(cfg.EmbedDim), nil
+	}
+	return nil, fmt.Errorf("embedder %q is not available yet", cfg.Embedder)
+}
+
+func newGenerator(cfg config.Config) (rag.Generator, error) {
+	switch cfg.Generator {
+	case "extractive":
+		return extractive.New(extractive.Options{}), nil
+	}
+	return nil, fmt.Errorf("generator %q is not available yet", cfg.Generator)
+}
+
+// Close releases everything Open acquired, in reverse order.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	a.closers = nil
+	return errors.Join(errs...)
+}

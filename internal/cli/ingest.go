@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+func runIngest(ctx context.Context, env *Env, args []string) error {
+	fset := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	var c common
+	c.register(fset)
+	collection := fset.String("collection", "", "collection name (default \"default\")")
+	var tags, metas multi
+	fset.Var(&tags, "tag", "tag for every ingested document (repeatable)")
+	fset.Var(&metas, "meta", "metadata key=value for every ingested document (repeatable)")
+	workers := fset.Int("workers", 0, "documents processed at once (default RAGD_INGEST_WORKERS)")
+	paths, err := parse(fset, args, env.Stderr)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usageErr("ragd ingest PATH… (files and folders)")
+	}
+	meta := map[string]any{}
+	for _, m := range metas {
+		k, v, ok := strings.Cut(m, "=")
+		if !ok || k == "" {
+			return usageErr("--meta %q: want key=value", m)
+		}
+		meta[k] = typed(v)
+	}
+	if len(meta) == 0 {
+		meta = nil
+	}
+
+	files, skipped, err := collectFiles(paths)
+	if err != nil {
+		return err
+	}
+	a, err := c.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	n := *workers
+	if n <= 0 {
+		n = a.Config.IngestWorkers
+	}
+
+	start := time.Now()
+	bar := newProgress(env.Stderr, len(files))
+	var (
+		mu                    sync.Mutex
+		ok, unchanged, failed int
+		jobs                  = make(chan string)
+		wg                    sync.WaitGroup
+	)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for path := range jobs {
+				t := time.Now()
+				line, res := ingestFile(ctx, a.Ingest, path, *collection, tags, meta)
+				mu.Lock()
+				switch res {
+				case ingest.Queued:
+					ok++
+				case ingest.Unchanged:
+					unchanged++
+				default:
+					failed++
+				}
+				bar.line(fmt.Sprintf("%s (%.1fs)", line, time.Since(t).Seconds()), env.Stdout)
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- f
+	}
+	close(jobs)
+	wg.Wait()
+	bar.done()
+	fmt.Fprintf(env.Stdout, "ingested %d, unchanged %d, failed %d, skipped %d (unsupported type) in %.1fs\n",
+		ok, unchanged, failed, skipped, time.Since(start).Seconds())
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if failed > 0 {
+		return errFailed
+	}
+	return nil
+}
+
+// ingestFile ingests one file and returns its result line.
+func ingestFile(ctx context.Context, pipe *ingest.Pipeline, path, collection string, tags []string, meta map[string]any) (string, ingest.Outcome) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("FAILED    %s: %v", path, err), ingest.Rejected
+	}
+	doc, outcome, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{
+		Collection: collection,
+		ExternalID: abs,
+		Name:       filepath.Base(path),
+		Source:     abs,
+		Data:       data,
+		Tags:       tags,
+		Metadata:   meta,
+	})
+	if err != nil {
+		return fmt.Sprintf("FAILED    %s: %s", path, describe(err)), ingest.Rejected
+	}
+	if outcome == ingest.Unchanged {
+		return fmt.Sprintf("unchanged %s (version %d)", path, doc.Version), outcome
+	}
+	return fmt.Sprintf("ok        %s (version %d, %d chunks)", path, doc.Version, doc.ChunkCount), outcome
+}
+
+// collectFiles expands folders recursively (skipping hidden entries and unsupported types, which it counts)
+// and keeps files named explicitly whatever their type, so that they get a clear error.
+func collectFiles(paths []string) ([]string, int, error) {
+	var files []string
+	skipped := 0
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, root := range paths {
+		st, err := os.Stat(root)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if !st.IsDir() {
+			add(root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if p != root && strings.HasPrefix(name, ".") || d.IsDir() && name == "node_modules" {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() || !d.Type().IsRegular() {
+				return nil
+			}
+			if !extract.Supported(name) {
+				skipped++
+				return nil
+			}
+			add(p)
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return files, skipped, nil
+}
+
+// progress draws a bar on a terminal; elsewhere it only passes result lines through.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	total int
+	n     int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	p := &progress{w: w, total: total}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+// line prints a finished item's line on out and redraws the bar.
+func (p *progress) line(s string, out io.Writer) {
+	p.n++
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintln(out, s)
+	if p.tty {
+		const width = 30
+		filled := width * p.n / max(p.total, 1)
+		fmt.Fprintf(p.w, "[%s%s] %d/%d", strings.Repeat("=", filled), strings.Repeat(" ", width-filled), p.n, p.total)
+	}
+}
+
+func (p *progress) done() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+)
+
+func runMigrate(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	if _, err := parse(fs, args, env.Stderr); err != nil {
+		return err
+	}
+	// Opening the store applies every pending migration in a transaction.
+	a, err := c.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.Store.Ping(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, "migrations applied")
+	return nil
+}

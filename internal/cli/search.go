@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// jsonHit is the shape `ragd search --json` prints per hit.
+type jsonHit struct {
+	DocumentID   string  `json:"document_id"`
+	ExternalID   string  `json:"external_id"`
+	ChunkID      int64   `json:"chunk_id"`
+	Title        string  `json:"title"`
+	Source       string  `json:"source"`
+	PageStart    int     `json:"page_start"`
+	PageEnd      int     `json:"page_end"`
+	Section      string  `json:"section"`
+	Text         string  `json:"text"`
+	Score        float64 `json:"score"`
+	FusedScore   float64 `json:"fused_score"`
+	VectorScore  float64 `json:"vector_score"`
+	VectorRank   int     `json:"vector_rank"`
+	KeywordScore float64 `json:"keyword_score"`
+	KeywordRank  int     `json:"keyword_rank"`
+}
+
+func toJSONHit(h rag.Hit) jsonHit {
+	return jsonHit{
+		DocumentID: h.DocumentID, ExternalID: h.ExternalID, ChunkID: h.ID, Title: h.Title, Source: h.Source,
+		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Text: h.Text,
+		Score: h.Score, FusedScore: h.FusedScore, VectorScore: h.VectorScore, VectorRank: h.VectorRank,
+		KeywordScore: h.KeywordScore, KeywordRank: h.KeywordRank,
+	}
+}
+
+type queryFlags struct {
+	common
+	k           int
+	collections multi
+	filters     multi
+	json        bool
+}
+
+func (q *queryFlags) register(fs *flag.FlagSet, defaultK int) {
+	q.common.register(fs)
+	fs.IntVar(&q.k, "k", defaultK, "number of hits")
+	fs.Var(&q.collections, "collection", "restrict to a collection (repeatable)")
+	fs.Var(&q.filters, "filter", "filter key=value, key!=v, key>=v, key<=v, key>v, key<v; a|b for any of (repeatable)")
+	fs.BoolVar(&q.json, "json", false, "print JSON")
+}
+
+func runSearch(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	var q queryFlags
+	q.register(fs, 10)
+	pos, err := parse(fs, args, env.Stderr)
+	if err != nil {
+		return err
+	}
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return usageErr("ragd search \"query\" [--k N] [--collection C] [--filter key=value…] [--json]")
+	}
+	filter, err := parseFilters(q.filters, q.collections)
+	if err != nil {
+		return err
+	}
+	a, err := q.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	res, err := a.Retriever.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: query, Filter: filter, K: q.k})
+	if err != nil {
+		return err
+	}
+	if q.json {
+		out := struct {
+			Hits []jsonHit `json:"hits"`
+		}{Hits: []jsonHit{}}
+		for _, h := range res.Hits {
+			out.Hits = append(out.Hits, toJSONHit(h))
+		}
+		return writeJSON(env.Stdout, out)
+	}
+	if len(res.Hits) == 0 {
+		fmt.Fprintln(env.Stdout, "no results")
+		return nil
+	}
+	for i, h := range res.Hits {
+		fmt.Fprintf(env.Stdout, "%2d. %s%s  score %.4f (vector %.3f #%d, keyword %.2f #%d)\n", i+1, h.Title, where(h),
+			h.Score, h.VectorScore, h.VectorRank, h.KeywordScore, h.KeywordRank)
+		fmt.Fprintf(env.Stdout, "    %s\n", snippet(h.Text, 220))
+	}
+	fmt.Fprintf(env.Stdout, "%d hits in %.1f ms\n", len(res.Hits), res.TotalMS)
+	return nil
+}
+
+func runAsk(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	var q queryFlags
+	q.register(fs, 0)
+	pos, err := parse(fs, args, env.Stderr)
+	if err != nil {
+		return err
+	}
+	question := strings.Join(pos, " ")
+	if strings.TrimSpace(question) == "" {
+		return usageErr("ragd ask \"question\" [--collection C] [--filter key=value…] [--json]")
+	}
+	filter, err := parseFilters(q.filters, q.collections)
+	if err != nil {
+		return err
+	}
+	a, err := q.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: question, Filter: filter, K: q.k}, nil)
+	if err != nil {
+		return err
+	}
+	if q.json {
+		return writeJSON(env.Stdout, ans)
+	}
+	if ans.Truncated {
+		fmt.Fprintf(env.Stdout, "(question truncated to %d characters)\n", rag.MaxQuestionChars)
+	}
+	fmt.Fprintln(env.Stdout, ans.Text)
+	if len(ans.Sources) > 0 {
+		fmt.Fprintln(env.Stdout, "\nSources:")
+		for _, s := range ans.Sources {
+			fmt.Fprintf(env.Stdout, "[%d] %s%s\n", s.N, s.Title, where(s.Hit))
+		}
+	}
+	return nil
+}
+
+// where renders a hit's page span and section.
+func where(h rag.Hit) string {
+	var b strings.Builder
+	switch {
+	case h.PageStart > 0 && h.PageEnd > h.PageStart:
+		fmt.Fprintf(&b, ", pp. %d–%d", h.PageStart, h.PageEnd)
+	case h.PageStart > 0:
+		fmt.Fprintf(&b, ", p. %d", h.PageStart)
+	}
+	if h.Section != "" {
+		fmt.Fprintf(&b, ", %s", h.Section)
+	}
+	return b.String()
+}
+
+func snippet(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
