@@ -1,0 +1,327 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+const collectionColumns = "id, name, description, owner, settings, created_at, updated_at"
+
+func scanCollection(row pgx.Row) (*rag.Collection, error) {
+	var c rag.Collection
+	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &c.Settings, &c.CreatedAt, &c.UpdatedAt); err != nil {
+		return nil, err
+	}
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return &c, nil
+}
+
+// CreateCollection stores c, assigning its ID when empty and its timestamps. ErrConflict if the name exists.
+func (s *Store) CreateCollection(ctx context.Context, c *rag.Collection) error {
+	if c.Name == "" {
+		return rag.Errorf(rag.CodeInvalid, "collection name is required")
+	}
+	id := c.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	now := s.now()
+	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $6)`),
+		id, c.Name, c.Description, c.Owner, c.Settings, now)
+	if err != nil {
+		return interpretError(fmt.Errorf("create collection: %w", err))
+	}
+	c.ID, c.CreatedAt, c.UpdatedAt = id, now, now
+	return nil
+}
+
+// GetCollection returns the collection with that ID or, failing that, that name. ErrNotFound.
+func (s *Store) GetCollection(ctx context.Context, idOrName string) (*rag.Collection, error) {
+	c, err := scanCollection(s.pool.QueryRow(ctx, s.q(`SELECT `+collectionColumns+` FROM {S}.collections
+		WHERE id = $1 OR name = $1 ORDER BY id = $1 DESC LIMIT 1`), idOrName))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("get collection: %w", err))
+	}
+	return c, nil
+}
+
+// EnsureCollection returns the collection named name, creating it (owned by owner) when it does not exist.
+// Concurrent callers get the same collection: the insert yields to a row another caller committed first.
+func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.Collection, error) {
+	if name == "" {
+		return nil, rag.Errorf(rag.CodeInvalid, "collection name is required")
+	}
+	now := s.now()
+	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, '', $3, NULL, $4, $4)
+		ON CONFLICT (name) DO NOTHING`), uuid.NewString(), name, owner, now)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("ensure collection: %w", err))
+	}
+	c, err := scanCollection(s.pool.QueryRow(ctx, s.q(`SELECT `+collectionColumns+` FROM {S}.collections WHERE name = $1`), name))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("ensure collection: %w", err))
+	}
+	return c, nil
+}
+
+// ListCollections returns every collection ordered by name.
+func (s *Store) ListCollections(ctx context.Context) ([]*rag.Collection, error) {
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+collectionColumns+` FROM {S}.collections ORDER BY name`))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("list collections: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Collection, error) { return scanCollection(r) })
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("list collections: %w", err))
+	}
+	return out, nil
+}
+
+const documentColumns = `d.id, d.collection_id, d.external_id, d.title, d.source, d.media_type, d.content_hash,
+	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags,
+	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at`
+
+func scanDocument(row pgx.Row) (*rag.Document, error) {
+	var d rag.Document
+	var status, stage, code string
+	err := row.Scan(&d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
+		&d.PendingHash, &d.Version, &d.Size, &status, &stage, &d.Progress, &code, &d.Error, &d.Metadata, &d.Tags,
+		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt)
+	if err != nil {
+		return nil, err
+	}
+	d.Status, d.Stage, d.ErrorCode = rag.Status(status), rag.Stage(stage), rag.Code(code)
+	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
+	if len(d.Tags) == 0 {
+		d.Tags = nil
+	}
+	if len(d.Readers) == 0 {
+		d.Readers = nil
+	}
+	return &d, nil
+}
+
+// nonNil returns ss, or an empty slice for nil (the array columns are NOT NULL).
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// CreateDocument stores a new document, assigning its ID when empty and its timestamps (status and stage
+// default to queued). ErrConflict when the collection has a document with that external ID, ErrNotFound when
+// the collection does not exist.
+func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
+	id := d.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	status, stage := d.Status, d.Stage
+	if status == "" {
+		status = rag.StatusQueued
+	}
+	if stage == "" {
+		stage = rag.StageQueued
+	}
+	now := s.now()
+	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.documents (id, collection_id, external_id, title, source, media_type,
+		content_hash, pending_hash, version, size, status, stage, progress, error_code, error, metadata, tags, owner,
+		readers, chunk_count, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, 0, $20, $20)`),
+		id, d.CollectionID, d.ExternalID, d.Title, d.Source, d.MediaType, d.ContentHash, d.PendingHash, d.Version, d.Size,
+		string(status), string(stage), d.Progress, string(d.ErrorCode), d.Error, d.Metadata, nonNil(d.Tags), d.Owner,
+		nonNil(d.Readers), now)
+	if err != nil {
+		return interpretError(fmt.Errorf("create document: %w", err))
+	}
+	d.ID, d.Status, d.Stage, d.ChunkCount, d.CreatedAt, d.UpdatedAt = id, status, stage, 0, now, now
+	return nil
+}
+
+// GetDocument returns a document visible to p. ErrNotFound.
+func (s *Store) GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error) {
+	var a args
+	conds, _ := docConditions(&a, p, rag.Filter{})
+	conds = append(conds, "d.id = "+a.add(id))
+	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("get document: %w", err))
+	}
+	return d, nil
+}
+
+// FindDocument returns the document of a collection with that external ID, when visible to p. ErrNotFound.
+func (s *Store) FindDocument(ctx context.Context, p rag.Principal, collectionID, externalID string) (*rag.Document, error) {
+	var a args
+	conds, _ := docConditions(&a, p, rag.Filter{})
+	conds = append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID))
+	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("find document: %w", err))
+	}
+	return d, nil
+}
+
+// Listing limits (rag.DocumentQuery).
+const (
+	defaultListLimit = 50
+	maxListLimit     = 500
+)
+
+// ListDocuments returns a page of the documents visible to p that match q, newest first, and their total.
+func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.DocumentQuery) (*rag.DocumentPage, error) {
+	limit, offset := q.Limit, max(q.Offset, 0)
+	if limit <= 0 {
+		limit = defaultListLimit
+	}
+	limit = min(limit, maxListLimit)
+	var a args
+	conds, err := docConditions(&a, p, q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if q.TitleContains != "" {
+		conds = append(conds, "strpos(lower(d.title), lower("+a.add(q.TitleContains)+")) > 0")
+	}
+	if len(q.Statuses) > 0 {
+		st := make([]string, len(q.Statuses))
+		for i, v := range q.Statuses {
+			st[i] = string(v)
+		}
+		conds = append(conds, "d.status = ANY("+a.add(st)+"::text[])")
+	}
+	w := where(conds)
+	page := &rag.DocumentPage{Documents: []*rag.Document{}}
+	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.documents d WHERE `+w), a...).Scan(&page.Total); err != nil {
+		return nil, interpretError(fmt.Errorf("list documents: %w", err))
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+w+
+		fmt.Sprintf(` ORDER BY d.created_at DESC, d.id DESC LIMIT %d OFFSET %d`, limit, offset)), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("list documents: %w", err))
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("list documents: %w", err))
+	}
+	page.Documents = append(page.Documents, docs...)
+	return page, nil
+}
+
+// DocumentsByStatus returns up to limit documents in any of statuses, oldest first, whoever can see them.
+func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, limit int) ([]*rag.Document, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	st := make([]string, len(statuses))
+	for i, v := range statuses {
+		st[i] = string(v)
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE d.status = ANY($1::text[])
+		ORDER BY d.created_at, d.id LIMIT $2`), st, limit)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("documents by status: %w", err))
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("documents by status: %w", err))
+	}
+	return docs, nil
+}
+
+// UpdateDocument changes the descriptive fields of a document visible to p (nil fields stay) without making
+// a version. ErrNotFound.
+func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, u rag.DocumentUpdate) (*rag.Document, error) {
+	var a args
+	sets := []string{"updated_at = " + a.add(s.now())}
+	if u.Title != nil {
+		sets = append(sets, "title = "+a.add(*u.Title))
+	}
+	if u.Metadata != nil {
+		sets = append(sets, "metadata = "+a.add(u.Metadata))
+	}
+	if u.Tags != nil {
+		sets = append(sets, "tags = "+a.add(u.Tags))
+	}
+	if u.Readers != nil {
+		sets = append(sets, "readers = "+a.add(u.Readers))
+	}
+	conds, _ := docConditions(&a, p, rag.Filter{})
+	conds = append(conds, "d.id = "+a.add(id))
+	sql := `UPDATE {S}.documents d SET ` + strings.Join(sets, ", ") + ` WHERE ` + where(conds) + ` RETURNING ` + documentColumns
+	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(sql), a...))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("update document: %w", err))
+	}
+	return d, nil
+}
+
+// SetDocumentState records a document's processing state. ErrNotFound.
+func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.DocumentState) error {
+	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.documents SET status = $2, stage = $3, progress = $4, error_code = $5,
+		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8 WHERE id = $1`),
+		id, string(st.Status), string(st.Stage), st.Progress, string(st.ErrorCode), st.Error, st.PendingHash, s.now())
+	if err != nil {
+		return interpretError(fmt.Errorf("set document state: %w", err))
+	}
+	if tag.RowsAffected() == 0 {
+		return rag.ErrNotFound
+	}
+	return nil
+}
+
+// DeleteDocument removes a document visible to p with its chunks, postings, vectors and versions, and the
+// blobs of its content, pending and past versions that no other document refers to by its content or pending
+// hash. ErrNotFound.
+func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) error {
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		var a args
+		conds, _ := docConditions(&a, p, rag.Filter{})
+		conds = append(conds, "d.id = "+a.add(id))
+		var hashes []string
+		err := tx.QueryRow(ctx, s.q(`SELECT array_remove(array[d.content_hash, d.pending_hash] ||
+			ARRAY(SELECT content_hash FROM {S}.document_versions WHERE document_id = d.id), '')
+			FROM {S}.documents d WHERE `+where(conds)+` FOR UPDATE OF d`), a...).Scan(&hashes)
+		if err != nil {
+			return fmt.Errorf("delete document: %w", err)
+		}
+		if err := s.dropChunks(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.documents WHERE id = $1`), id); err != nil {
+			return fmt.Errorf("delete document: %w", err)
+		}
+		if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.blobs b WHERE b.hash = ANY($1::text[])
+			AND NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.content_hash = b.hash OR d.pending_hash = b.hash)`),
+			hashes); err != nil {
+			return fmt.Errorf("delete document blobs: %w", err)
+		}
+		return nil
+	})
+}
+
+// dropChunks deletes the chunks of a document with their postings (vectors follow by cascade) and takes
+// them out of the BM25 statistics, inside tx.
+func (s *Store) dropChunks(ctx context.Context, tx pgx.Tx, documentID string) error {
+	var n, terms int64
+	err := tx.QueryRow(ctx, s.q(`WITH gone AS (DELETE FROM {S}.chunks WHERE document_id = $1 RETURNING id, term_count),
+		p AS (DELETE FROM {S}.postings WHERE chunk_id IN (SELECT id FROM gone))
+		SELECT count(*), COALESCE(sum(term_count), 0) FROM gone`), documentID).Scan(&n, &terms)
+	if err != nil {
+		return fmt.Errorf("delete chunks: %w", err)
+	}
+	if n > 0 {
+		if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.corpus_stats SET chunks = chunks - $2, terms = terms - $3 WHERE slot = $1`),
+			statsSlot(documentID), n, terms); err != nil {
+			return fmt.Errorf("update corpus stats: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// BulkMode says how the store writes many rows at once.
+type BulkMode string
+
+// Bulk modes. BulkAuto uses COPY on a native server and multi-row INSERT on PGlite, whose socket server
+// breaks on COPY.
+const (
+	BulkAuto   BulkMode = ""
+	BulkCopy   BulkMode = "copy"
+	BulkInsert BulkMode = "insert"
+)
+
+// Options configures a Store. The zero value is usable: see WithDefaults.
+type Options struct {
+	// Schema holds ragd's tables (default "public"). Every statement names it, so stores in different
+	// schemas can share a database, or a PGlite session, without touching search_path.
+	Schema string
+	// NoMigrate makes Open fail (rather than migrate) when the schema is behind, for deployments where only
+	// `ragd migrate` may change the schema.
+	NoMigrate bool
+	// HNSWM and HNSWEfConstruction are the parameters of the HNSW index of every new embedding space
+	// (defaults 16 and 128). Changing them does not rebuild existing indexes.
+	HNSWM              int
+	HNSWEfConstruction int
+	// EfSearch is hnsw.ef_search for vector searches (default 100): the size of the candidate list the
+	// index keeps, traded against latency. Raised to K when K is larger.
+	EfSearch int
+	// MaxScanTuples bounds pgvector's iterative index scan for filtered searches (hnsw.max_scan_tuples,
+	// default 20000, pgvector's own default).
+	MaxScanTuples int
+	// ExactBelow is the number of chunks at or under which a filtered vector search compares every matching
+	// vector instead of walking the HNSW graph (default 2000): exact is then both faster and complete.
+	ExactBelow int
+	// Bulk chooses COPY or multi-row INSERT for bulk rows (default: detect PGlite).
+	Bulk BulkMode
+	// Clock gives the time of writes (default time.Now).
+	Clock rag.Clock
+	// Logger receives the store's rare notices (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
+	if o.Schema == "" {
+		o.Schema = "public"
+	}
+	if o.HNSWM == 0 {
+		o.HNSWM = 16
+	}
+	if o.HNSWEfConstruction == 0 {
+		o.HNSWEfConstruction = 128
+	}
+	if o.EfSearch == 0 {
+		o.EfSearch = 100
+	}
+	if o.MaxScanTuples == 0 {
+		o.MaxScanTuples = 20000
+	}
+	if o.ExactBelow == 0 {
+		o.ExactBelow = 2000
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.HNSWM < 2 || o.HNSWM > 100:
+		return rag.Errorf(rag.CodeInvalid, "hnsw m must be between 2 and 100, not %d", o.HNSWM)
+	case o.HNSWEfConstruction < 2*o.HNSWM || o.HNSWEfConstruction > 1000:
+		return rag.Errorf(rag.CodeInvalid, "hnsw ef_construction must be between 2·m and 1000, not %d", o.HNSWEfConstruction)
+	case o.EfSearch < 1 || o.EfSearch > 1000:
+		return rag.Errorf(rag.CodeInvalid, "hnsw ef_search must be between 1 and 1000, not %d", o.EfSearch)
+	case o.MaxScanTuples < 1:
+		return rag.Errorf(rag.CodeInvalid, "hnsw max_scan_tuples must be positive, not %d", o.MaxScanTuples)
+	case o.Bulk != BulkAuto && o.Bulk != BulkCopy && o.Bulk != BulkInsert:
+		return rag.Errorf(rag.CodeInvalid, "bulk mode must be copy or insert, not %q", o.Bulk)
+	}
+	return nil
+}
+
+// Store is the PostgreSQL implementation of rag.Store. It is safe for concurrent use.
+type Store struct {
+	pool      *pgxpool.Pool
+	opts      Options
+	sql       *strings.Replacer
+	vecSchema string
+	pglite    bool
+	iterative bool // pgvector ≥ 0.8: iterative index scans
+	bulk      BulkMode
+
+	mu     sync.Mutex
+	spaces map[string]*space // by Space.ID()
+}
+
+var _ rag.Store = (*Store)(nil)
+
+// Open connects to the PostgreSQL database at url (a postgres:// URL or DSN; pgxpool settings such as
+// pool_max_conns are honoured), applies pending migrations unless opts.NoMigrate, and returns the store.
+// On PGlite (detected from version()) it uses one connection without named prepared statements.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	opts = opts.WithDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	pool, pglite, err := newPool(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool, opts: opts, pglite: pglite, spaces: map[string]*space{}}
+	s.bulk = opts.Bulk
+	if s.bulk == BulkAuto {
+		s.bulk = BulkCopy
+		if s.pglite {
+			s.bulk = BulkInsert
+		}
+	}
+	if !opts.NoMigrate {
+		if _, err := migrate(ctx, pool, opts.Schema, embeddedMigrations(), true); err != nil {
+			pool.Close()
+			return nil, err
+		}
+		pool.Reset() // connections made before the extension existed lack the vector codec
+	}
+	var extVersion string
+	if err := pool.QueryRow(ctx, `SELECT n.nspname, e.extversion FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+		WHERE e.extname = 'vector'`).Scan(&s.vecSchema, &extVersion); err != nil {
+		pool.Close()
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, rag.WrapError(rag.CodeDBError, ErrVector, "the vector extension is not created in this database: run `ragd migrate`")
+		}
+		return nil, interpretError(fmt.Errorf("open: find vector schema: %w", err))
+	}
+	s.iterative = !versionLess(extVersion, "0.8.0")
+	s.sql = replacer(opts.Schema, s.vecSchema)
+	if err := s.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newPool makes a pool whose connections know the vector types. PGlite multiplexes every connection onto
+// one session, so there the pool is cut to one connection and named prepared statements are turned off
+// whatever the URL says.
+func newPool(ctx context.Context, url string) (pool *pgxpool.Pool, pglite bool, err error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, false, rag.WrapError(rag.CodeInvalid, err, "invalid database URL")
+	}
+	cfg.AfterConnect = registerVectorTypes
+	probe, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, false, rag.WrapError(rag.CodeDBError, err, "cannot connect to PostgreSQL")
+	}
+	var version string
+	err = probe.QueryRow(ctx, "SELECT version()").Scan(&version)
+	probe.Close(ctx)
+	if err != nil {
+		return nil, false, interpretError(fmt.Errorf("open: version: %w", err))
+	}
+	pglite = strings.Contains(version, "PGlite")
+	if pglite {
+		cfg.MaxConns = 1
+		cfg.MinConns = 0
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
+	pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, false, rag.WrapError(rag.CodeDBError, err, "cannot connect to PostgreSQL")
+	}
+	return pool, pglite, nil
+}
+
+// registerVectorTypes teaches a new connection pgvector's binary formats, when the extension exists (it does
+// not yet on a fresh database before the first migration; Open resets the pool afterwards).
+func registerVectorTypes(ctx context.Context, conn *pgx.Conn) error {
+	rows, err := conn.Query(ctx, `SELECT t.typname, t.oid, t.typarray FROM pg_type t
+		JOIN pg_extension e ON e.extnamespace = t.typnamespace AND e.extname = 'vector'
+		WHERE t.typname IN ('vector', 'halfvec')`)
+	if err != nil {
+		return fmt.Errorf("look up vector types: %w", err)
+	}
+	type vt struct {
+		name     string
+		oid, arr uint32
+	}
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (vt, error) {
+		var v vt
+		err := r.Scan(&v.name, &v.oid, &v.arr)
+		return v, err
+	})
+	if err != nil {
+		return fmt.Errorf("look up vector types: %w", err)
+	}
+	tm := conn.TypeMap()
+	for _, v := range found {
+		var codec pgtype.Codec = &pgxvec.VectorCodec{}
+		if v.name == "halfvec" {
+			codec = &pgxvec.HalfVectorCodec{}
+		}
+		t := &pgtype.Type{Name: v.name, OID: v.oid, Codec: codec}
+		tm.RegisterType(t)
+		tm.RegisterType(&pgtype.Type{Name: "_" + v.name, OID: v.arr, Codec: &pgtype.ArrayCodec{ElementType: t}})
+	}
+	return nil
+}
+
+// Close releases the store's connections.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Ping checks that the database answers and that its schema has every embedded migration.
+func (s *Store) Ping(ctx context.Context) error {
+	var v *int
+	if err := s.pool.QueryRow(ctx, s.q("SELECT max(version) FROM {S}.schema_migrations")).Scan(&v); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
+			return rag.WrapError(rag.CodeDBError, err, "the database schema is not migrated: run `ragd migrate`")
+		}
+		return interpretError(fmt.Errorf("ping: %w", err))
+	}
+	if v == nil || *v < latestVersion {
+		return rag.Errorf(rag.CodeDBError, "the database schema is behind this ragd: run `ragd migrate`")
+	}
+	return nil
+}
+
+// q substitutes the schema names into a statement.
+func (s *Store) q(sql string) string { return s.sql.Replace(sql) }
+
+// now is the time of a write, at the database's precision so that what is returned equals what is read back.
+func (s *Store) now() time.Time { return s.opts.Clock().UTC().Truncate(time.Microsecond) }
+
+// interpretError maps database errors to the store's: no rows is rag.ErrNotFound, a unique violation
+// rag.ErrConflict, a foreign key violation rag.ErrNotFound (what was referred to is gone), anything else an
+// *rag.Error with CodeDBError. Errors that already are *rag.Error pass unchanged.
+func interpretError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *rag.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	if errors.Is(err, rag.ErrNotFound) || errors.Is(err, rag.ErrConflict) {
+		return err
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w (%v)", rag.ErrNotFound, err)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return fmt.Errorf("%w: %s", rag.ErrConflict, pgErr.ConstraintName)
+		case "23503":
+			return fmt.Errorf("%w: %s", rag.ErrNotFound, pgErr.ConstraintName)
+		}
+	}
+	return rag.WrapError(rag.CodeDBError, err, "database error")
+}
+
+// inTx runs fn in a transaction, committing when it returns nil.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return interpretError(fmt.Errorf("begin: %w", err))
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return interpretError(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return interpretError(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
+// statsSlot is the corpus_stats row a document's chunks are counted in.
+func statsSlot(documentID string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(documentID))
+	return int32(h.Sum32() % 16)
+}

@@ -1,0 +1,66 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/storetest"
+)
+
+// testURL is the PostgreSQL (normally PGlite, see scripts/pglite.sh) the tests run against.
+func testURL(t testing.TB) string {
+	t.Helper()
+	url := os.Getenv("RAGD_TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("RAGD_TEST_DATABASE_URL is not set: start PGlite with `scripts/pglite.sh start` and export the URL it prints")
+	}
+	return url
+}
+
+// testSchema returns a new schema name and drops the schema when the test ends, so every test starts empty
+// (PGlite has one session for all connections, so isolation is by schema-qualified names, not search_path).
+func testSchema(t testing.TB, url string) string {
+	t.Helper()
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "t_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Errorf("drop test schema: %v", err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+	})
+	return schema
+}
+
+// openStore opens a store in a fresh schema, closed when the test ends.
+func openStore(t testing.TB, opts Options) *Store {
+	t.Helper()
+	url := testURL(t)
+	if opts.Schema == "" {
+		opts.Schema = testSchema(t, url)
+	}
+	s, err := Open(context.Background(), url, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	testURL(t)
+	storetest.Run(t, func(t *testing.T) rag.Store { return openStore(t, Options{}) })
+}

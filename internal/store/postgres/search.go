@@ -1,0 +1,199 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// BM25 parameters, the same as SQLite FTS5's bm25() so that both stores rank alike.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// VectorCandidates returns up to q.K chunks of documents visible to p that match q.Filter, nearest to
+// q.Vector by cosine similarity in q.Space, best first.
+//
+// Unrestricted searches walk the HNSW index with hnsw.ef_search = max(EfSearch, K). Restricted ones (a filter,
+// or a principal who is not an admin) first count the chunks of the matching documents: up to ExactBelow they
+// compare every one of them exactly; above, they walk the index with pgvector's iterative scan, which keeps
+// going until K rows pass the filter (or MaxScanTuples), so a selective filter still yields K rows.
+func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.VectorQuery) ([]rag.Candidate, error) {
+	if q.K <= 0 {
+		return nil, nil
+	}
+	if err := checkSpace(q.Space); err != nil {
+		return nil, err
+	}
+	if len(q.Vector) != q.Space.Dim {
+		return nil, rag.Errorf(rag.CodeInvalid, "query vector has %d dimensions, space %s has %d", len(q.Vector), q.Space.ID(), q.Space.Dim)
+	}
+	sp, err := s.space(ctx, q.Space, false)
+	if err != nil || sp == nil {
+		return nil, err
+	}
+	var a args
+	vec := a.add(pgvector.NewVector(q.Vector))
+	conds, err := docConditions(&a, p, q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	var out []rag.Candidate
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		exact := !sp.indexed
+		if len(conds) > 0 && !exact {
+			var ca args
+			cconds, _ := docConditions(&ca, p, q.Filter)
+			var n int64
+			if err := tx.QueryRow(ctx, s.q(`SELECT COALESCE(sum(d.chunk_count), 0) FROM {S}.documents d WHERE `+where(cconds)),
+				ca...).Scan(&n); err != nil {
+				return fmt.Errorf("vector candidates: count: %w", err)
+			}
+			if n == 0 {
+				return nil
+			}
+			exact = n <= int64(s.opts.ExactBelow)
+		}
+		sql := s.vectorSQL(sp, vec, conds, q.K, exact)
+		if !exact {
+			ef := strconv.Itoa(max(s.opts.EfSearch, min(q.K, 1000)))
+			setting := `SELECT set_config('hnsw.ef_search', $1, true)`
+			params := []any{ef}
+			if len(conds) > 0 && s.iterative {
+				setting += `, set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', $2, true)`
+				params = append(params, strconv.Itoa(s.opts.MaxScanTuples))
+			}
+			if _, err := tx.Exec(ctx, setting, params...); err != nil {
+				return fmt.Errorf("vector candidates: settings: %w", err)
+			}
+		}
+		rows, err := tx.Query(ctx, s.q(sql), a...)
+		if err != nil {
+			return fmt.Errorf("vector candidates: %w", err)
+		}
+		out, err = collectCandidates(rows)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// vectorSQL is the statement of a vector search. The exact form orders by distance + 0, which no index
+// matches, so the planner starts from the filtered documents; the index form lets the HNSW index produce
+// rows in distance order, re-sorted afterwards because the relaxed iterative scan may return them slightly
+// out of order.
+func (s *Store) vectorSQL(sp *space, vec string, conds []string, k int, exact bool) string {
+	from := sp.table + " v"
+	if len(conds) > 0 {
+		from += " JOIN {S}.chunks c ON c.id = v.chunk_id JOIN {S}.documents d ON d.id = c.document_id"
+	}
+	dist := sp.distance(vec)
+	order := dist
+	if exact {
+		order = dist + " + 0"
+	}
+	return fmt.Sprintf(`WITH r AS MATERIALIZED (
+		SELECT v.chunk_id, %s AS dist FROM %s WHERE %s ORDER BY %s LIMIT %d)
+		SELECT chunk_id, 1 - dist FROM r ORDER BY dist, chunk_id`, dist, from, where(conds), order, k)
+}
+
+// KeywordCandidates returns up to q.K chunks of documents visible to p that match q.Filter and contain any
+// of q.Terms, by BM25, best first.
+//
+// Only the postings of the query terms are read (the primary key's ranges, which include tf and the chunk
+// length); their counts are the terms' document frequencies, taken in the statement's snapshot and so
+// always consistent with the chunks it sees. N and the average length come from corpus_stats.
+func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.Candidate, error) {
+	if q.K <= 0 || len(q.Terms) == 0 {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var terms []string
+	for _, t := range q.Terms {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var a args
+	termsPH := a.add(terms)
+	conds, err := docConditions(&a, p, q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	join := ""
+	if len(conds) > 0 {
+		join = "JOIN {S}.chunks c ON c.id = p.chunk_id JOIN {S}.documents d ON d.id = c.document_id"
+	}
+	sql := fmt.Sprintf(`WITH st AS (
+			SELECT sum(chunks)::float8 AS n, sum(terms)::float8 / GREATEST(sum(chunks), 1) AS avgdl FROM {S}.corpus_stats),
+		idf AS (
+			SELECT f.term, GREATEST(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) AS w
+			FROM (SELECT term, count(*)::float8 AS df FROM {S}.postings WHERE term = ANY(%[1]s::text[]) GROUP BY term) f, st)
+		SELECT p.chunk_id,
+			sum(idf.w * p.tf * (%[2]g + 1) / (p.tf + %[2]g * (1 - %[3]g + %[3]g * p.dl / GREATEST(st.avgdl, 1e-9)))) AS score
+		FROM {S}.postings p JOIN idf ON idf.term = p.term %[4]s CROSS JOIN st
+		WHERE p.term = ANY(%[1]s::text[]) AND %[5]s
+		GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %[6]d`,
+		termsPH, bm25K1, bm25B, join, where(conds), q.K)
+	rows, err := s.pool.Query(ctx, s.q(sql), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
+	}
+	out, err := collectCandidates(rows)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
+	}
+	return out, nil
+}
+
+func collectCandidates(rows pgx.Rows) ([]rag.Candidate, error) {
+	var out []rag.Candidate
+	var c rag.Candidate
+	_, err := pgx.ForEachRow(rows, []any{&c.ChunkID, &c.Score}, func() error {
+		c.Rank = len(out) + 1
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// Hits returns the chunks with those IDs and their documents' facts, in the order of ids; IDs that no longer
+// exist are skipped.
+func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+chunkColumns+`, d.collection_id, d.external_id, d.title, d.source,
+		d.media_type, d.metadata, d.updated_at
+		FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)
+		JOIN {S}.chunks c ON c.id = u.id JOIN {S}.documents d ON d.id = c.document_id ORDER BY u.ord`), ids)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("hits: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.Hit, error) {
+		var h rag.Hit
+		c, err := scanChunk(r, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &h.Metadata, &h.UpdatedAt)
+		if err != nil {
+			return h, err
+		}
+		h.Chunk = *c
+		h.UpdatedAt = h.UpdatedAt.UTC()
+		return h, nil
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("hits: %w", err))
+	}
+	return out, nil
+}
