@@ -39,7 +39,7 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		return nil, err
 	}
 	var a args
-	vec := a.add(pgvector.NewVector(q.Vector))
+	vec := a.add(vectorParam(q.Vector))
 	conds, err := docConditions(&a, p, q.Filter)
 	if err != nil {
 		return nil, err
@@ -62,8 +62,10 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		}
 		sql := s.vectorSQL(sp, vec, conds, q.K, exact)
 		if !exact {
+			// enable_sort off: the count above chose the index, so keep the planner from starting at the
+			// documents and sorting (it would, from stale or skewed estimates).
 			ef := strconv.Itoa(max(s.opts.EfSearch, min(q.K, 1000)))
-			setting := `SELECT set_config('hnsw.ef_search', $1, true)`
+			setting := `SELECT set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true)`
 			params := []any{ef}
 			if len(conds) > 0 && s.iterative {
 				setting += `, set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', $2, true)`
@@ -197,3 +199,6 @@ func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
 	}
 	return out, nil
 }
+
+// vectorParam is a query vector as a statement parameter (pgvector's binary format).
+func vectorParam(v []float32) pgvector.Vector { return pgvector.NewVector(v) }

@@ -3,9 +3,9 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
-	"math"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
