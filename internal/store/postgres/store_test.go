@@ -239,7 +239,9 @@ func (c *corpus) exactTop(q []float32, k int, keep func(docID string) bool) []in
 		}
 		all = append(all, sc{id, dot})
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].sim > all[j].sim || all[i].sim == all[j].sim && all[i].id < all[j].id })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].sim > all[j].sim || all[i].sim == all[j].sim && all[i].id < all[j].id
+	})
 	var out []int64
 	for i := 0; i < k && i < len(all); i++ {
 		out = append(out, all[i].id)
