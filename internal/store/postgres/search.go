@@ -25,6 +25,11 @@ const (
 // compare every one of them exactly; above, they walk the index with pgvector's iterative scan, which keeps
 // going until K rows pass the filter (or MaxScanTuples), so a selective filter still yields K rows.
 func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.VectorQuery) ([]rag.Candidate, error) {
+	return s.vectorCandidates(ctx, p, q, false)
+}
+
+// vectorCandidates is VectorCandidates; forceExact skips the index (the benchmark's reference for recall).
+func (s *Store) vectorCandidates(ctx context.Context, p rag.Principal, q rag.VectorQuery, forceExact bool) ([]rag.Candidate, error) {
 	if q.K <= 0 {
 		return nil, nil
 	}
@@ -46,7 +51,7 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 	}
 	var out []rag.Candidate
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		exact := !sp.indexed
+		exact := !sp.indexed || forceExact
 		if len(conds) > 0 && !exact {
 			var ca args
 			cconds, _ := docConditions(&ca, p, q.Filter)
