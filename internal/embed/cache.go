@@ -1,0 +1,107 @@
+package embed
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Cache stores vectors by (space, text key). rag.Store implements it, so a store can be passed.
+type Cache interface {
+	// CachedEmbeddings returns the cached vectors of space for the given keys (missing ones absent).
+	CachedEmbeddings(ctx context.Context, space rag.Space, textHashes []string) (map[string][]float32, error)
+	// CacheEmbeddings stores vectors of space by key (idempotent).
+	CacheEmbeddings(ctx context.Context, space rag.Space, vectors map[string][]float32) error
+}
+
+// WithCache returns an embedder that answers from cache what it has embedded before in inner's space and
+// asks inner only for the rest, each distinct text once; new vectors are checked, normalised and cached.
+// A cache that fails is logged and bypassed: the cache saves calls, it must not fail ingestion or a
+// question.
+func WithCache(inner rag.Embedder, cache Cache) rag.Embedder {
+	return &cached{inner: inner, cache: cache}
+}
+
+type cached struct {
+	inner rag.Embedder
+	cache Cache
+}
+
+func (c *cached) Space() rag.Space { return c.inner.Space() }
+
+func (c *cached) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.embed(ctx, texts, DocumentKey, c.inner.EmbedDocuments)
+}
+
+func (c *cached) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	vecs, err := c.embed(ctx, []string{text}, QueryKey, func(ctx context.Context, texts []string) ([][]float32, error) {
+		v, err := c.inner.EmbedQuery(ctx, texts[0])
+		if err != nil {
+			return nil, err
+		}
+		return [][]float32{v}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
+func (c *cached) embed(ctx context.Context, texts []string, key func(string) string,
+	call func(context.Context, []string) ([][]float32, error)) ([][]float32, error) {
+	space := c.inner.Space()
+	keys := make([]string, len(texts))
+	distinct := make([]string, 0, len(texts))
+	seen := make(map[string]bool, len(texts))
+	for i, t := range texts {
+		keys[i] = key(t)
+		if !seen[keys[i]] {
+			seen[keys[i]] = true
+			distinct = append(distinct, keys[i])
+		}
+	}
+	hits, err := c.cache.CachedEmbeddings(ctx, space, distinct)
+	if err != nil {
+		slog.WarnContext(ctx, "embedding cache read failed", slog.String("space", space.ID()), slog.Any("error", err))
+		hits = nil
+	}
+	have := make(map[string][]float32, len(distinct))
+	for k, v := range hits {
+		if len(v) == space.Dim {
+			have[k] = v
+		}
+	}
+	var missTexts []string
+	var missKeys []string
+	for i, t := range texts {
+		if _, ok := have[keys[i]]; !ok && seen[keys[i]] {
+			seen[keys[i]] = false // ask once per distinct text
+			missTexts = append(missTexts, t)
+			missKeys = append(missKeys, keys[i])
+		}
+	}
+	if len(missTexts) > 0 {
+		vecs, err := call(ctx, missTexts)
+		if err != nil {
+			return nil, err
+		}
+		if err := Check(space, len(missTexts), vecs); err != nil {
+			return nil, rag.WrapError(rag.CodeEmbeddingFailed, err, "%s embedding failed: unusable response: %v", space.Provider, err)
+		}
+		fresh := make(map[string][]float32, len(vecs))
+		for i, v := range vecs {
+			fresh[missKeys[i]] = v
+			have[missKeys[i]] = v
+		}
+		if err := c.cache.CacheEmbeddings(ctx, space, fresh); err != nil {
+			slog.WarnContext(ctx, "embedding cache write failed", slog.String("space", space.ID()), slog.Any("error", err))
+		}
+	}
+	out := make([][]float32, len(texts))
+	for i := range texts {
+		// Each caller gets its own slice: a shared one could be changed through another.
+		out[i] = append([]float32(nil), have[keys[i]]...)
+	}
+	return out, nil
+}

@@ -1,0 +1,174 @@
+// Package gemini embeds text with the Gemini API (google.golang.org/genai): batchEmbedContents with task
+// type RETRIEVAL_DOCUMENT for passages and RETRIEVAL_QUERY for questions, and the configured output
+// dimensionality.
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/ragd/ragd/internal/embed"
+	"github.com/ragd/ragd/internal/provider"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Defaults.
+const (
+	// DefaultModel is gemini-embedding-001; text-embedding-004 works too (at most 768 dimensions).
+	DefaultModel = "gemini-embedding-001"
+	// DefaultDim is the output dimensionality asked for (gemini-embedding-001 recommends 768, 1536, 3072).
+	DefaultDim = 768
+	// MaxBatch is the most texts batchEmbedContents accepts in one request.
+	MaxBatch = 100
+	// DefaultTimeout bounds one request.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Task types of the Gemini embedding API.
+const (
+	TaskDocument = "RETRIEVAL_DOCUMENT"
+	TaskQuery    = "RETRIEVAL_QUERY"
+)
+
+// Config configures an Embedder. Only APIKey is required.
+type Config struct {
+	// APIKey is the Gemini API key (GEMINI_API_KEY or GOOGLE_API_KEY).
+	APIKey string
+	// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL): a proxy or a fake.
+	BaseURL string
+	// Model is the embedding model (default DefaultModel); a "models/" prefix is accepted.
+	Model string
+	// Dim is the output dimensionality (default DefaultDim).
+	Dim int
+	// Timeout bounds one request (default DefaultTimeout).
+	Timeout time.Duration
+	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
+	HTTPClient *http.Client
+	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
+	MaxConcurrency int
+	// BatchSize is the texts per request (default and maximum MaxBatch).
+	BatchSize int
+	// Retry is the retry policy (zero value: provider defaults).
+	Retry provider.Retry
+}
+
+// Embedder is a rag.Embedder backed by the Gemini API.
+type Embedder struct {
+	client *genai.Client
+	caller *provider.Caller
+	space  rag.Space
+	model  string
+	batch  int
+}
+
+var _ rag.Embedder = (*Embedder)(nil)
+
+// New returns an Embedder for cfg. It makes no request.
+func New(ctx context.Context, cfg Config) (*Embedder, error) {
+	if cfg.APIKey == "" {
+		return nil, errors.New("gemini embedder: an API key is required (GEMINI_API_KEY or GOOGLE_API_KEY)")
+	}
+	model := strings.TrimPrefix(cfg.Model, "models/")
+	if model == "" {
+		model = DefaultModel
+	}
+	if cfg.Dim == 0 {
+		cfg.Dim = DefaultDim
+	}
+	if cfg.Dim < 0 {
+		return nil, fmt.Errorf("gemini embedder: invalid dimension %d", cfg.Dim)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.BatchSize <= 0 || cfg.BatchSize > MaxBatch {
+		cfg.BatchSize = MaxBatch
+	}
+	caller := provider.New(provider.Policy{Provider: "gemini", Code: rag.CodeEmbeddingFailed,
+		Timeout: cfg.Timeout, Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency,
+		Secrets: []string{cfg.APIKey}, Explain: provider.ExplainGemini})
+	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI,
+		HTTPClient: caller.HTTPClient(cfg.HTTPClient)}
+	if cfg.BaseURL != "" {
+		cc.HTTPOptions.BaseURL = cfg.BaseURL
+	}
+	client, err := genai.NewClient(ctx, cc)
+	if err != nil {
+		return nil, fmt.Errorf("gemini embedder: %w", err)
+	}
+	return &Embedder{client: client, caller: caller, model: model, batch: cfg.BatchSize,
+		space: rag.Space{Provider: "gemini", Model: model, Dim: cfg.Dim}}, nil
+}
+
+// Space is {gemini, model, dim}.
+func (e *Embedder) Space() rag.Space { return e.space }
+
+// EmbedDocuments embeds passages with task type RETRIEVAL_DOCUMENT, in batches of at most MaxBatch.
+func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := e.checkTexts(texts); err != nil {
+		return nil, err
+	}
+	parallel := e.caller.Policy().MaxConcurrency
+	return embed.Batches(ctx, texts, e.batch, parallel, func(ctx context.Context, batch []string) ([][]float32, error) {
+		return e.call(ctx, batch, TaskDocument)
+	})
+}
+
+// EmbedQuery embeds a question with task type RETRIEVAL_QUERY.
+func (e *Embedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	if err := e.checkTexts([]string{text}); err != nil {
+		return nil, err
+	}
+	vecs, err := e.call(ctx, []string{text}, TaskQuery)
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
+func (e *Embedder) checkTexts(texts []string) error {
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			return rag.Errorf(rag.CodeEmbeddingFailed, "gemini embedding failed: text %d is empty", i)
+		}
+	}
+	return nil
+}
+
+func (e *Embedder) call(ctx context.Context, texts []string, task string) ([][]float32, error) {
+	contents := make([]*genai.Content, len(texts))
+	for i, t := range texts {
+		contents[i] = genai.NewContentFromText(t, genai.RoleUser)
+	}
+	dim := int32(e.space.Dim)
+	var vecs [][]float32
+	err := e.caller.Do(ctx, func(ctx context.Context) error {
+		resp, err := e.client.Models.EmbedContent(ctx, e.model, contents,
+			&genai.EmbedContentConfig{TaskType: task, OutputDimensionality: &dim})
+		if err != nil {
+			return err
+		}
+		vecs = make([][]float32, len(resp.Embeddings))
+		for i, emb := range resp.Embeddings {
+			if emb == nil {
+				return provider.BadResponse("embedding %d is missing", i)
+			}
+			vecs[i] = emb.Values
+		}
+		// Gemini returns vectors shorter than the model's full size without normalising them.
+		if err := embed.Check(e.space, len(texts), vecs); err != nil {
+			return provider.BadResponse("%v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}

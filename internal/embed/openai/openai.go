@@ -1,0 +1,198 @@
+// Package openai embeds text through an OpenAI-compatible /v1/embeddings endpoint
+// (github.com/openai/openai-go/v3): OpenAI itself (text-embedding-3-small/large, shortened with
+// "dimensions") or a local server reached through the base URL — Ollama, vLLM, llama.cpp server, TEI,
+// LM Studio — whose models have a fixed size and may ignore or reject "dimensions".
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/ragd/ragd/internal/embed"
+	"github.com/ragd/ragd/internal/provider"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Defaults.
+const (
+	// DefaultBaseURL is OpenAI's API.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultModel is text-embedding-3-small.
+	DefaultModel = "text-embedding-3-small"
+	// DefaultBatch is the texts per request to OpenAI (its limit is 2048 inputs and 300k tokens).
+	DefaultBatch = 100
+	// DefaultLocalBatch is the texts per request to other servers (TEI accepts 32 by default).
+	DefaultLocalBatch = 32
+	// DefaultTimeout bounds one request.
+	DefaultTimeout = 30 * time.Second
+)
+
+// KnownDims are the native sizes of common embedding models, used when Config.Dim is zero.
+var KnownDims = map[string]int{
+	"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536,
+	"nomic-embed-text": 768, "mxbai-embed-large": 1024, "bge-m3": 1024, "all-minilm": 384,
+	"snowflake-arctic-embed": 1024, "BAAI/bge-m3": 1024, "BAAI/bge-small-en-v1.5": 384,
+	"BAAI/bge-base-en-v1.5": 768, "intfloat/multilingual-e5-large": 1024,
+	"intfloat/multilingual-e5-base": 768, "intfloat/multilingual-e5-small": 384,
+	"sentence-transformers/all-MiniLM-L6-v2": 384, "nomic-ai/nomic-embed-text-v1.5": 768,
+}
+
+// Config configures an Embedder.
+type Config struct {
+	// APIKey is sent as a bearer token (OPENAI_API_KEY); required for OpenAI itself, optional for a local
+	// server.
+	APIKey string
+	// BaseURL is the API root including /v1 (OPENAI_BASE_URL; default DefaultBaseURL), e.g.
+	// http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM.
+	BaseURL string
+	// Model is the embedding model (default DefaultModel). An Ollama tag such as "nomic-embed-text:latest"
+	// is looked up in KnownDims without its tag.
+	Model string
+	// Dim is the vector size. Zero takes the model's size from KnownDims (an unknown model needs it set).
+	// For text-embedding-3 models it is sent as "dimensions"; for other models it must equal the model's
+	// own size, which is checked on every response.
+	Dim int
+	// Timeout bounds one request (default DefaultTimeout).
+	Timeout time.Duration
+	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
+	HTTPClient *http.Client
+	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
+	MaxConcurrency int
+	// BatchSize is the texts per request (default DefaultBatch for OpenAI, DefaultLocalBatch otherwise).
+	BatchSize int
+	// Retry is the retry policy (zero value: provider defaults).
+	Retry provider.Retry
+}
+
+// Embedder is a rag.Embedder backed by an OpenAI-compatible embeddings endpoint.
+type Embedder struct {
+	client     openai.Client
+	caller     *provider.Caller
+	space      rag.Space
+	dimensions bool
+	batch      int
+}
+
+var _ rag.Embedder = (*Embedder)(nil)
+
+// New returns an Embedder for cfg. It makes no request.
+func New(cfg Config) (*Embedder, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	official := isOpenAI(cfg.BaseURL)
+	if official && cfg.APIKey == "" {
+		return nil, errors.New("openai embedder: an API key is required for api.openai.com (OPENAI_API_KEY)")
+	}
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
+	}
+	if cfg.Dim == 0 {
+		base, _, _ := strings.Cut(cfg.Model, ":")
+		cfg.Dim = KnownDims[base]
+	}
+	if cfg.Dim <= 0 {
+		return nil, fmt.Errorf("openai embedder: the vector size of model %q is not known: set the dimension", cfg.Model)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultLocalBatch
+		if official {
+			cfg.BatchSize = DefaultBatch
+		}
+	}
+	caller := provider.New(provider.Policy{Provider: "openai", Code: rag.CodeEmbeddingFailed,
+		Timeout: cfg.Timeout, Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency,
+		Secrets: []string{cfg.APIKey}, Explain: provider.ExplainOpenAI})
+	client := openai.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(caller.HTTPClient(cfg.HTTPClient)), option.WithMaxRetries(0))
+	return &Embedder{client: client, caller: caller, batch: cfg.BatchSize,
+		dimensions: strings.HasPrefix(cfg.Model, "text-embedding-3"),
+		space:      rag.Space{Provider: "openai", Model: cfg.Model, Dim: cfg.Dim}}, nil
+}
+
+func isOpenAI(baseURL string) bool { return strings.Contains(baseURL, "://api.openai.com") }
+
+// Space is {openai, model, dim}.
+func (e *Embedder) Space() rag.Space { return e.space }
+
+// EmbedDocuments embeds passages in batches.
+func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := checkTexts(texts); err != nil {
+		return nil, err
+	}
+	parallel := e.caller.Policy().MaxConcurrency
+	return embed.Batches(ctx, texts, e.batch, parallel, e.call)
+}
+
+// EmbedQuery embeds a question (the endpoint has no query/document distinction).
+func (e *Embedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	if err := checkTexts([]string{text}); err != nil {
+		return nil, err
+	}
+	vecs, err := e.call(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
+func checkTexts(texts []string) error {
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			return rag.Errorf(rag.CodeEmbeddingFailed, "openai embedding failed: text %d is empty", i)
+		}
+	}
+	return nil
+}
+
+func (e *Embedder) call(ctx context.Context, texts []string) ([][]float32, error) {
+	params := openai.EmbeddingNewParams{
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+		Model:          openai.EmbeddingModel(e.space.Model),
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	if e.dimensions {
+		params.Dimensions = openai.Int(int64(e.space.Dim))
+	}
+	var vecs [][]float32
+	err := e.caller.Do(ctx, func(ctx context.Context) error {
+		resp, err := e.client.Embeddings.New(ctx, params)
+		if err != nil {
+			return err
+		}
+		vecs = make([][]float32, len(texts))
+		for _, d := range resp.Data {
+			if d.Index < 0 || int(d.Index) >= len(texts) || vecs[d.Index] != nil {
+				return provider.BadResponse("embedding index %d is out of range or repeated", d.Index)
+			}
+			v := make([]float32, len(d.Embedding))
+			for j, x := range d.Embedding {
+				v[j] = float32(x)
+			}
+			vecs[d.Index] = v
+		}
+		for i, v := range vecs {
+			if v == nil {
+				return provider.BadResponse("got %d vectors for %d texts (text %d has none)", len(resp.Data), len(texts), i)
+			}
+		}
+		if err := embed.Check(e.space, len(texts), vecs); err != nil {
+			return provider.BadResponse("%v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}
