@@ -11,7 +11,7 @@ import (
 )
 
 func runEval(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs := newFlagSet("eval")
 	var c common
 	c.register(fs)
 	k := fs.Int("k", 10, "hits retrieved per query (at least 10)")

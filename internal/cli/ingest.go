@@ -18,7 +18,7 @@ import (
 )
 
 func runIngest(ctx context.Context, env *Env, args []string) error {
-	fset := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	fset := newFlagSet("ingest")
 	var c common
 	c.register(fset)
 	collection := fset.String("collection", "", "collection name (default \"default\")")

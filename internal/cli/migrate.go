@@ -7,7 +7,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs := newFlagSet("migrate")
 	var c common
 	c.register(fs)
 	if _, err := parse(fs, args, env.Stderr); err != nil {

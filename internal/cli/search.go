@@ -56,7 +56,7 @@ func (q *queryFlags) register(fs *flag.FlagSet, defaultK int) {
 }
 
 func runSearch(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs := newFlagSet("search")
 	var q queryFlags
 	q.register(fs, 10)
 	pos, err := parse(fs, args, env.Stderr)
@@ -103,7 +103,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 }
 
 func runAsk(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs := newFlagSet("ask")
 	var q queryFlags
 	q.register(fs, 0)
 	pos, err := parse(fs, args, env.Stderr)

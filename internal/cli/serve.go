@@ -13,7 +13,7 @@ import (
 )
 
 func runServe(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := newFlagSet("serve")
 	var c common
 	c.register(fs)
 	addr := fs.String("addr", "", "listen address HOST:PORT (env RAGD_ADDR, default 127.0.0.1:8080)")

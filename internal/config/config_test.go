@@ -1,0 +1,78 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoad(t *testing.T) {
+	t.Run("Defaults", func(t *testing.T) {
+		c, err := Load(envOf(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.DataDir != "./ragd-data" || c.Addr != "127.0.0.1:8080" || c.Embedder != "hash" || c.Generator != "extractive" ||
+			c.EmbedDim != 768 || c.MaxUploadBytes != 50<<20 || c.RateLimitChat != 30 || c.RateLimitSearch != 120 {
+			t.Errorf("defaults = %+v", c)
+		}
+	})
+	t.Run("Overrides", func(t *testing.T) {
+		c, err := Load(envOf(map[string]string{
+			"RAGD_DATA_DIR": "/tmp/x", "RAGD_ADDR": ":9", "RAGD_API_KEYS": "a, b ,,c", "RAGD_CORS_ORIGINS": "https://x.example",
+			"RAGD_VECTOR_WEIGHT": "0.5", "RAGD_KEYWORD_WEIGHT": "0.5", "GOOGLE_API_KEY": "g1", "GEMINI_API_KEY": "g2",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.DataDir != "/tmp/x" || c.Addr != ":9" || strings.Join(c.APIKeys, "|") != "a|b|c" ||
+			len(c.CORSOrigins) != 1 || c.VectorWeight != 0.5 || c.GeminiAPIKey != "g2" {
+			t.Errorf("got %+v", c)
+		}
+	})
+	t.Run("SecretFile", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "keys")
+		if err := os.WriteFile(path, []byte("k1\nk2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(envOf(map[string]string{"RAGD_API_KEYS_FILE": path}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(c.APIKeys, "|") != "k1|k2" {
+			t.Errorf("keys = %q", c.APIKeys)
+		}
+		if _, err := Load(envOf(map[string]string{"RAGD_API_KEYS_FILE": path + "-missing"})); err == nil {
+			t.Error("a missing secret file must be an error")
+		}
+	})
+	bad := map[string]map[string]string{
+		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},
+		"UnknownGenerator":  {"RAGD_GENERATOR": "gpt"},
+		"NotAnInteger":      {"RAGD_EMBED_DIM": "many"},
+		"ChunkTooSmall":     {"RAGD_CHUNK_SIZE": "99"},
+		"OverlapTooLarge":   {"RAGD_CHUNK_SIZE": "1000", "RAGD_CHUNK_OVERLAP": "500"},
+		"ZeroWeights":       {"RAGD_VECTOR_WEIGHT": "0", "RAGD_KEYWORD_WEIGHT": "0"},
+		"NegativeRateLimit": {"RAGD_RATE_LIMIT_CHAT": "-1"},
+		"BadDuration":       {"RAGD_MODEL_TIMEOUT": "soon"},
+		"BadLogLevel":       {"RAGD_LOG_LEVEL": "loud"},
+	}
+	for name, env := range bad {
+		t.Run("Err"+name, func(t *testing.T) {
+			if _, err := Load(envOf(env)); err == nil {
+				t.Errorf("Load(%v) succeeded, want an error", env)
+			}
+		})
+	}
+	t.Run("Boundaries", func(t *testing.T) {
+		if _, err := Load(envOf(map[string]string{"RAGD_CHUNK_SIZE": "100", "RAGD_CHUNK_OVERLAP": "49"})); err != nil {
+			t.Errorf("size 100 / overlap 49: %v", err)
+		}
+		if _, err := Load(envOf(map[string]string{"RAGD_CHUNK_SIZE": "100", "RAGD_CHUNK_OVERLAP": "50"})); err == nil {
+			t.Error("overlap of half the size must be refused")
+		}
+	})
+}
