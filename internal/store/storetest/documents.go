@@ -1,0 +1,275 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+func testDocuments(t *testing.T, open func(t *testing.T) rag.Store) {
+	t.Run("CreateDocument/OK", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		before := time.Now().Add(-time.Second)
+		d := &rag.Document{
+			CollectionID: c.ID, ExternalID: "reports/2024.pdf", Title: "Annual report", Source: "/data/reports/2024.pdf",
+			MediaType: "application/pdf", PendingHash: hashOf("v1"), Status: rag.StatusQueued, Stage: rag.StageQueued,
+			Metadata: map[string]any{"region": "seoul", "rent": float64(50), "active": true,
+				"nested": map[string]any{"list": []any{float64(1), "two"}}},
+			Tags: []string{"finance", "2024"}, Owner: alice.ID, Readers: []string{"group:eng", bob.ID},
+		}
+		if err := s.CreateDocument(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		if d.ID == "" || d.CreatedAt.Before(before) || d.UpdatedAt.Before(before) {
+			t.Fatalf("ID/timestamps not assigned: %+v", d)
+		}
+		got := getDoc(t, s, d.ID)
+		checkDocEqual(t, got, d)
+		if got.Version != 0 || got.ChunkCount != 0 || got.ContentHash != "" {
+			t.Errorf("new document has version %d, %d chunks, content hash %q", got.Version, got.ChunkCount, got.ContentHash)
+		}
+	})
+	t.Run("CreateDocument/DefaultsToQueued", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := &rag.Document{CollectionID: c.ID, ExternalID: "a.txt", Owner: alice.ID}
+		if err := s.CreateDocument(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		got := getDoc(t, s, d.ID)
+		if got.Status != rag.StatusQueued || got.Stage != rag.StageQueued {
+			t.Fatalf("status/stage = %q/%q, want queued/queued", got.Status, got.Stage)
+		}
+	})
+	t.Run("CreateDocument/KeepsGivenID", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt", func(d *rag.Document) { d.ID = "0b9e8f7a-6c5d-4e3f-a2b1-c0d9e8f7a6b5" })
+		if got := getDoc(t, s, "0b9e8f7a-6c5d-4e3f-a2b1-c0d9e8f7a6b5"); got.ExternalID != d.ExternalID {
+			t.Fatalf("got %+v", got)
+		}
+	})
+	t.Run("CreateDocument/ErrConflict", func(t *testing.T) {
+		s := open(t)
+		c1 := mustCollection(t, s, "one")
+		c2 := mustCollection(t, s, "two")
+		newDoc(t, s, c1.ID, "same.txt")
+		err := s.CreateDocument(t.Context(), &rag.Document{CollectionID: c1.ID, ExternalID: "same.txt", Owner: bob.ID})
+		if !errors.Is(err, rag.ErrConflict) {
+			t.Fatalf("same external ID in one collection: err = %v, want ErrConflict", err)
+		}
+		// The same external ID in another collection is a different document.
+		newDoc(t, s, c2.ID, "same.txt")
+		page, err := s.ListDocuments(t.Context(), admin, rag.DocumentQuery{})
+		if err != nil || page.Total != 2 {
+			t.Fatalf("ListDocuments total = %v, %v; want 2", page, err)
+		}
+	})
+	t.Run("CreateDocument/EmptyExternalIDNotUnique", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		newDoc(t, s, c.ID, "")
+		newDoc(t, s, c.ID, "")
+	})
+	t.Run("CreateDocument/ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		mustCollection(t, s, "docs")
+		err := s.CreateDocument(t.Context(), &rag.Document{CollectionID: "missing", ExternalID: "a.txt", Owner: alice.ID})
+		wantNotFound(t, "CreateDocument in a missing collection", err)
+	})
+	t.Run("GetDocument/ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		newDoc(t, s, c.ID, "a.txt")
+		for _, id := range []string{"missing", "0b9e8f7a-6c5d-4e3f-a2b1-c0d9e8f7a6b5", ""} {
+			_, err := s.GetDocument(t.Context(), admin, id)
+			wantNotFound(t, fmt.Sprintf("GetDocument(%q)", id), err)
+		}
+	})
+	t.Run("FindDocument/OK", func(t *testing.T) {
+		s := open(t)
+		c1 := mustCollection(t, s, "one")
+		c2 := mustCollection(t, s, "two")
+		d1 := newDoc(t, s, c1.ID, "docs/guide.md")
+		d2 := newDoc(t, s, c2.ID, "docs/guide.md")
+		for _, tc := range []struct {
+			coll string
+			want *rag.Document
+		}{{c1.ID, d1}, {c2.ID, d2}} {
+			got, err := s.FindDocument(t.Context(), alice, tc.coll, "docs/guide.md")
+			if err != nil || got.ID != tc.want.ID {
+				t.Errorf("FindDocument(%s) = %v, %v; want %s", tc.coll, got, err, tc.want.ID)
+			}
+		}
+	})
+	t.Run("FindDocument/ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		c1 := mustCollection(t, s, "one")
+		c2 := mustCollection(t, s, "two")
+		newDoc(t, s, c1.ID, "docs/guide.md")
+		_, err := s.FindDocument(t.Context(), alice, c2.ID, "docs/guide.md")
+		wantNotFound(t, "FindDocument in the other collection", err)
+		_, err = s.FindDocument(t.Context(), alice, c1.ID, "docs/other.md")
+		wantNotFound(t, "FindDocument of another external ID", err)
+	})
+	t.Run("UpdateDocument/OK", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt", func(d *rag.Document) {
+			d.Metadata = map[string]any{"k": "v"}
+			d.Tags = []string{"old"}
+			d.Readers = []string{bob.ID}
+		})
+		commitTexts(t, s, d, spaceA, []string{"first text"}, nil)
+		d = getDoc(t, s, d.ID)
+		tick()
+		title := "New title"
+		got, err := s.UpdateDocument(t.Context(), alice, d.ID, rag.DocumentUpdate{
+			Title: &title, Metadata: map[string]any{"k2": float64(2)}, Tags: []string{"x", "y"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := *d
+		want.Title, want.Metadata, want.Tags = title, map[string]any{"k2": float64(2)}, []string{"x", "y"}
+		want.UpdatedAt = got.UpdatedAt
+		checkDocEqual(t, got, &want)
+		if !got.UpdatedAt.After(d.UpdatedAt) {
+			t.Errorf("UpdatedAt %v not after %v", got.UpdatedAt, d.UpdatedAt)
+		}
+		checkDocEqual(t, getDoc(t, s, d.ID), got)
+
+		// Empty, non-nil slices clear; nil fields stay.
+		got, err = s.UpdateDocument(t.Context(), alice, d.ID, rag.DocumentUpdate{Tags: []string{}, Readers: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Tags) != 0 || len(got.Readers) != 0 || got.Title != title || !jsonEqual(got.Metadata, map[string]any{"k2": float64(2)}) {
+			t.Errorf("after clearing tags and readers: %+v", got)
+		}
+		if got.Version != 1 {
+			t.Errorf("UpdateDocument changed the version to %d", got.Version)
+		}
+	})
+	t.Run("UpdateDocument/ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		title := "x"
+		_, err := s.UpdateDocument(t.Context(), admin, "missing", rag.DocumentUpdate{Title: &title})
+		wantNotFound(t, "UpdateDocument(missing)", err)
+	})
+	t.Run("SetDocumentState/OK", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt")
+		tick()
+		err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusProcessing, Stage: rag.StageEmbed, Progress: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := getDoc(t, s, d.ID)
+		if got.Status != rag.StatusProcessing || got.Stage != rag.StageEmbed || got.Progress != 0.5 ||
+			got.PendingHash != d.PendingHash || !got.UpdatedAt.After(d.UpdatedAt) {
+			t.Errorf("after processing state: %+v", got)
+		}
+		empty := ""
+		err = s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusFailed, Stage: rag.StageExtract,
+			ErrorCode: rag.CodeUnsupportedMediaType, Error: "a.txt: unsupported media type", PendingHash: &empty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = getDoc(t, s, d.ID)
+		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeUnsupportedMediaType ||
+			got.Error != "a.txt: unsupported media type" || got.PendingHash != "" || got.Progress != 0 {
+			t.Errorf("after failed state: %+v", got)
+		}
+	})
+	t.Run("SetDocumentState/ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		err := s.SetDocumentState(t.Context(), "missing", rag.DocumentState{Status: rag.StatusFailed})
+		wantNotFound(t, "SetDocumentState(missing)", err)
+	})
+	t.Run("DocumentsByStatus/OldestFirst", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d1 := newDoc(t, s, c.ID, "1.txt", func(d *rag.Document) { d.Owner = bob.ID })
+		tick()
+		d2 := newDoc(t, s, c.ID, "2.txt")
+		tick()
+		d3 := newDoc(t, s, c.ID, "3.txt")
+		tick()
+		d4 := newDoc(t, s, c.ID, "4.txt", func(d *rag.Document) { d.Owner = dave.ID })
+		if err := s.SetDocumentState(t.Context(), d2.ID, rag.DocumentState{Status: rag.StatusProcessing, Stage: rag.StageChunk}); err != nil {
+			t.Fatal(err)
+		}
+		commitTexts(t, s, d3, spaceA, []string{"ready text"}, nil)
+		list, err := s.DocumentsByStatus(t.Context(), []rag.Status{rag.StatusQueued, rag.StatusProcessing}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := listIDs(list), []string{d1.ID, d2.ID, d4.ID}; !slices.Equal(got, want) {
+			t.Errorf("queued+processing = %v, want %v", got, want)
+		}
+		list, err = s.DocumentsByStatus(t.Context(), []rag.Status{rag.StatusQueued, rag.StatusProcessing}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := listIDs(list), []string{d1.ID, d2.ID}; !slices.Equal(got, want) {
+			t.Errorf("limit 2 = %v, want %v", got, want)
+		}
+		list, err = s.DocumentsByStatus(t.Context(), []rag.Status{rag.StatusReady}, 10)
+		if err != nil || len(list) != 1 || list[0].ID != d3.ID || list[0].ChunkCount != 1 {
+			t.Errorf("ready = %v, %v; want [%s] with 1 chunk", list, err, d3.ID)
+		}
+		list, err = s.DocumentsByStatus(t.Context(), []rag.Status{rag.StatusFailed}, 10)
+		if err != nil || len(list) != 0 {
+			t.Errorf("failed = %v, %v; want none", list, err)
+		}
+	})
+}
+
+// checkDocEqual compares every field of a document as a store returns it (nil and empty collections equal).
+func checkDocEqual(t *testing.T, got, want *rag.Document) {
+	t.Helper()
+	type flat struct {
+		ID, CollectionID, ExternalID, Title, Source, MediaType, ContentHash, PendingHash string
+		Version                                                                          int
+		Size                                                                             int64
+		Status                                                                           rag.Status
+		Stage                                                                            rag.Stage
+		Progress                                                                         float64
+		ErrorCode                                                                        rag.Code
+		Error, Owner                                                                     string
+		ChunkCount                                                                       int
+	}
+	f := func(d *rag.Document) flat {
+		return flat{d.ID, d.CollectionID, d.ExternalID, d.Title, d.Source, d.MediaType, d.ContentHash, d.PendingHash,
+			d.Version, d.Size, d.Status, d.Stage, d.Progress, d.ErrorCode, d.Error, d.Owner, d.ChunkCount}
+	}
+	if f(got) != f(want) {
+		t.Errorf("document fields:\n got %+v\nwant %+v", f(got), f(want))
+	}
+	if !jsonEqual(emptyNil(got.Metadata), emptyNil(want.Metadata)) {
+		t.Errorf("metadata = %v, want %v", got.Metadata, want.Metadata)
+	}
+	if !slices.Equal(got.Tags, want.Tags) && (len(got.Tags) > 0 || len(want.Tags) > 0) {
+		t.Errorf("tags = %q, want %q", got.Tags, want.Tags)
+	}
+	if !slices.Equal(got.Readers, want.Readers) && (len(got.Readers) > 0 || len(want.Readers) > 0) {
+		t.Errorf("readers = %q, want %q", got.Readers, want.Readers)
+	}
+	if !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
+		t.Errorf("timestamps = %v/%v, want %v/%v", got.CreatedAt, got.UpdatedAt, want.CreatedAt, want.UpdatedAt)
+	}
+}
+
+func emptyNil(m map[string]any) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
