@@ -1,0 +1,101 @@
+package extract
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// codeLangs maps source-file extensions to the <lang> of their media type text/x-<lang>.
+var codeLangs = map[string]string{
+	".go": "go", ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+	".jsx": "jsx", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".c": "c", ".h": "c", ".cc": "c++", ".cpp": "c++",
+	".cxx": "c++", ".hpp": "c++", ".hh": "c++", ".hxx": "c++", ".cs": "csharp", ".rs": "rust", ".rb": "ruby",
+	".php": "php", ".swift": "swift", ".scala": "scala", ".sh": "shellscript", ".bash": "shellscript",
+	".zsh": "shellscript", ".sql": "sql", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json",
+	".css": "css", ".scss": "scss", ".sass": "sass", ".less": "less", ".lua": "lua", ".r": "r", ".m": "objc",
+	".mm": "objc", ".pl": "perl", ".pm": "perl", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+	".erl": "erlang", ".hs": "haskell", ".clj": "clojure", ".fs": "fsharp", ".vue": "vue", ".svelte": "svelte",
+	".proto": "protobuf", ".graphql": "graphql", ".tf": "terraform", ".ini": "ini", ".xml": "xml",
+	".gradle": "groovy", ".groovy": "groovy", ".ps1": "powershell", ".bat": "bat", ".zig": "zig", ".nim": "nim",
+	".jl": "julia", ".ml": "ocaml", ".v": "verilog", ".vhd": "vhdl", ".cmake": "cmake", ".mk": "makefile",
+}
+
+// codeNames are source files recognised by their whole name.
+var codeNames = map[string]string{
+	"makefile": "makefile", "gnumakefile": "makefile", "dockerfile": "dockerfile", "containerfile": "dockerfile",
+	"cmakelists.txt": "cmake", "jenkinsfile": "groovy", "vagrantfile": "ruby", "gemfile": "ruby", "rakefile": "ruby",
+}
+
+var docTypes = map[string]string{
+	".pdf": MediaPDF, ".docx": MediaDOCX, ".html": MediaHTML, ".htm": MediaHTML, ".xhtml": MediaHTML,
+	".md": MediaMarkdown, ".markdown": MediaMarkdown, ".mdown": MediaMarkdown, ".mkd": MediaMarkdown,
+	".mdx": MediaMDX, ".txt": MediaText, ".text": MediaText, ".log": MediaText, ".csv": MediaText,
+	".tsv": MediaText, ".rst": MediaText, ".adoc": MediaText, ".org": MediaText,
+}
+
+// MediaType returns the media type ragd extracts name as: by its extension (or whole name, for Makefile
+// and the like), and for a name without extension by sniffing data (PDF and DOCX signatures, HTML, UTF-8
+// text). It returns "" for types ragd does not extract.
+func MediaType(name string, data []byte) string {
+	base := strings.ToLower(filepath.Base(name))
+	if lang, ok := codeNames[base]; ok {
+		return "text/x-" + lang
+	}
+	ext := filepath.Ext(base)
+	if mt, ok := docTypes[ext]; ok {
+		return mt
+	}
+	if lang, ok := codeLangs[ext]; ok {
+		return "text/x-" + lang
+	}
+	if ext != "" {
+		return ""
+	}
+	return sniff(data)
+}
+
+// Supported reports whether a file called name is extracted, judging by its name alone (what `ragd ingest`
+// uses when it walks a folder). Names without an extension are not: their type needs their content.
+func Supported(name string) bool {
+	base := strings.ToLower(filepath.Base(name))
+	if _, ok := codeNames[base]; ok {
+		return true
+	}
+	ext := filepath.Ext(base)
+	if _, ok := docTypes[ext]; ok {
+		return true
+	}
+	_, ok := codeLangs[ext]
+	return ok
+}
+
+func sniff(data []byte) string {
+	switch {
+	case len(data) == 0:
+		return ""
+	case bytes.HasPrefix(data, []byte("%PDF-")):
+		return MediaPDF
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("word/document.xml")):
+		return MediaDOCX
+	}
+	head := data
+	if len(head) > 512 {
+		head = head[:512]
+	}
+	lower := bytes.ToLower(bytes.TrimSpace(trimBOM(head)))
+	if bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html")) {
+		return MediaHTML
+	}
+	// Text if the head is UTF-8 (a rune may be cut at the end of the head) and has no NUL.
+	if bytes.IndexByte(head, 0) < 0 {
+		for i := 0; i < 4 && i <= len(head); i++ {
+			if utf8.Valid(head[:len(head)-i]) {
+				return MediaText
+			}
+		}
+	}
+	return ""
+}

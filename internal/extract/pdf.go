@@ -1,0 +1,279 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/klippa-app/go-pdfium"
+	pdferrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+	"github.com/klippa-app/go-pdfium/webassembly"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// pdfRuntime is one wazero runtime with PDFium compiled once, and a pool of PDFium instances (each its own
+// WebAssembly memory, so one PDF's memory limit is one instance's). Instances are reused across files and
+// discarded after a large file, a timeout or a failure, so memory PDFium grew is given back.
+type pdfRuntime struct {
+	opts Options
+	pool pdfium.Pool
+}
+
+// killGrace is how long a timed-out extraction gets to stop by itself (it checks its context between
+// PDFium calls) before its instance is killed mid-call.
+const killGrace = 2 * time.Second
+
+// compileCache shares PDFium's compiled machine code between the runtimes of one process (compiling it
+// takes seconds), so a second Extractor starts at once.
+var compileCache = wazero.NewCompilationCache()
+
+func newPDFRuntime(opts Options) (*pdfRuntime, error) {
+	cfg := wazero.NewRuntimeConfig().
+		WithCompilationCache(compileCache).
+		WithMemoryLimitPages(uint32(opts.PDFMemoryLimit / 65536)).
+		WithCloseOnContextDone(true)
+	pool, err := webassembly.Init(webassembly.Config{
+		MinIdle:       0,
+		MaxIdle:       opts.PDFWorkers,
+		MaxTotal:      opts.PDFWorkers,
+		ReuseWorkers:  true,
+		RuntimeConfig: cfg,
+		// No file system: documents are passed as bytes, and PDFium has no business reading the disk.
+		FSConfig: wazero.NewFSConfig(),
+		Stdout:   io.Discard,
+		Stderr:   io.Discard,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("init pdfium: %w", err)
+	}
+	return &pdfRuntime{opts: opts, pool: pool}, nil
+}
+
+func (rt *pdfRuntime) close() error { return rt.pool.Close() }
+
+type pdfResult struct {
+	doc *pdfDoc
+	err error
+}
+
+func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte) (*rag.Extracted, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, rt.opts.PDFTimeout)
+	defer cancel()
+	inst, err := rt.pool.GetInstanceWithContext(ctx)
+	if err != nil {
+		if perr := parent.Err(); perr != nil {
+			return nil, perr
+		}
+		if ctx.Err() != nil {
+			return nil, rag.WrapError(rag.CodeInternal, err, "%s: no PDF worker became free within %s", name, rt.opts.PDFTimeout)
+		}
+		return nil, fmt.Errorf("get pdfium instance: %w", err)
+	}
+	done := make(chan pdfResult, 1)
+	go func() {
+		doc, err := readPDF(ctx, inst, name, data)
+		done <- pdfResult{doc, err}
+	}()
+	var res pdfResult
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		select {
+		case res = <-done:
+		case <-time.After(killGrace):
+			// Stuck inside one PDFium call: killing the instance interrupts it (WithCloseOnContextDone).
+			_ = inst.Kill()
+			<-done
+			res = pdfResult{err: ctx.Err()}
+		}
+	}
+	if res.err != nil || int64(len(data)) >= rt.opts.PDFRecycleBytes {
+		// A failed instance may be in any state; a large file has grown its memory. Start afresh.
+		_ = inst.Kill()
+	} else {
+		_ = inst.Close()
+	}
+	if res.err != nil {
+		if perr := parent.Err(); perr != nil {
+			return nil, perr
+		}
+		if errors.Is(res.err, context.DeadlineExceeded) || errors.Is(res.err, context.Canceled) {
+			return nil, rag.WrapError(rag.CodeInvalid, res.err, "%s: PDF took longer than %s to extract", name, rt.opts.PDFTimeout)
+		}
+		return nil, res.err
+	}
+	return layoutDocument(name, res.doc)
+}
+
+// pdfDoc is what is read from PDFium: the characters of every page with their boxes.
+type pdfDoc struct {
+	title string
+	pages []pageChars
+}
+
+// readPDF reads every character of every page. It checks ctx between PDFium calls so that a timeout stops
+// it without killing the instance.
+func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte) (*pdfDoc, error) {
+	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		switch {
+		case errors.Is(err, pdferrors.ErrPassword), errors.Is(err, pdferrors.ErrSecurity):
+			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: encrypted PDF (password required); remove the password and upload it again", name)
+		case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile), errors.Is(err, pdferrors.ErrUnknown):
+			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (cannot be parsed)", name)
+		}
+		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: PDF cannot be read", name)
+	}
+	d := opened.Document
+	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d})
+	if err != nil {
+		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (no page tree)", name)
+	}
+	if count.PageCount == 0 {
+		return nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt PDF (no pages)", name)
+	}
+	doc := &pdfDoc{}
+	if t, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: d, Tag: "Title"}); err == nil {
+		doc.title = strings.TrimSpace(t.Value)
+	}
+	for i := 0; i < count.PageCount; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pc, err := readPage(ctx, inst, d, i)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (page %d cannot be read)", name, i+1)
+		}
+		doc.pages = append(doc.pages, pc)
+	}
+	return doc, nil
+}
+
+func readPage(ctx context.Context, inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int) (pageChars, error) {
+	var pc pageChars
+	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: d, Index: index})
+	if err != nil {
+		return pc, fmt.Errorf("load page: %w", err)
+	}
+	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: page.Page})
+	ref := requests.Page{ByReference: &page.Page}
+	if w, err := inst.FPDF_GetPageWidthF(&requests.FPDF_GetPageWidthF{Page: ref}); err == nil {
+		pc.w = float64(w.PageWidth)
+	}
+	if h, err := inst.FPDF_GetPageHeightF(&requests.FPDF_GetPageHeightF{Page: ref}); err == nil {
+		pc.h = float64(h.PageHeight)
+	}
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: ref})
+	if err != nil {
+		return pc, fmt.Errorf("load text page: %w", err)
+	}
+	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
+	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
+	if err != nil {
+		return pc, fmt.Errorf("count chars: %w", err)
+	}
+	spaceBefore := false
+	for i := 0; i < n.Count; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return pc, err
+			}
+		}
+		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
+		if err != nil {
+			return pc, fmt.Errorf("char %d: %w", i, err)
+		}
+		r := rune(u.Unicode)
+		if r == 0 || r == 0xFFFE || r == 0xFFFF {
+			continue
+		}
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == 0xFEFF || r == 0x200B {
+			// Spaces, generated or not, carry no position we trust; they only say a word ended here.
+			spaceBefore = true
+			continue
+		}
+		g, err := inst.FPDFText_IsGenerated(&requests.FPDFText_IsGenerated{TextPage: tp.TextPage, Index: i})
+		if err == nil && g.IsGenerated {
+			// PDFium generates spaces and line breaks only; anything else generated is not in the file.
+			continue
+		}
+		box, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
+		if err != nil {
+			continue
+		}
+		c := pchar{
+			r: r, x0: float64(box.Rect.Left), x1: float64(box.Rect.Right),
+			y0: float64(min(box.Rect.Bottom, box.Rect.Top)), y1: float64(max(box.Rect.Bottom, box.Rect.Top)),
+			spaceBefore: spaceBefore, idx: len(pc.chars),
+		}
+		spaceBefore = false
+		if c.y1-c.y0 <= 0 || c.x1 < c.x0 {
+			continue
+		}
+		if a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp.TextPage, Index: i}); err == nil {
+			c.angle = float64(a.CharAngle)
+		}
+		pc.chars = append(pc.chars, c)
+	}
+	upright(&pc)
+	return pc, nil
+}
+
+// upright turns a page whose text runs at a right angle (a landscape table on a page with /Rotate 90, say)
+// so that its dominant text direction is horizontal, and drops characters at other angles (margin stamps,
+// vertical labels), which would scatter into one-character lines.
+func upright(pc *pageChars) {
+	var count [4]int
+	bucket := func(a float64) int { return int(math.Round(a/(math.Pi/2))) % 4 }
+	for _, c := range pc.chars {
+		count[bucket(c.angle)]++
+	}
+	dom := 0
+	for b := range 4 {
+		if count[b] > count[dom] {
+			dom = b
+		}
+	}
+	theta := float64(dom) * math.Pi / 2
+	cos, sin := math.Round(math.Cos(theta)), math.Round(math.Sin(theta))
+	rot := func(x, y float64) (float64, float64) { return x*cos + y*sin, -x*sin + y*cos }
+	// The page's own corners, rotated, give the new page frame.
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range [][2]float64{{0, 0}, {pc.w, 0}, {0, pc.h}, {pc.w, pc.h}} {
+		x, y := rot(p[0], p[1])
+		minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
+	}
+	kept := pc.chars[:0]
+	for _, c := range pc.chars {
+		d := math.Abs(math.Remainder(c.angle-theta, 2*math.Pi))
+		if d > 0.1 {
+			continue
+		}
+		if dom != 0 {
+			ax, ay := rot(c.x0, c.y0)
+			bx, by := rot(c.x1, c.y1)
+			c.x0, c.x1 = min(ax, bx)-minX, max(ax, bx)-minX
+			c.y0, c.y1 = min(ay, by)-minY, max(ay, by)-minY
+		}
+		c.idx = len(kept)
+		kept = append(kept, c)
+	}
+	pc.chars = kept
+	if dom == 1 || dom == 3 {
+		pc.w, pc.h = pc.h, pc.w
+	}
+}
