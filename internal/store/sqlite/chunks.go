@@ -1,0 +1,359 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset`
+
+func scanChunk(row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
+	var c rag.Chunk
+	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &c.Kind, &c.Text, &c.PageStart, &c.PageEnd, &c.Section,
+		&c.StartOffset, &c.EndOffset}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// encodeVector stores a vector as little-endian float32.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// decodeVector appends the vector in b to dst.
+func decodeVector(dst []float32, b []byte) []float32 {
+	for i := 0; i+4 <= len(b); i += 4 {
+		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+	}
+	return dst
+}
+
+func checkSpace(sp rag.Space) error {
+	if sp.Dim <= 0 || sp.Provider == "" {
+		return rag.Errorf(rag.CodeInvalid, "embedding space %q is not valid", sp.ID())
+	}
+	return nil
+}
+
+// ensureSpace returns the row id of sp, creating the row.
+func ensureSpace(ctx context.Context, tx *sql.Tx, sp rag.Space) (int64, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO spaces (key, provider, model, dim) VALUES (?, ?, ?, ?)
+		ON CONFLICT (key) DO NOTHING`, sp.ID(), sp.Provider, sp.Model, sp.Dim); err != nil {
+		return 0, err
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, sp.ID()).Scan(&id)
+	return id, err
+}
+
+// CommitVersion makes c the document's current version in one transaction (see rag.Store). Everything
+// that can be computed beforehand (validation, analyzer terms, vector encoding) is, so the write lock is
+// held only for the inserts.
+func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, error) {
+	if len(c.Chunks) > 0 {
+		if err := checkSpace(c.Space); err != nil {
+			return 0, err
+		}
+	}
+	terms := make([]string, len(c.Chunks))
+	vecs := make([][]byte, len(c.Chunks))
+	for i := range c.Chunks {
+		ch := &c.Chunks[i]
+		if len(ch.Vector) != c.Space.Dim {
+			return 0, rag.Errorf(rag.CodeInvalid, "chunk %d has a vector of %d dimensions, space %s has %d",
+				ch.Index, len(ch.Vector), c.Space.ID(), c.Space.Dim)
+		}
+		terms[i] = strings.Join(textproc.IndexTerms(ch.Text), " ")
+		vecs[i] = encodeVector(ch.Vector)
+	}
+	var version int
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var seq int64
+		var meta string
+		err := tx.QueryRowContext(ctx, `SELECT seq, version, metadata FROM documents WHERE id = ?`, c.DocumentID).
+			Scan(&seq, &version, &meta)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("document %s: %w", c.DocumentID, rag.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		version++
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_seq = ?`, seq); err != nil {
+			return err
+		}
+		if len(c.Chunks) > 0 {
+			spaceID, err := ensureSpace(ctx, tx, c.Space)
+			if err != nil {
+				return err
+			}
+			insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (doc_seq, version, idx, kind, text, page_start, page_end,
+				section, start_offset, end_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer insChunk.Close()
+			insTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer insTerms.Close()
+			insVec, err := tx.PrepareContext(ctx, `INSERT INTO chunk_vectors (space_id, chunk_id, vec) VALUES (?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer insVec.Close()
+			for i := range c.Chunks {
+				ch := &c.Chunks[i]
+				kind := ch.Kind
+				if kind == "" {
+					kind = rag.KindText
+				}
+				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), ch.Text, ch.PageStart, ch.PageEnd,
+					ch.Section, ch.StartOffset, ch.EndOffset)
+				if err != nil {
+					return err
+				}
+				id, err := res.LastInsertId()
+				if err != nil {
+					return err
+				}
+				if _, err := insTerms.ExecContext(ctx, id, terms[i]); err != nil {
+					return err
+				}
+				if _, err := insVec.ExecContext(ctx, spaceID, id, vecs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		now := s.now().UnixMicro()
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET
+				version = ?, content_hash = ?,
+				title = CASE WHEN ?3 = '' THEN title ELSE ?3 END, title_lower = CASE WHEN ?3 = '' THEN title_lower ELSE ?4 END,
+				source = CASE WHEN ?5 = '' THEN source ELSE ?5 END, media_type = CASE WHEN ?6 = '' THEN media_type ELSE ?6 END,
+				size = ?7, status = ?8, stage = ?9, progress = 1, error_code = '', error = '',
+				pending_hash = CASE WHEN pending_hash = ?2 THEN '' ELSE pending_hash END,
+				chunk_count = ?10, updated_at = ?11
+			WHERE seq = ?12`,
+			version, c.ContentHash, c.Title, strings.ToLower(c.Title), c.Source, c.MediaType, c.Size,
+			string(rag.StatusReady), string(rag.StageDone), len(c.Chunks), now, seq); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO document_versions (doc_seq, version, content_hash, title, source,
+			media_type, size, chunk_count, metadata, created_at)
+			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ? FROM documents WHERE seq = ?`,
+			now, seq); err != nil {
+			return err
+		}
+		return s.maybePruneTombstones(ctx, tx)
+	})
+	if err != nil {
+		return 0, dbError(err, "commit version of document %s", c.DocumentID)
+	}
+	return version, nil
+}
+
+// maybePruneTombstones drops removed-vector records older than the retention, at most every few minutes.
+func (s *Store) maybePruneTombstones(ctx context.Context, tx *sql.Tx) error {
+	s.pruneMu.Lock()
+	due := time.Since(s.lastPrune) > 5*time.Minute
+	if due {
+		s.lastPrune = time.Now()
+	}
+	s.pruneMu.Unlock()
+	if !due {
+		return nil
+	}
+	return pruneTombstones(ctx, tx, time.Now().Add(-s.opts.TombstoneRetention))
+}
+
+// pruneTombstones removes tombstones created before before and records the highest removed seq, so that a
+// cache that has not seen them reloads in full.
+func pruneTombstones(ctx context.Context, tx *sql.Tx, before time.Time) error {
+	var through sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT max(seq) FROM vector_tombstones WHERE created_at < ?`, before.Unix()).Scan(&through); err != nil {
+		return err
+	}
+	if !through.Valid {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM vector_tombstones WHERE seq <= ?`, through.Int64); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE store_meta SET value = max(value, ?) WHERE key = 'tombstones_pruned_through'`, through.Int64)
+	return err
+}
+
+// DeleteDocument removes a visible document with its chunks, vectors, versions and the blobs of its
+// content, pending and earlier versions that no other document references. ErrNotFound.
+func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		d, seq, err := visibleDoc(ctx, tx, p, id)
+		if err != nil {
+			return err
+		}
+		hashes := []string{d.ContentHash, d.PendingHash}
+		rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?`, seq)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				rows.Close()
+				return err
+			}
+			hashes = append(hashes, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE seq = ?`, seq); err != nil {
+			return err
+		}
+		slices.Sort(hashes)
+		for _, h := range slices.Compact(hashes) {
+			if h == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
+				AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)`, h); err != nil {
+				return err
+			}
+		}
+		return s.maybePruneTombstones(ctx, tx)
+	})
+	return dbError(err, "delete document")
+}
+
+// ListChunks returns the current chunks of a visible document in order (without vectors). ErrNotFound.
+func (s *Store) ListChunks(ctx context.Context, p rag.Principal, documentID string) ([]*rag.Chunk, error) {
+	var out []*rag.Chunk
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		_, seq, err := visibleDoc(ctx, tx, p, documentID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c JOIN documents d ON d.seq = c.doc_seq
+			WHERE c.doc_seq = ? ORDER BY c.idx, c.id`, seq)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c, err := scanChunk(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, dbError(err, "list chunks")
+	}
+	return out, nil
+}
+
+// Hits returns the chunks with those IDs and their documents' facts, in the order of ids; IDs that no
+// longer exist are skipped.
+func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
+	found := make(map[int64]*rag.Hit, len(ids))
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(ids); start += 500 {
+			batch := ids[start:min(start+500, len(ids))]
+			args := make([]any, len(batch))
+			for i, id := range batch {
+				args[i] = id
+			}
+			rows, err := tx.QueryContext(ctx, `SELECT `+chunkCols+`, d.collection_id, coalesce(d.external_id, ''), d.title,
+				d.source, d.media_type, d.metadata, d.updated_at
+				FROM chunks c JOIN documents d ON d.seq = c.doc_seq WHERE c.id IN (`+placeholders(len(batch))+`)`, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var h rag.Hit
+				var meta string
+				var updated int64
+				c, err := scanChunk(rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
+				if err != nil {
+					rows.Close()
+					return err
+				}
+				h.Chunk = *c
+				if h.Metadata, err = unmarshalMap(meta); err != nil {
+					rows.Close()
+					return err
+				}
+				h.UpdatedAt = fromMicro(updated)
+				found[c.ID] = &h
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, dbError(err, "hits")
+	}
+	out := make([]rag.Hit, 0, len(found))
+	for _, id := range ids {
+		if h, ok := found[id]; ok {
+			out = append(out, *h)
+			delete(found, id) // an ID given twice yields one hit
+		}
+	}
+	return out, nil
+}
+
+// PutBlob stores raw bytes under their sha256 hex hash (idempotent). CodeInvalid if hash is not data's.
+func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
+	if want := sha256Hex(data); hash != want {
+		return rag.Errorf(rag.CodeInvalid, "blob hash %q is not the sha256 of its bytes", hash)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (hash) DO NOTHING`, hash, data, len(data), s.now().UnixMicro())
+		return err
+	})
+	return dbError(err, "put blob")
+}
+
+// GetBlob returns the bytes stored under hash. ErrNotFound.
+func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
+	var data []byte
+	err := s.r.QueryRowContext(ctx, `SELECT data FROM blobs WHERE hash = ?`, hash).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("blob %s: %w", hash, rag.ErrNotFound)
+	}
+	if err != nil {
+		return nil, dbError(err, "get blob")
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}

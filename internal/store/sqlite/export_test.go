@@ -1,0 +1,31 @@
+package sqlite
+
+import (
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// AppliedMigrations counts the rows of schema_migrations.
+func AppliedMigrations(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// CachedVectors is the live vector count of sp in s's cache (-1 when not loaded).
+func CachedVectors(s *Store, sp rag.Space) int { return s.cachedSpace(sp) }
+
+// PruneAllTombstones prunes every tombstone, as the retention eventually does.
+func PruneAllTombstones(t *testing.T, s *Store) {
+	t.Helper()
+	err := s.write(t.Context(), func(tx *sql.Tx) error { return pruneTombstones(t.Context(), tx, time.Now().Add(time.Hour)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+}

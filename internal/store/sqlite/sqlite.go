@@ -1,0 +1,385 @@
+// Package sqlite is ragd's embedded store: one SQLite file (modernc.org/sqlite, pure Go) holding
+// collections, documents and their versions, chunks, an FTS5 keyword index over the shared analyzer's terms,
+// vectors per embedding space, raw uploads and the embedding cache. It implements rag.Store and passes
+// internal/store/storetest.
+//
+// Concurrency: all writes go through one connection with BEGIN IMMEDIATE and a busy timeout, so writers of
+// this process queue in Go and writers of other processes (`ragd ingest` beside `ragd serve`) wait for the
+// file lock instead of failing with SQLITE_BUSY; reads use a separate pool and see WAL snapshots.
+//
+// Vectors are searched exactly, in memory: see vectors.go for how the per-space cache stays in step with the
+// database, also when another process writes.
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// FileName is the database file Open uses when given a directory.
+const FileName = "ragd.db"
+
+// Options tune a Store; the zero value is the default.
+type Options struct {
+	// Clock gives the time stored in timestamps (default time.Now).
+	Clock rag.Clock
+	// BusyTimeout is how long a write waits for another process's write lock (default 30s).
+	BusyTimeout time.Duration
+	// ReadConns is the size of the read pool (default 4).
+	ReadConns int
+	// SearchWorkers is how many goroutines score one vector query (default GOMAXPROCS, at most 8).
+	SearchWorkers int
+	// TombstoneRetention is how long removed-vector records are kept for other processes' caches; a cache
+	// older than that reloads its space in full (default 24h).
+	TombstoneRetention time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 30 * time.Second
+	}
+	if o.ReadConns <= 0 {
+		o.ReadConns = 4
+	}
+	if o.SearchWorkers <= 0 {
+		o.SearchWorkers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	if o.TombstoneRetention <= 0 {
+		o.TombstoneRetention = 24 * time.Hour
+	}
+	return o
+}
+
+// Store is the SQLite implementation of rag.Store. It is safe for concurrent use, and several Stores (in
+// one or several processes) may open the same file.
+type Store struct {
+	path string
+	opts Options
+	w    *sql.DB // exactly one connection; every transaction is BEGIN IMMEDIATE
+	r    *sql.DB // readers
+	vecs *vectorCache
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time
+}
+
+var _ rag.Store = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Open opens (creating if needed) the store at path and applies pending migrations. path is a directory
+// (the database is FileName inside it, the directory is created) or a file path ending in .db, .sqlite or
+// .sqlite3.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	file, err := resolvePath(path)
+	if err != nil {
+		return nil, err
+	}
+	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
+	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", file+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database")
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{path: file, opts: opts, w: w}
+	// The writer connection must exist (and have switched the file to WAL) before readers open it.
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database %s", file)
+	}
+	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", file+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database")
+	}
+	r.SetMaxOpenConns(opts.ReadConns)
+	r.SetMaxIdleConns(opts.ReadConns)
+	r.SetConnMaxIdleTime(0)
+	s.r = r
+	s.vecs = newVectorCache(s)
+	return s, nil
+}
+
+func resolvePath(path string) (string, error) {
+	if path == "" {
+		return "", rag.Errorf(rag.CodeInvalid, "no database path")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return "", rag.Errorf(rag.CodeInvalid, "database path %q contains ? or #", path)
+	}
+	st, err := os.Stat(path)
+	isFile := err == nil && !st.IsDir()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", rag.WrapError(rag.CodeDBError, err, "cannot open the data directory")
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".db", ".sqlite", ".sqlite3":
+		if err != nil { // a new database file
+			isFile = true
+		}
+	}
+	if isFile {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", rag.WrapError(rag.CodeDBError, err, "cannot create the data directory")
+		}
+		return path, nil
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return "", rag.WrapError(rag.CodeDBError, err, "cannot create the data directory")
+	}
+	return filepath.Join(path, FileName), nil
+}
+
+// Path returns the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes both pools and drops the vector cache.
+func (s *Store) Close() error {
+	err := s.r.Close()
+	if err2 := s.w.Close(); err == nil {
+		err = err2
+	}
+	s.vecs.drop()
+	if err != nil {
+		return rag.WrapError(rag.CodeDBError, err, "cannot close the database")
+	}
+	return nil
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		name := filepath.Base(e)
+		n, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number: %w", name, err)
+		}
+		b, err := migrationFS.ReadFile(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{n, name, string(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// LatestMigration is the number of the newest embedded migration.
+func LatestMigration() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+// migrate applies each pending migration in its own transaction together with its schema_migrations row;
+// the write lock taken by BEGIN IMMEDIATE makes concurrent openers (other processes) apply each only once.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return rag.WrapError(rag.CodeInternal, err, "bad embedded migrations")
+	}
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return dbError(err, "create schema_migrations")
+	}
+	for _, m := range ms {
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, m.name, s.now().UnixMicro())
+			return err
+		})
+		if err != nil {
+			return dbError(err, "apply migration %s", m.name)
+		}
+	}
+	return nil
+}
+
+// Ping checks that the database answers and that every embedded migration is applied.
+func (s *Store) Ping(ctx context.Context) error {
+	var v int
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return dbError(err, "ping")
+	}
+	if want := LatestMigration(); v < want {
+		return rag.Errorf(rag.CodeDBError, "database schema is at migration %d, want %d", v, want)
+	}
+	return nil
+}
+
+// write runs fn in a write transaction (BEGIN IMMEDIATE on the single writer connection).
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// read runs fn in a read transaction, so that its statements see one snapshot.
+func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) now() time.Time { return time.UnixMicro(s.opts.Clock().UnixMicro()).UTC() }
+
+func fromMicro(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+// dbError turns err into what Store methods return: sentinels and *rag.Error pass through (wrapped with
+// context), unique violations become ErrConflict, everything else is CodeDBError.
+func dbError(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	msg := fmt.Sprintf(format, args...)
+	var re *rag.Error
+	switch {
+	case errors.As(err, &re), errors.Is(err, rag.ErrNotFound), errors.Is(err, rag.ErrConflict):
+		return fmt.Errorf("%s: %w", msg, err)
+	case isUnique(err):
+		return fmt.Errorf("%s: %w", msg, rag.ErrConflict)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return rag.WrapError(rag.CodeDBError, err, "%s: %v", msg, err)
+	}
+	return rag.WrapError(rag.CodeDBError, err, "database error: %s", msg)
+}
+
+func isUnique(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code()
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// newID returns a random UUID (version 4) string.
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+func marshalJSON(v any, empty string) (string, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return empty, nil
+		}
+	case []string:
+		if len(x) == 0 {
+			return empty, nil
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", rag.WrapError(rag.CodeInvalid, err, "value cannot be stored as JSON")
+	}
+	return string(b), nil
+}
+
+func unmarshalMap(s string) (map[string]any, error) {
+	if s == "" || s == "{}" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func unmarshalStrings(s string) ([]string, error) {
+	if s == "" || s == "[]" {
+		return nil, nil
+	}
+	var l []string
+	if err := json.Unmarshal([]byte(s), &l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// placeholders returns "?, ?, …" for n values.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
