@@ -1,45 +1,125 @@
-// Package server is ragd's HTTP API. All routes are listed in one place (routes); handlers decode, call the
-// app's services and encode — they contain no SQL and no retrieval logic.
+// Package server is ragd's HTTP API and web UI. All routes are listed in one place (routes); handlers decode,
+// call the app's services and encode — they contain no SQL and no retrieval logic. Middleware, outermost
+// first: panic recovery, request log, CORS (answers preflights), API-key authentication of /api/*; chat and
+// search are rate limited per key (or per client IP without keys).
 package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"log/slog"
 	"net/http"
-	"strings"
+	"sync"
+	"time"
 
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// MaxJSONBody is the largest JSON request body accepted by chat and search (10 KB).
+// MaxJSONBody is the largest JSON request body accepted by chat and search (10 KB); larger bodies are 413.
 const MaxJSONBody = 10 * 1024
 
-// Server serves the API over an App.
-type Server struct {
-	app *app.App
-	log *slog.Logger
-	mux *http.ServeMux
+// MaxFilesPerUpload is how many files one upload request may carry.
+const MaxFilesPerUpload = 100
+
+// Enqueuer schedules the processing of a submitted document version. The background job runner implements
+// it; the server calls it after ingest.Pipeline.Submit has recorded a queued document.
+type Enqueuer interface {
+	EnqueueIngest(ctx context.Context, documentID, contentHash string) error
 }
 
-// New returns a Server for a.
-func New(a *app.App) *Server {
-	s := &Server{app: a, log: a.Logger, mux: http.NewServeMux()}
+// Server serves the API and the UI over an App.
+type Server struct {
+	app     *app.App
+	log     *slog.Logger
+	mux     *http.ServeMux
+	handler http.Handler
+	now     func() time.Time
+
+	keys        *keyring
+	cors        corsPolicy
+	chatLimit   *limiter
+	searchLimit *limiter
+
+	enqueuer Enqueuer
+	local    *localQueue // processes uploads in-process when no Enqueuer is given
+
+	closeOnce sync.Once
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithEnqueuer makes uploads schedule their processing through e (the job runner) instead of the server's
+// in-process queue.
+func WithEnqueuer(e Enqueuer) Option { return func(s *Server) { s.enqueuer = e } }
+
+// WithClock replaces the clock of the rate limiters (tests fix time with it).
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// New returns a Server for a. Without WithEnqueuer it starts an in-process ingestion queue with
+// a.Config.IngestWorkers workers, which Close stops.
+func New(a *app.App, opts ...Option) *Server {
+	s := &Server{app: a, log: a.Logger, mux: http.NewServeMux(), now: time.Now}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.keys = newKeyring(a.Config.APIKeys)
+	s.cors = newCORSPolicy(a.Config.CORSOrigins)
+	s.chatLimit = newLimiter(a.Config.RateLimitChat, s.now)
+	s.searchLimit = newLimiter(a.Config.RateLimitSearch, s.now)
+	if s.enqueuer == nil {
+		s.local = newLocalQueue(a.Ingest, a.Store, s.log, a.Config.IngestWorkers)
+		s.enqueuer = s.local
+	}
 	s.routes()
+	s.handler = s.recoverPanics(s.logRequests(s.withCORS(s.authenticate(s.mux))))
 	return s
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// Close stops the in-process ingestion queue (if any), waiting for the documents being processed. Call it
+// after the HTTP server has shut down and before the app is closed.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		if s.local != nil {
+			s.local.close()
+		}
+	})
+	return nil
+}
+
+// routes lists every route of the server.
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
-	s.mux.HandleFunc("POST /api/search", s.handleSearch)
-	s.mux.HandleFunc("POST /api/chat", s.handleChat)
+
+	s.mux.HandleFunc("GET /api/status", s.handleStatus)
+	s.mux.HandleFunc("POST /api/chat", s.limited(s.chatLimit, s.handleChat))
+	s.mux.HandleFunc("POST /api/search", s.limited(s.searchLimit, s.handleSearch))
+
+	s.mux.HandleFunc("GET /api/documents", s.handleListDocuments)
+	s.mux.HandleFunc("POST /api/documents", s.handleCreateDocuments)
+	s.mux.HandleFunc("GET /api/documents/{id}", s.handleGetDocument)
+	s.mux.HandleFunc("PUT /api/documents/{id}", s.handleUpdateDocument)
+	s.mux.HandleFunc("DELETE /api/documents/{id}", s.handleDeleteDocument)
+	s.mux.HandleFunc("GET /api/documents/{id}/chunks", s.handleListChunks)
+
+	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
+	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
+
+	// Anything else under /api/ is a JSON 404 (or 405 from the patterns above), never the UI.
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+
+	s.mux.Handle("GET /{$}", s.page("index.html"))
+	s.mux.Handle("GET /documents", s.page("documents.html"))
+	s.mux.Handle("/", s.assets())
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
@@ -52,109 +132,4 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-}
-
-type searchRequest struct {
-	Query      string     `json:"query"`
-	K          int        `json:"k"`
-	Collection string     `json:"collection"`
-	Filters    rag.Filter `json:"filters"`
-}
-
-func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
-	var req searchRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if strings.TrimSpace(req.Query) == "" {
-		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "query is required"))
-		return
-	}
-	f := req.Filters
-	if req.Collection != "" {
-		f.Collections = append(f.Collections, req.Collection)
-	}
-	res, err := s.app.Retriever.Search(r.Context(), rag.LocalPrincipal, rag.SearchRequest{Query: req.Query, Filter: f, K: req.K})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if res.Hits == nil {
-		res.Hits = []rag.Hit{}
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-type chatRequest struct {
-	Question   string     `json:"question"`
-	History    []rag.Turn `json:"history"`
-	Collection string     `json:"collection"`
-	Filters    rag.Filter `json:"filters"`
-	K          int        `json:"k"`
-}
-
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	var req chatRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	f := req.Filters
-	if req.Collection != "" {
-		f.Collections = append(f.Collections, req.Collection)
-	}
-	ans, err := s.app.Answers.Ask(r.Context(), rag.LocalPrincipal, rag.AskRequest{Question: req.Question, History: req.History, Filter: f, K: req.K}, nil)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, ans)
-}
-
-// decodeJSON reads a JSON body of at most MaxJSONBody bytes into v.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, MaxJSONBody)
-	dec := json.NewDecoder(body)
-	if err := dec.Decode(v); err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			return rag.Errorf(rag.CodePayloadTooLarge, "request body is over %d bytes", MaxJSONBody)
-		case errors.Is(err, io.EOF):
-			return rag.Errorf(rag.CodeInvalid, "request body is empty")
-		}
-		return rag.Errorf(rag.CodeInvalid, "request body is not valid JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return rag.Errorf(rag.CodePayloadTooLarge, "request body is over %d bytes", MaxJSONBody)
-		}
-		return rag.Errorf(rag.CodeInvalid, "request body has data after the JSON value")
-	}
-	return nil
-}
-
-// writeError writes {"error": code, "message": msg} with the code's status. Internal errors are logged with
-// their cause; the client sees only the safe message.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code := rag.ErrorCode(err)
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-		return // the client went away
-	}
-	status := rag.HTTPStatus(code)
-	if status >= 500 {
-		s.log.Error("request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("code", string(code)), slog.Any("err", err))
-	}
-	writeJSON(w, status, map[string]string{"error": string(code), "message": rag.ErrorMessage(err)})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 }

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+func (s *Server) handleListCollections(w http.ResponseWriter, r *http.Request) {
+	cs, err := s.app.Store.ListCollections(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if cs == nil {
+		cs = []*rag.Collection{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"collections": cs})
+}
+
+// collectionRequest is the body of POST /api/collections.
+type collectionRequest struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Settings    map[string]any `json:"settings"`
+}
+
+// handleCreateCollection answers 201 with the collection, 409 conflict when the name exists.
+func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) {
+	var req collectionRequest
+	if err := decodeJSON(w, r, MaxJSONBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	name := strings.TrimSpace(req.Name)
+	switch {
+	case name == "":
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "name is required"))
+		return
+	case len([]rune(name)) > 100:
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "name is over 100 characters"))
+		return
+	}
+	c := &rag.Collection{Name: name, Description: req.Description, Settings: req.Settings, Owner: principalOf(r).ID}
+	if err := s.app.Store.CreateCollection(r.Context(), c); err != nil {
+		if rag.ErrorCode(err) == rag.CodeConflict {
+			err = rag.WrapError(rag.CodeConflict, err, "a collection named %q already exists", name)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, c)
+}
+
+// statusView is GET /api/status: which models are active (the UI shows them) and how much is indexed.
+type statusView struct {
+	Store     string         `json:"store"`
+	Embedder  embedderView   `json:"embedder"`
+	Generator string         `json:"generator"`
+	Documents map[string]int `json:"documents"`
+	Chunks    int            `json:"chunks"`
+	Auth      bool           `json:"auth"`
+	Limits    limitsView     `json:"limits"`
+}
+
+type embedderView struct {
+	Space    string `json:"space"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Dim      int    `json:"dim"`
+	// Lexical is true for the offline hash embedder: it matches words, not meaning.
+	Lexical bool   `json:"lexical"`
+	Note    string `json:"note,omitempty"`
+}
+
+type limitsView struct {
+	ChatPerMinute    int   `json:"chat_per_minute"`
+	SearchPerMinute  int   `json:"search_per_minute"`
+	MaxUploadBytes   int64 `json:"max_upload_bytes"`
+	MaxQuestionChars int   `json:"max_question_chars"`
+	MaxJSONBytes     int   `json:"max_json_bytes"`
+	HistoryTurns     int   `json:"history_turns"`
+}
+
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	cfg := s.app.Config
+	sp := s.app.Embedder.Space()
+	st := statusView{
+		Store:     "sqlite",
+		Embedder:  embedderView{Space: sp.ID(), Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim, Lexical: sp.Provider == "hash"},
+		Generator: s.app.Generator.Name(),
+		Auth:      s.keys.enabled(),
+		Limits: limitsView{
+			ChatPerMinute: cfg.RateLimitChat, SearchPerMinute: cfg.RateLimitSearch, MaxUploadBytes: cfg.MaxUploadBytes,
+			MaxQuestionChars: rag.MaxQuestionChars, MaxJSONBytes: MaxJSONBody, HistoryTurns: rag.MaxHistoryTurns,
+		},
+	}
+	if cfg.DatabaseURL != "" {
+		st.Store = "postgres"
+	}
+	if st.Embedder.Lexical {
+		st.Embedder.Note = "The default hash embedder is lexical: it matches words and word pieces, not meaning. " +
+			"Set RAGD_EMBEDDER to a neural embedder (gemini, openai, or an OpenAI-compatible server) for semantic search."
+	}
+	counts, err := s.documentCounts(r.Context(), principalOf(r))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st.Documents = counts
+	stats, err := s.app.Store.SpaceStats(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st.Chunks = stats.Chunks
+	writeJSON(w, http.StatusOK, st)
+}
+
+// documentCounts counts the visible documents per status, and in total.
+func (s *Server) documentCounts(ctx context.Context, p rag.Principal) (map[string]int, error) {
+	out := map[string]int{}
+	total := 0
+	for _, st := range []rag.Status{rag.StatusQueued, rag.StatusProcessing, rag.StatusReady, rag.StatusFailed} {
+		page, err := s.app.Store.ListDocuments(ctx, p, rag.DocumentQuery{Statuses: []rag.Status{st}, Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		out[string(st)] = page.Total
+		total += page.Total
+	}
+	out["total"] = total
+	return out, nil
+}

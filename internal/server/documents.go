@@ -1,0 +1,524 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// documentView is a document as the API shows it. Progress is a percentage (0–100) of the current work;
+// Pending is true while a new version is queued or being processed (the current version stays searchable).
+type documentView struct {
+	ID           string         `json:"id"`
+	CollectionID string         `json:"collection_id"`
+	ExternalID   string         `json:"external_id"`
+	Title        string         `json:"title"`
+	Source       string         `json:"source"`
+	MediaType    string         `json:"media_type"`
+	Status       rag.Status     `json:"status"`
+	Stage        rag.Stage      `json:"stage"`
+	Progress     int            `json:"progress"`
+	Pending      bool           `json:"pending"`
+	ErrorCode    rag.Code       `json:"error_code,omitempty"`
+	Error        string         `json:"error,omitempty"`
+	Version      int            `json:"version"`
+	ChunkCount   int            `json:"chunk_count"`
+	Size         int64          `json:"size"`
+	ContentHash  string         `json:"content_hash,omitempty"`
+	Tags         []string       `json:"tags"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	Owner        string         `json:"owner"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+	// Outcome is set on upload responses: queued (will be processed) or unchanged (same content as now).
+	Outcome string `json:"outcome,omitempty"`
+	// Versions is set by GET /api/documents/{id}: the committed versions, newest first.
+	Versions []*rag.DocumentVersion `json:"versions,omitempty"`
+}
+
+func viewDocument(d *rag.Document) documentView {
+	tags := d.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return documentView{
+		ID: d.ID, CollectionID: d.CollectionID, ExternalID: d.ExternalID, Title: d.Title, Source: d.Source,
+		MediaType: d.MediaType, Status: d.Status, Stage: d.Stage,
+		Progress: int(math.Round(100 * math.Max(0, math.Min(1, d.Progress)))),
+		Pending:  d.PendingHash != "", ErrorCode: d.ErrorCode, Error: d.Error, Version: d.Version,
+		ChunkCount: d.ChunkCount, Size: d.Size, ContentHash: d.ContentHash, Tags: tags, Metadata: d.Metadata,
+		Owner: d.Owner, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+	}
+}
+
+// ---- listing and reading ----
+
+// mediaAliases lets the type filter use short names.
+var mediaAliases = map[string][]string{
+	"pdf":      {extract.MediaPDF},
+	"docx":     {extract.MediaDOCX},
+	"word":     {extract.MediaDOCX},
+	"md":       {extract.MediaMarkdown, extract.MediaMDX},
+	"markdown": {extract.MediaMarkdown, extract.MediaMDX},
+	"html":     {extract.MediaHTML},
+	"text":     {extract.MediaText},
+	"txt":      {extract.MediaText},
+}
+
+// documentQuery reads GET /api/documents parameters: q (title contains), tag, type, collection, status
+// (each repeatable or comma-separated), created_after/created_before/updated_after/updated_before
+// (RFC 3339 or YYYY-MM-DD; a date-only "before" includes that whole day), limit (1–500, default 50), offset.
+func documentQuery(r *http.Request) (rag.DocumentQuery, error) {
+	v := r.URL.Query()
+	q := rag.DocumentQuery{TitleContains: strings.TrimSpace(v.Get("q")), Limit: 50}
+	q.Tags = listParam(v["tag"])
+	q.Collections = listParam(v["collection"])
+	for _, t := range listParam(v["type"]) {
+		if mts, ok := mediaAliases[strings.ToLower(t)]; ok {
+			q.MediaTypes = append(q.MediaTypes, mts...)
+		} else {
+			q.MediaTypes = append(q.MediaTypes, t)
+		}
+	}
+	for _, st := range listParam(v["status"]) {
+		switch rag.Status(st) {
+		case rag.StatusQueued, rag.StatusProcessing, rag.StatusReady, rag.StatusFailed:
+			q.Statuses = append(q.Statuses, rag.Status(st))
+		default:
+			return q, rag.Errorf(rag.CodeInvalid, "status must be queued, processing, ready or failed (got %q)", st)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		dst  **time.Time
+		end  bool
+	}{
+		{"created_after", &q.CreatedAfter, false}, {"created_before", &q.CreatedBefore, true},
+		{"updated_after", &q.UpdatedAfter, false}, {"updated_before", &q.UpdatedBefore, true},
+	} {
+		s := strings.TrimSpace(v.Get(p.name))
+		if s == "" {
+			continue
+		}
+		t, err := parseTime(s, p.end)
+		if err != nil {
+			return q, rag.Errorf(rag.CodeInvalid, "%s: %v", p.name, err)
+		}
+		*p.dst = &t
+	}
+	var err error
+	if q.Limit, err = intParam(v.Get("limit"), 50, 1, 500); err != nil {
+		return q, rag.Errorf(rag.CodeInvalid, "limit: %v", err)
+	}
+	if q.Offset, err = intParam(v.Get("offset"), 0, 0, math.MaxInt32); err != nil {
+		return q, rag.Errorf(rag.CodeInvalid, "offset: %v", err)
+	}
+	return q, nil
+}
+
+func listParam(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func intParam(s string, def, lo, hi int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be an integer between %d and %d", lo, hi)
+	}
+	return n, nil
+}
+
+// parseTime reads RFC 3339 or a date; endOfDay makes a date mean its last instant (inclusive bounds).
+func parseTime(s string, endOfDay bool) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want RFC 3339 or YYYY-MM-DD, got %q", s)
+	}
+	if endOfDay {
+		t = t.Add(24*time.Hour - time.Nanosecond)
+	}
+	return t, nil
+}
+
+func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) {
+	q, err := documentQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	page, err := s.app.Store.ListDocuments(r.Context(), principalOf(r), q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	docs := make([]documentView, len(page.Documents))
+	for i, d := range page.Documents {
+		docs[i] = viewDocument(d)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"documents": docs, "total": page.Total, "limit": q.Limit, "offset": q.Offset})
+}
+
+func (s *Server) handleGetDocument(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	d, err := s.app.Store.GetDocument(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	versions, err := s.app.Store.ListVersions(r.Context(), p, d.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	v := viewDocument(d)
+	v.Versions = versions
+	if v.Versions == nil {
+		v.Versions = []*rag.DocumentVersion{}
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) handleListChunks(w http.ResponseWriter, r *http.Request) {
+	chunks, err := s.app.Store.ListChunks(r.Context(), principalOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if chunks == nil {
+		chunks = []*rag.Chunk{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"document_id": r.PathValue("id"), "chunks": chunks})
+}
+
+func (s *Server) handleDeleteDocument(w http.ResponseWriter, r *http.Request) {
+	if err := s.app.Store.DeleteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ---- uploads ----
+
+// upload is one file of a request, read whole and checked before anything is stored.
+type upload struct {
+	name string
+	data []byte
+}
+
+// uploadForm is what a request to add documents carries besides the files.
+type uploadForm struct {
+	files      []upload
+	collection string
+	title      string
+	tags       []string
+	metadata   map[string]any
+	externalID string
+	// hasText is true for a JSON request with a "text" field (PUT: a new version from text).
+	hasText bool
+}
+
+// textDocument is the JSON form of POST /api/documents (and PUT /api/documents/{id}).
+type textDocument struct {
+	Title      string         `json:"title"`
+	Text       *string        `json:"text"`
+	Name       string         `json:"name"`
+	ExternalID string         `json:"external_id"`
+	Metadata   map[string]any `json:"metadata"`
+	Tags       []string       `json:"tags"`
+	Collection string         `json:"collection"`
+}
+
+const maxFormField = 64 << 10
+
+// readUploadForm reads a multipart upload (files in field "file"; optional fields collection, title, tags,
+// metadata as JSON, external_id) or a JSON text document. Every file is checked — size (per file, inclusive
+// limit), emptiness and type — before the caller stores any, so a bad file in a batch stores nothing.
+// Errors: CodePayloadTooLarge, CodeUnsupportedMediaType, CodeInvalid.
+// defaultName names a JSON text that has no "name" ("" means its title + ".md").
+func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, defaultName string) (*uploadForm, error) {
+	maxFile := s.app.Config.MaxUploadBytes
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "multipart/form-data":
+		return s.readMultipart(w, r, maxFile)
+	case "application/json":
+		return readTextDocument(w, r, maxFile, defaultName)
+	case "":
+		return nil, rag.Errorf(rag.CodeUnsupportedMediaType, "send multipart/form-data with files in field \"file\", or application/json")
+	}
+	return nil, rag.Errorf(rag.CodeUnsupportedMediaType, "content type %s is not accepted; send multipart/form-data or application/json", ct)
+}
+
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile int64) (*uploadForm, error) {
+	// The whole request may hold several files; the per-file limit is checked on each.
+	maxRequest := 4*maxFile + 1<<20
+	if r.ContentLength > maxRequest {
+		return nil, rag.Errorf(rag.CodePayloadTooLarge, "request is over %d bytes; upload the files in separate requests", maxRequest)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxRequest)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, rag.Errorf(rag.CodeInvalid, "malformed multipart request: %v", err)
+	}
+	f := &uploadForm{}
+	tooBig := func(err error) error {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return rag.Errorf(rag.CodePayloadTooLarge, "request is over %d bytes; upload the files in separate requests", maxRequest)
+		}
+		return rag.Errorf(rag.CodeInvalid, "malformed multipart request: %v", err)
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, tooBig(err)
+		}
+		field := part.FormName()
+		if field == "file" {
+			name := path.Base(strings.ReplaceAll(part.FileName(), `\`, "/"))
+			if name == "" || name == "." || name == "/" {
+				return nil, rag.Errorf(rag.CodeInvalid, "every file needs a file name")
+			}
+			if len(f.files) == MaxFilesPerUpload {
+				return nil, rag.Errorf(rag.CodeInvalid, "at most %d files per request", MaxFilesPerUpload)
+			}
+			data, err := io.ReadAll(io.LimitReader(part, maxFile+1))
+			if err != nil {
+				return nil, tooBig(err)
+			}
+			if int64(len(data)) > maxFile {
+				return nil, rag.Errorf(rag.CodePayloadTooLarge, "%s is over the limit of %d bytes per file", name, maxFile)
+			}
+			f.files = append(f.files, upload{name: name, data: data})
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
+		if err != nil {
+			return nil, tooBig(err)
+		}
+		if len(b) > maxFormField {
+			return nil, rag.Errorf(rag.CodePayloadTooLarge, "form field %q is over %d bytes", field, maxFormField)
+		}
+		val := strings.TrimSpace(string(b))
+		switch field {
+		case "collection":
+			f.collection = val
+		case "title":
+			f.title = val
+		case "external_id":
+			f.externalID = val
+		case "tags":
+			f.tags = append(f.tags, listParam([]string{val})...)
+		case "metadata":
+			if val != "" {
+				if err := json.Unmarshal([]byte(val), &f.metadata); err != nil {
+					return nil, rag.Errorf(rag.CodeInvalid, "metadata must be a JSON object: %v", err)
+				}
+			}
+		}
+	}
+	if len(f.files) == 0 {
+		return nil, rag.Errorf(rag.CodeInvalid, "no file: send the files in multipart field \"file\"")
+	}
+	if len(f.files) > 1 && (f.title != "" || f.externalID != "") {
+		return nil, rag.Errorf(rag.CodeInvalid, "title and external_id apply to a single file")
+	}
+	for _, u := range f.files {
+		if err := checkFile(u); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func readTextDocument(w http.ResponseWriter, r *http.Request, maxFile int64, defaultName string) (*uploadForm, error) {
+	var td textDocument
+	// The text may be as large as a file; JSON escaping and the other fields get some room on top.
+	if err := decodeJSON(w, r, 2*maxFile+maxFormField, &td); err != nil {
+		return nil, err
+	}
+	f := &uploadForm{collection: td.Collection, title: strings.TrimSpace(td.Title), tags: td.Tags,
+		metadata: td.Metadata, externalID: td.ExternalID, hasText: td.Text != nil}
+	if td.Text == nil {
+		return f, nil
+	}
+	name := strings.TrimSpace(td.Name)
+	if name == "" {
+		name = defaultName
+	}
+	if name == "" {
+		if f.title == "" {
+			return nil, rag.Errorf(rag.CodeInvalid, "a text document needs a title or a name")
+		}
+		name = fileSafe(f.title) + ".md"
+	}
+	u := upload{name: path.Base(name), data: []byte(*td.Text)}
+	if int64(len(u.data)) > maxFile {
+		return nil, rag.Errorf(rag.CodePayloadTooLarge, "text is over the limit of %d bytes", maxFile)
+	}
+	if err := checkFile(u); err != nil {
+		return nil, err
+	}
+	f.files = []upload{u}
+	return f, nil
+}
+
+// checkFile refuses empty files and types that cannot be extracted.
+func checkFile(u upload) error {
+	if len(u.data) == 0 {
+		return rag.Errorf(rag.CodeInvalid, "%s is empty", u.name)
+	}
+	if extract.MediaType(u.name, u.data) == "" {
+		return rag.Errorf(rag.CodeUnsupportedMediaType, "%s: unsupported file type (supported: PDF, DOCX, HTML, Markdown, text and source code)", u.name)
+	}
+	return nil
+}
+
+// fileSafe turns a title into a file name stem.
+func fileSafe(title string) string {
+	title = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`/\:*?"<>|`, r) || r < ' ' {
+			return '_'
+		}
+		return r
+	}, title)
+	if len([]rune(title)) > 120 {
+		title = string([]rune(title)[:120])
+	}
+	return title
+}
+
+// handleCreateDocuments stores the uploads, records them queued and schedules their processing; it answers
+// 202 at once with {"documents": [{id, title, status, …}]}. Re-uploading a file name already in the
+// collection is a new version of that document (or "unchanged" when the content is the same).
+func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
+	f, err := s.readUploadForm(w, r, "")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !f.hasText && len(f.files) == 0 {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a text document needs \"text\""))
+		return
+	}
+	p := principalOf(r)
+	out := make([]documentView, 0, len(f.files))
+	for _, u := range f.files {
+		req := ingest.Request{
+			Collection: f.collection, ExternalID: f.externalID, Name: u.name, Title: f.title, Data: u.data,
+			Metadata: f.metadata, Tags: f.tags, Owner: p.ID,
+		}
+		v, err := s.submit(r, p, req)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		out = append(out, v)
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"documents": out})
+}
+
+// submit records one upload and schedules it. A document that cannot be scheduled stays queued and is
+// picked up by the job runner's start-up sweep.
+func (s *Server) submit(r *http.Request, p rag.Principal, req ingest.Request) (documentView, error) {
+	doc, outcome, err := s.app.Ingest.Submit(r.Context(), p, req)
+	if err != nil {
+		return documentView{}, err
+	}
+	if outcome == ingest.Queued {
+		if err := s.enqueuer.EnqueueIngest(r.Context(), doc.ID, doc.PendingHash); err != nil {
+			return documentView{}, rag.WrapError(rag.CodeInternal, err, "%s was stored but could not be scheduled; it is processed at the next start", req.Name)
+		}
+	}
+	v := viewDocument(doc)
+	v.Outcome = string(outcome)
+	return v, nil
+}
+
+// handleUpdateDocument makes a new version from one uploaded file or JSON {"text"}; a JSON body without
+// "text" changes only title, tags and metadata (no new version). The new version is processed in the
+// background while the current one stays searchable.
+func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	doc, err := s.app.Store.GetDocument(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f, err := s.readUploadForm(w, r, doc.Source)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(f.files) == 0 {
+		u := rag.DocumentUpdate{Metadata: f.metadata, Tags: f.tags}
+		if f.title != "" {
+			u.Title = &f.title
+		}
+		d, err := s.app.Store.UpdateDocument(r.Context(), p, doc.ID, u)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, viewDocument(d))
+		return
+	}
+	if len(f.files) > 1 {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a new version is one file"))
+		return
+	}
+	u := f.files[0]
+	// The document keeps its source name (and so its extractor): a file of another type is a new document.
+	if want := extract.MediaType(doc.Source, nil); want != "" && extract.MediaType(u.name, u.data) != want {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a new version of %s must be of the same type (%s); upload %s as a new document", doc.Source, want, u.name))
+		return
+	}
+	coll, err := s.app.Store.GetCollection(r.Context(), doc.CollectionID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	v, err := s.submit(r, p, ingest.Request{
+		Collection: coll.Name, ExternalID: doc.ExternalID, Name: doc.Source, Source: doc.Source, Title: f.title,
+		Data: u.data, Metadata: f.metadata, Tags: f.tags,
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status := http.StatusAccepted
+	if v.Outcome == string(ingest.Unchanged) {
+		status = http.StatusOK
+	}
+	writeJSON(w, status, map[string]any{"documents": []documentView{v}})
+}

@@ -1,0 +1,345 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// fixture returns the path of a shared fixture, relative to this package's directory.
+func fixture(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "fixtures", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s: %v", rel, err)
+	}
+	return p
+}
+
+func readFixture(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(fixture(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// clock is a settable clock for the rate limiters.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// logBuffer collects the server's log output (to check what is never logged).
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// bundle is a real app on a temp-dir SQLite store behind a real HTTP server.
+type bundle struct {
+	app   *app.App
+	srv   *Server
+	ts    *httptest.Server
+	clock *clock
+	logs  *logBuffer
+}
+
+// setup opens an app with the default configuration (rate limits off unless mutate sets them) and serves it.
+func setup(t *testing.T, mutate func(*config.Config)) *bundle {
+	t.Helper()
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.RateLimitChat, cfg.RateLimitSearch = 0, 0
+	cfg.IngestWorkers = 1
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	a, err := app.Open(context.Background(), cfg, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	srv := New(a, WithClock(clk.now))
+	t.Cleanup(func() { _ = srv.Close() })
+	<-srv.local.requeued // so that the start-up sweep does not race the documents a test ingests itself
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return &bundle{app: a, srv: srv, ts: ts, clock: clk, logs: logs}
+}
+
+// ingestFile indexes a fixture synchronously (the CLI's path) and returns the document.
+func (b *bundle) ingestFile(t *testing.T, rel string, mutate func(*ingest.Request)) *rag.Document {
+	t.Helper()
+	req := ingest.Request{Name: filepath.Base(rel), Data: readFixture(t, rel)}
+	if mutate != nil {
+		mutate(&req)
+	}
+	return b.ingest(t, req)
+}
+
+func (b *bundle) ingest(t *testing.T, req ingest.Request) *rag.Document {
+	t.Helper()
+	doc, _, err := b.app.Ingest.Ingest(context.Background(), rag.LocalPrincipal, req)
+	if err != nil {
+		t.Fatalf("ingest %s: %v", req.Name, err)
+	}
+	if doc.Status != rag.StatusReady {
+		t.Fatalf("ingest %s: status %s (%s)", req.Name, doc.Status, doc.Error)
+	}
+	return doc
+}
+
+// request is one HTTP call of a scenario.
+type request struct {
+	method  string
+	path    string
+	headers map[string]string
+	body    io.Reader
+	ctype   string
+}
+
+func (b *bundle) do(t *testing.T, r request) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(r.method, b.ts.URL+r.path, r.body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ctype != "" {
+		req.Header.Set("Content-Type", r.ctype)
+	}
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := b.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// scenario is one row of an HTTP scenario table: the request and what the response must (and must not)
+// contain.
+type scenario struct {
+	name    string
+	method  string
+	path    string
+	headers map[string]string
+	body    func(t *testing.T) (io.Reader, string) // body and content type
+	status  int
+	code    rag.Code // the error code, for error statuses
+	// header values the response must have ("" means the header must be absent).
+	wantHeaders map[string]string
+	contains    []string
+	notContains []string
+	check       func(t *testing.T, resp *http.Response, body []byte)
+}
+
+func (b *bundle) run(t *testing.T, scenarios []scenario) {
+	t.Helper()
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			r := request{method: sc.method, path: sc.path, headers: sc.headers}
+			if sc.body != nil {
+				r.body, r.ctype = sc.body(t)
+			}
+			resp, body := b.do(t, r)
+			if resp.StatusCode != sc.status {
+				t.Fatalf("%s %s: status %d, want %d; body %s", sc.method, sc.path, resp.StatusCode, sc.status, trim(body))
+			}
+			if sc.code != "" {
+				var e errorBody
+				if err := json.Unmarshal(body, &e); err != nil {
+					t.Fatalf("error body %s: %v", trim(body), err)
+				}
+				if e.Error != sc.code || e.Message == "" {
+					t.Fatalf("error body %s, want code %s and a message", trim(body), sc.code)
+				}
+			}
+			for k, v := range sc.wantHeaders {
+				if got := resp.Header.Get(k); got != v {
+					t.Errorf("header %s = %q, want %q", k, got, v)
+				}
+			}
+			for _, s := range sc.contains {
+				if !strings.Contains(string(body), s) {
+					t.Errorf("body does not contain %q: %s", s, trim(body))
+				}
+			}
+			for _, s := range sc.notContains {
+				if strings.Contains(string(body), s) {
+					t.Errorf("body contains %q: %s", s, trim(body))
+				}
+			}
+			if sc.check != nil {
+				sc.check(t, resp, body)
+			}
+		})
+	}
+}
+
+func trim(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "…"
+	}
+	return string(b)
+}
+
+func jsonBody(v any) func(*testing.T) (io.Reader, string) {
+	return func(t *testing.T) (io.Reader, string) {
+		if s, ok := v.(string); ok {
+			return strings.NewReader(s), "application/json"
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.NewReader(b), "application/json"
+	}
+}
+
+// file is one part of a multipart upload.
+type file struct {
+	name string
+	data []byte
+}
+
+func multipartBody(files []file, fields map[string]string) func(*testing.T) (io.Reader, string) {
+	return func(t *testing.T) (io.Reader, string) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		for k, v := range fields {
+			if err := mw.WriteField(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range files {
+			w, err := mw.CreateFormFile("file", f.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(f.data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := mw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return &buf, mw.FormDataContentType()
+	}
+}
+
+func decode[T any](t *testing.T, body []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("decode %s: %v", trim(body), err)
+	}
+	return v
+}
+
+// waitDocument polls GET /api/documents/{id} until the document is no longer queued or processing (or has
+// no pending version), and returns it. It fails the test after a generous deadline; it asserts no timing.
+func (b *bundle) waitDocument(t *testing.T, id string) documentView {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		resp, body := b.do(t, request{method: "GET", path: "/api/documents/" + id})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("get document %s: %d %s", id, resp.StatusCode, trim(body))
+		}
+		d := decode[documentView](t, body)
+		if (d.Status == rag.StatusReady || d.Status == rag.StatusFailed) && !d.Pending {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("document %s still %s/%s", id, d.Status, d.Stage)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct {
+	name string
+	data json.RawMessage
+}
+
+func readEvents(t *testing.T, r io.Reader) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	var cur sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.name != "" {
+				out = append(out, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			cur.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			cur.data = json.RawMessage(strings.TrimPrefix(line, "data: "))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,343 @@
+// ragd UI — the chat page. The answer streams from POST /api/chat as server-sent events (sources, delta…,
+// done | error). Answer markdown is rendered by marked and sanitised by DOMPurify into a DOM fragment;
+// citations [n] are then made clickable by splitting text nodes (no HTML is re-parsed after sanitising).
+'use strict';
+
+(() => {
+  const { el, fetchAPI, errorFrom, ApiError } = ragd;
+  const MAX_QUESTION = 500;
+  const HISTORY_TURNS = 5;
+
+  const $ = (id) => document.getElementById(id);
+  const conversation = $('conversation');
+  const form = $('ask-form');
+  const input = $('question');
+  const sendButton = $('send');
+  const counter = $('counter');
+
+  const state = {
+    history: [],      // [{role, content}] — the last turns, sent with each question
+    busy: false,
+    controller: null, // AbortController of the answer being streamed
+  };
+
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.tagName === 'A' && node.hasAttribute('href')) {
+      node.setAttribute('target', '_blank');
+      node.setAttribute('rel', 'noopener noreferrer');
+    }
+  });
+
+  const PURIFY = {
+    RETURN_DOM_FRAGMENT: true,
+    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
+    FORBID_ATTR: ['style', 'id', 'name'],
+  };
+
+  /** renderAnswer renders markdown text as sanitised DOM with clickable citations for the known sources. */
+  function renderAnswer(text, sources, onCite) {
+    const html = marked.parse(text || '', { gfm: true, breaks: true, async: false });
+    const frag = DOMPurify.sanitize(html, PURIFY);
+    linkCitations(frag, sources, onCite);
+    return frag;
+  }
+
+  /** linkCitations replaces "[n]" in text nodes (outside code and links) with buttons for known sources. */
+  function linkCitations(root, sources, onCite) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (/\[\d{1,3}\]/.test(n.nodeValue) && !n.parentElement?.closest('code, pre, a')) nodes.push(n);
+    }
+    for (const node of nodes) {
+      const parts = node.nodeValue.split(/(\[\d{1,3}\])/);
+      const out = document.createDocumentFragment();
+      for (const part of parts) {
+        const m = /^\[(\d{1,3})\]$/.exec(part);
+        if (m && sources.has(Number(m[1]))) {
+          const n = Number(m[1]);
+          const b = el('button', { type: 'button', class: 'cite', 'data-n': n, 'aria-label': `source ${n}` }, `[${n}]`);
+          b.addEventListener('click', () => onCite(n));
+          out.append(b);
+        } else if (part) {
+          out.append(document.createTextNode(part));
+        }
+      }
+      node.replaceWith(out);
+    }
+  }
+
+  /** citedWords returns the words of the answer's sentences that cite [n], for highlighting in the passage. */
+  function citedWords(answer, n) {
+    const words = new Set();
+    const marker = `[${n}]`;
+    for (const sentence of (answer || '').split(/(?<=[.!?。])\s+|\n+/)) {
+      if (!sentence.includes(marker)) continue;
+      const clean = sentence.replace(/\[\d{1,3}\]/g, ' ');
+      for (const w of clean.match(/[\p{L}\p{N}]+/gu) || []) {
+        if (w.length < 2) continue;
+        words.add(w.toLowerCase());
+        // Korean words carry particles (법안은/법안이): also match the stem without its last syllable.
+        if (w.length >= 3 && /[\uac00-\ud7a3]$/.test(w)) words.add(w.slice(0, -1).toLowerCase());
+      }
+    }
+    return [...words].sort((a, b) => b.length - a.length).slice(0, 80);
+  }
+
+  /** highlight renders passage text into target with the words marked (text nodes only). */
+  function highlight(target, passage, words) {
+    target.replaceChildren();
+    if (!words.length) { target.append(document.createTextNode(passage)); return; }
+    const esc = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const re = new RegExp(`(${esc.join('|')})`, 'giu');
+    let last = 0;
+    for (const m of passage.matchAll(re)) {
+      if (m.index > last) target.append(document.createTextNode(passage.slice(last, m.index)));
+      target.append(el('mark', {}, m[0]));
+      last = m.index + m[0].length;
+    }
+    if (last < passage.length) target.append(document.createTextNode(passage.slice(last)));
+  }
+
+  function pages(s) {
+    if (!s.page_start) return '—';
+    return s.page_end && s.page_end !== s.page_start ? `p. ${s.page_start}–${s.page_end}` : `p. ${s.page_start}`;
+  }
+
+  function fmt(x, digits = 3) { return typeof x === 'number' ? x.toFixed(digits) : '—'; }
+
+  /** openSource shows source n of an answer in the side panel. */
+  function openSource(turn, n) {
+    const s = turn.sources.get(n);
+    if (!s) return;
+    $('source-title').textContent = s.title || s.source || s.document_id;
+    $('source-n').textContent = `[${n}]`;
+    $('source-doc').textContent = s.source || s.document_id;
+    $('source-page').textContent = pages(s);
+    $('source-section').textContent = s.section || '—';
+    $('source-scores').textContent = `vector ${fmt(s.vector_score)} (#${s.vector_rank || '—'}) · keyword ${fmt(s.keyword_score, 2)} (#${s.keyword_rank || '—'}) · fused ${fmt(s.fused_score, 4)}`;
+    highlight($('source-passage'), s.passage || '', citedWords(turn.text, n));
+    const panel = $('source-panel');
+    panel.hidden = false;
+    panel.dataset.n = String(n);
+    $('source-close').focus({ preventScroll: true });
+  }
+
+  function closeSource() { $('source-panel').hidden = true; }
+  $('source-close').addEventListener('click', closeSource);
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') closeSource(); });
+
+  /** debugPanel lists every retrieved passage with its scores and the latency breakdown. */
+  function debugPanel(done) {
+    const info = done.search_info || {};
+    const rows = (done.passages || []).map((p) => el('tr', {},
+      el('td', {}, `[${p.n}]`),
+      el('td', {}, (p.title || p.source || '').slice(0, 48)),
+      el('td', {}, pages(p)),
+      el('td', { class: 'num' }, `${fmt(p.vector_score)} #${p.vector_rank || '—'}`),
+      el('td', { class: 'num' }, `${fmt(p.keyword_score, 2)} #${p.keyword_rank || '—'}`),
+      el('td', { class: 'num' }, fmt(p.fused_score, 4)),
+      el('td', { class: 'num' }, fmt(p.score, 4))));
+    const table = el('table', {},
+      el('thead', {}, el('tr', {}, ...['#', 'document', 'page', 'vector', 'keyword', 'fused', 'score'].map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows));
+    const ms = (x) => `${fmt(x, 1)} ms`;
+    const latency = el('p', { class: 'latency' },
+      el('span', {}, `embed ${ms(info.embed_ms)}`),
+      el('span', {}, `vector ${ms(info.vector_ms)} (${info.vector_candidates ?? 0} candidates)`),
+      el('span', {}, `keyword ${ms(info.keyword_ms)} (${info.keyword_candidates ?? 0} candidates)`),
+      el('span', {}, `retrieve ${ms(info.retrieve_ms)}`),
+      el('span', {}, `generate ${ms(info.generate_ms)}`),
+      el('span', {}, `total ${ms(info.latency_ms)}`),
+      el('span', {}, `history ${info.history_turns ?? 0} turns`),
+      el('span', {}, `generator ${done.generator || ''}`));
+    return el('details', { class: 'debug' },
+      el('summary', {}, `retrieval: ${info.chunks_retrieved ?? 0} passages · ${ms(info.latency_ms)}`),
+      rows.length ? table : el('p', {}, 'no passage cleared the threshold'),
+      latency);
+  }
+
+  function scrollDown() { conversation.scrollTop = conversation.scrollHeight; }
+
+  function addUser(text) {
+    conversation.append(el('article', { class: 'msg msg-user' }, text));
+  }
+
+  /** Turn is one assistant answer as it streams. */
+  function newTurn() {
+    const answerEl = el('div', { class: 'answer' });
+    const typing = el('span', { class: 'typing', 'aria-label': 'answering' }, el('span'), el('span'), el('span'));
+    const box = el('article', { class: 'msg msg-assistant streaming', 'data-state': 'waiting' }, typing, answerEl);
+    conversation.append(box);
+    const turn = { box, answerEl, typing, text: '', sources: new Map(), frame: 0 };
+    turn.render = () => {
+      if (turn.frame) return;
+      turn.frame = requestAnimationFrame(() => {
+        turn.frame = 0;
+        turn.answerEl.replaceChildren(renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n)));
+        scrollDown();
+      });
+    };
+    return turn;
+  }
+
+  function setSources(turn, list) {
+    turn.sources = new Map((list || []).map((s) => [s.n, s]));
+  }
+
+  function finish(turn, done) {
+    if (turn.frame) { cancelAnimationFrame(turn.frame); turn.frame = 0; }
+    turn.typing.remove();
+    turn.box.classList.remove('streaming');
+    if (done.passages) setSources(turn, done.passages);
+    turn.text = done.answer || '';
+    const frag = renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n));
+    turn.answerEl.replaceChildren(frag);
+    if (done.truncated) {
+      turn.box.insertBefore(el('p', { class: 'notice' }, `질문이 ${MAX_QUESTION}자를 넘어 잘라서 답했습니다. (The question was truncated to ${MAX_QUESTION} characters.)`), turn.answerEl);
+    }
+    turn.box.append(debugPanel(done));
+    turn.box.dataset.state = 'done';
+    scrollDown();
+  }
+
+  function fail(turn, err) {
+    if (turn.frame) { cancelAnimationFrame(turn.frame); turn.frame = 0; }
+    turn.typing.remove();
+    turn.box.classList.remove('streaming');
+    turn.box.classList.add('msg-error');
+    if (turn.text) turn.answerEl.replaceChildren(renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n)));
+    const e = err instanceof ApiError ? err : new ApiError('network', String(err && err.message || err));
+    turn.box.append(el('p', { class: 'error-text', 'data-code': e.code }, e.human()));
+    turn.box.dataset.state = 'error';
+    scrollDown();
+  }
+
+  /** sse yields {event, data} from a text/event-stream response body. */
+  async function* sse(resp) {
+    const reader = resp.body.getReader();
+    const decoder = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        let event = 'message';
+        const data = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (data.length) yield { event, data: JSON.parse(data.join('\n')) };
+      }
+    }
+  }
+
+  async function ask(question) {
+    state.busy = true;
+    sendButton.disabled = true;
+    addUser(question);
+    const turn = newTurn();
+    scrollDown();
+    const controller = new AbortController();
+    state.controller = controller;
+    const body = { question, history: state.history.slice(-HISTORY_TURNS), stream: true };
+    try {
+      const resp = await fetchAPI('/api/chat', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      if (!resp.ok) throw await errorFrom(resp);
+      let done = null;
+      if ((resp.headers.get('Content-Type') || '').includes('application/json')) {
+        done = await resp.json();
+      } else {
+        for await (const ev of sse(resp)) {
+          if (ev.event === 'sources') {
+            setSources(turn, ev.data.sources);
+            turn.box.dataset.state = 'streaming';
+          } else if (ev.event === 'delta') {
+            turn.typing.hidden = true;
+            turn.text += ev.data.text || '';
+            turn.render();
+          } else if (ev.event === 'done') {
+            done = ev.data;
+          } else if (ev.event === 'error') {
+            throw new ApiError(ev.data.error || 'internal', ev.data.message || '');
+          }
+        }
+      }
+      if (!done) throw new ApiError('network', 'the answer stream ended early');
+      finish(turn, done);
+      state.history.push({ role: 'user', content: done.question || question }, { role: 'assistant', content: done.answer || '' });
+      state.history = state.history.slice(-2 * HISTORY_TURNS);
+    } catch (err) {
+      if (err && err.name === 'AbortError') { turn.box.remove(); return; }
+      fail(turn, err);
+    } finally {
+      if (state.controller === controller) state.controller = null;
+      state.busy = false;
+      sendButton.disabled = false;
+    }
+  }
+
+  function submit() {
+    const q = input.value.trim();
+    if (state.busy) return;
+    if (!q) {
+      const box = el('article', { class: 'msg msg-assistant msg-error', 'data-state': 'error' },
+        el('p', { class: 'error-text', 'data-code': 'question_required' }, ragd.MESSAGES.question_required));
+      conversation.append(box);
+      scrollDown();
+      return;
+    }
+    input.value = '';
+    updateCounter();
+    autosize();
+    ask(q);
+  }
+
+  form.addEventListener('submit', (e) => { e.preventDefault(); submit(); });
+
+  // Korean (and any) IME: Enter that confirms a composition must not send. keydown during composition has
+  // isComposing (keyCode 229 in older engines); Safari fires compositionend before that keydown, so a flag
+  // cleared one tick later covers it.
+  let composing = false;
+  input.addEventListener('compositionstart', () => { composing = true; });
+  input.addEventListener('compositionend', () => { setTimeout(() => { composing = false; }, 0); });
+  input.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.shiftKey) return;
+    if (e.isComposing || e.keyCode === 229 || composing) return;
+    e.preventDefault();
+    submit();
+  });
+
+  function updateCounter() {
+    const n = [...input.value].length;
+    counter.textContent = n ? `${n}/${MAX_QUESTION}` : '';
+    counter.classList.toggle('over', n > MAX_QUESTION);
+    counter.title = n > MAX_QUESTION ? 'longer questions are truncated to 500 characters' : '';
+  }
+  function autosize() {
+    input.style.height = 'auto';
+    input.style.height = Math.min(input.scrollHeight, 160) + 'px';
+  }
+  input.addEventListener('input', () => { updateCounter(); autosize(); });
+
+  $('new-conversation').addEventListener('click', () => {
+    if (state.controller) state.controller.abort();
+    state.history = [];
+    closeSource();
+    for (const m of [...conversation.children]) if (m.id !== 'welcome') m.remove();
+    input.focus();
+  });
+
+  ragd.renderStatus($('model-status'));
+  input.focus();
+})();

@@ -1,0 +1,204 @@
+// ragd UI — shared by the chat and documents pages: API calls with the API key, error messages, the
+// model status line and a tiny DOM helper. Everything user- or document-provided is put into the page as
+// text (textContent), never as HTML; only sanitised markdown output (chat.js) is HTML.
+'use strict';
+
+const ragd = (() => {
+  const KEY_STORAGE = 'ragd.apiKey';
+
+  // Human messages for the API's error codes (SPEC.md "Errors"); the server's own message follows them.
+  const MESSAGES = {
+    question_required: '질문을 입력해주세요. (Please enter a question.)',
+    invalid_request: '요청이 올바르지 않습니다. (Invalid request.)',
+    unauthorized: 'API 키가 없거나 올바르지 않습니다. (Missing or wrong API key.)',
+    forbidden: '허용되지 않은 요청입니다. (Not allowed.)',
+    not_found: '찾을 수 없습니다. (Not found.)',
+    conflict: '이미 있습니다. (Already exists.)',
+    payload_too_large: '요청이나 파일이 너무 큽니다. (Too large.)',
+    unsupported_media_type: '지원하지 않는 파일 형식입니다. (Unsupported file type.)',
+    rate_limited: '요청이 너무 많습니다. 잠시 후 다시 시도하세요. (Too many requests; try again shortly.)',
+    db_error: '데이터 조회 중 오류가 발생했습니다. (Database error.)',
+    internal: '서버 내부 오류가 발생했습니다. (Internal error.)',
+    embedding_failed: '임베딩 생성 중 오류가 발생했습니다. (Embedding failed.)',
+    llm_failed: '답변 생성 중 오류가 발생했습니다. (Answer generation failed.)',
+    network: '서버에 연결할 수 없습니다. (Cannot reach the server.)',
+  };
+
+  /** ApiError is an error response of the API, or a network failure (code "network"). */
+  class ApiError extends Error {
+    constructor(code, message, status, retryAfter) {
+      super(message || code);
+      this.code = code;
+      this.status = status || 0;
+      this.retryAfter = retryAfter || '';
+    }
+    /** human is the text shown to the user: the code's message, then the server's details. */
+    human() {
+      const base = MESSAGES[this.code] || MESSAGES.internal;
+      let s = base;
+      if (this.message && this.message !== this.code && this.code !== 'network') s += ' — ' + this.message;
+      if (this.retryAfter) s += ` (${this.retryAfter}s)`;
+      return s;
+    }
+  }
+
+  function apiKey() {
+    try { return sessionStorage.getItem(KEY_STORAGE) || ''; } catch (_) { return ''; }
+  }
+  function setApiKey(k) {
+    try { sessionStorage.setItem(KEY_STORAGE, k); } catch (_) { /* private mode: key lives in memory only */ }
+    memoryKey = k;
+  }
+  let memoryKey = '';
+  function currentKey() { return apiKey() || memoryKey; }
+
+  function withKey(headers) {
+    const h = Object.assign({}, headers || {});
+    const k = currentKey();
+    if (k) h['X-RAG-API-Key'] = k;
+    return h;
+  }
+
+  /** errorFrom turns a non-2xx response into an ApiError. */
+  async function errorFrom(resp) {
+    let code = 'internal', message = `HTTP ${resp.status}`;
+    try {
+      const body = await resp.json();
+      if (body && body.error) { code = body.error; message = body.message || ''; }
+    } catch (_) { /* not JSON */ }
+    return new ApiError(code, message, resp.status, resp.headers.get('Retry-After'));
+  }
+
+  /**
+   * fetchAPI calls the API with the session's key. On 401 it asks for a key once and retries. It resolves
+   * to the Response (ok or not) and rejects with ApiError("network") when the server cannot be reached.
+   */
+  async function fetchAPI(path, opts = {}, retried = false) {
+    let resp;
+    try {
+      resp = await fetch(path, Object.assign({}, opts, { headers: withKey(opts.headers) }));
+    } catch (e) {
+      if (e && e.name === 'AbortError') throw e;
+      throw new ApiError('network', String(e && e.message || e));
+    }
+    if (resp.status === 401 && !retried) {
+      const err = await errorFrom(resp);
+      if (await askKey(err.human())) return fetchAPI(path, opts, true);
+      return new Response(JSON.stringify({ error: err.code, message: err.message }), { status: 401, headers: { 'Content-Type': 'application/json' } });
+    }
+    return resp;
+  }
+
+  /** api calls the API and returns its JSON body, or throws ApiError. */
+  async function api(path, opts = {}) {
+    const resp = await fetchAPI(path, opts);
+    if (!resp.ok) throw await errorFrom(resp);
+    if (resp.status === 204) return null;
+    return resp.json();
+  }
+
+  /**
+   * upload sends FormData with XMLHttpRequest (fetch has no upload progress). onProgress gets 0..1.
+   * Resolves to the parsed JSON body; rejects with ApiError.
+   */
+  function upload(method, path, form, onProgress, retried = false) {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(method, path);
+      const h = withKey({});
+      for (const k of Object.keys(h)) xhr.setRequestHeader(k, h[k]);
+      xhr.upload.onprogress = (e) => { if (e.lengthComputable && onProgress) onProgress(e.loaded / e.total); };
+      xhr.onerror = () => reject(new ApiError('network', 'upload failed'));
+      xhr.onload = async () => {
+        let body = null;
+        try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
+        if (xhr.status >= 200 && xhr.status < 300) { resolve(body); return; }
+        const err = new ApiError(body && body.error || 'internal', body && body.message || `HTTP ${xhr.status}`, xhr.status, xhr.getResponseHeader('Retry-After'));
+        if (xhr.status === 401 && !retried && await askKey(err.human())) {
+          upload(method, path, form, onProgress, true).then(resolve, reject);
+          return;
+        }
+        reject(err);
+      };
+      xhr.send(form);
+    });
+  }
+
+  let keyPrompt = null;
+  /** askKey shows the API-key dialog (once at a time) and resolves true when a key was entered. */
+  function askKey(reason) {
+    if (keyPrompt) return keyPrompt;
+    keyPrompt = new Promise((resolve) => {
+      const dlg = el('dialog', { class: 'key-dialog', id: 'key-dialog' });
+      const input = el('input', { type: 'password', id: 'api-key-input', autocomplete: 'off', placeholder: 'API key', 'aria-label': 'API key' });
+      const form = el('form', { method: 'dialog' },
+        el('strong', {}, 'API 키 (API key)'),
+        el('p', { class: 'hint' }, reason || 'This server requires an API key.'),
+        input,
+        el('p', { class: 'hint' }, 'The key is kept in this browser tab only (sessionStorage).'),
+        el('div', { class: 'row' },
+          el('button', { type: 'button', class: 'secondary', id: 'api-key-cancel' }, 'Cancel'),
+          el('button', { type: 'submit', class: 'primary', id: 'api-key-save' }, 'Use key')));
+      dlg.append(form);
+      document.body.append(dlg);
+      const finish = (ok) => {
+        dlg.close();
+        dlg.remove();
+        keyPrompt = null;
+        resolve(ok);
+      };
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        const k = input.value.trim();
+        if (!k) return;
+        setApiKey(k);
+        finish(true);
+      });
+      form.querySelector('#api-key-cancel').addEventListener('click', () => finish(false));
+      dlg.addEventListener('cancel', (e) => { e.preventDefault(); finish(false); });
+      dlg.showModal();
+      input.focus();
+    });
+    return keyPrompt;
+  }
+
+  /**
+   * el creates an element. attrs are set as attributes (no event handlers, no HTML); children are nodes or
+   * strings (inserted as text).
+   */
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === false || v === null || v === undefined) continue;
+      e.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of children) {
+      if (c === null || c === undefined || c === false) continue;
+      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+
+  /** renderStatus fills the header's model line: which embedder and generator are active. */
+  async function renderStatus(target) {
+    try {
+      const st = await api('/api/status');
+      const parts = [];
+      const emb = st.embedder || {};
+      parts.push(el('span', { id: 'status-embedder' }, 'embedder: ' + (emb.space || '?')));
+      if (emb.lexical) {
+        parts.push(el('span', { class: 'lexical', id: 'status-lexical', title: emb.note || '' },
+          'lexical (hash) — matches words, not meaning'));
+      }
+      parts.push(el('span', { id: 'status-generator' }, 'generator: ' + (st.generator || '?')));
+      if (st.documents) parts.push(el('span', { id: 'status-documents' }, `${st.documents.ready || 0} ready / ${st.documents.total || 0} documents · ${st.chunks || 0} chunks`));
+      target.replaceChildren(...parts);
+      return st;
+    } catch (e) {
+      target.replaceChildren(el('span', { class: 'lexical' }, e instanceof ApiError ? e.human() : String(e)));
+      return null;
+    }
+  }
+
+  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, MESSAGES };
+})();

@@ -1,0 +1,194 @@
+// ragd UI — the documents page: drag-and-drop (or picker) upload of many files with per-file progress, the
+// document list with filters and paging, live status while documents are processed, delete and new version.
+'use strict';
+
+(() => {
+  const { el, api, upload, ApiError } = ragd;
+  const $ = (id) => document.getElementById(id);
+  const PAGE = 50;
+  const state = { offset: 0, total: 0, active: 0, timer: 0, pendingUploads: 0, versionTarget: null };
+
+  const TYPE_LABELS = {
+    'application/pdf': 'PDF',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'Word',
+    'text/markdown': 'Markdown',
+    'text/mdx': 'MDX',
+    'text/html': 'HTML',
+    'text/plain': 'text',
+  };
+  function typeLabel(mt) {
+    if (TYPE_LABELS[mt]) return TYPE_LABELS[mt];
+    if (mt && mt.startsWith('text/x-')) return 'code (' + mt.slice(7) + ')';
+    return mt || '—';
+  }
+
+  function errText(e) { return e instanceof ApiError ? e.human() : String(e && e.message || e); }
+
+  // ---- upload ----
+  const dropzone = $('dropzone');
+  const fileInput = $('file-input');
+  $('pick').addEventListener('click', () => fileInput.click());
+  fileInput.addEventListener('change', () => { uploadFiles([...fileInput.files]); fileInput.value = ''; });
+  for (const ev of ['dragenter', 'dragover']) {
+    dropzone.addEventListener(ev, (e) => { e.preventDefault(); dropzone.classList.add('over'); });
+  }
+  for (const ev of ['dragleave', 'drop']) {
+    dropzone.addEventListener(ev, (e) => { e.preventDefault(); dropzone.classList.remove('over'); });
+  }
+  dropzone.addEventListener('drop', (e) => uploadFiles([...(e.dataTransfer?.files || [])]));
+
+  /** uploadFiles sends each file in its own request so that each has its own progress and result. */
+  function uploadFiles(files) {
+    for (const f of files) uploadOne(f);
+  }
+
+  async function uploadOne(file) {
+    const bar = el('progress', { max: 1, value: 0 });
+    const result = el('span', { class: 'result' }, 'uploading…');
+    const item = el('li', { 'data-file': file.name }, el('span', { class: 'name', title: file.name }, file.name), bar, result);
+    $('uploads').prepend(item);
+    const form = new FormData();
+    form.append('file', file, file.name);
+    const coll = $('upload-collection').value.trim();
+    const tags = $('upload-tags').value.trim();
+    if (coll) form.append('collection', coll);
+    if (tags) form.append('tags', tags);
+    state.pendingUploads++;
+    try {
+      const body = await upload('POST', '/api/documents', form, (p) => { bar.value = p; });
+      bar.value = 1;
+      const d = body && body.documents && body.documents[0];
+      result.textContent = d ? (d.outcome === 'unchanged' ? 'unchanged (same content)' : 'uploaded — ' + d.status) : 'uploaded';
+      result.classList.add('ok');
+      item.dataset.state = 'ok';
+    } catch (e) {
+      result.textContent = errText(e);
+      result.classList.add('bad');
+      item.dataset.state = 'error';
+    } finally {
+      state.pendingUploads--;
+      refresh();
+    }
+  }
+
+  // ---- list ----
+  function query() {
+    const p = new URLSearchParams();
+    const q = $('f-q').value.trim();
+    const tag = $('f-tag').value.trim();
+    const type = $('f-type').value;
+    const status = $('f-status').value;
+    const from = $('f-from').value;
+    const to = $('f-to').value;
+    if (q) p.set('q', q);
+    if (tag) p.set('tag', tag);
+    if (type) p.set('type', type);
+    if (status) p.set('status', status);
+    if (from) p.set('created_after', from);
+    if (to) p.set('created_before', to);
+    p.set('limit', String(PAGE));
+    p.set('offset', String(state.offset));
+    return p.toString();
+  }
+
+  function statusCell(d) {
+    const cell = el('td', { 'data-label': 'status' });
+    cell.append(el('span', { class: 'badge ' + d.status, 'data-status': d.status }, d.status));
+    const working = d.status === 'queued' || d.status === 'processing' || d.pending;
+    if (working) {
+      const what = d.pending && d.status === 'ready' ? `new version: ${d.stage}` : d.stage;
+      cell.append(' ', el('span', { class: 'sub' }, `${what} ${d.progress}%`));
+      cell.append(el('progress', { max: 100, value: d.progress }));
+    }
+    if (d.error) cell.append(el('div', { class: 'doc-error' }, d.error));
+    return cell;
+  }
+
+  function row(d) {
+    const tags = (d.tags || []).join(', ');
+    const del = el('button', { type: 'button', class: 'secondary danger', 'data-action': 'delete' }, 'delete');
+    del.addEventListener('click', () => remove(d));
+    const ver = el('button', { type: 'button', class: 'secondary', 'data-action': 'version' }, 'new version');
+    ver.addEventListener('click', () => { state.versionTarget = d; $('version-input').click(); });
+    const updated = new Date(d.updated_at);
+    return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': d.status, 'data-title': d.title },
+      el('td', { 'data-label': 'title' },
+        el('div', { class: 'title' }, d.title || d.source),
+        el('div', { class: 'sub' }, d.source + (tags ? ' · tags: ' + tags : ''))),
+      el('td', { 'data-label': 'type' }, typeLabel(d.media_type)),
+      statusCell(d),
+      el('td', { 'data-label': 'chunks' }, String(d.chunk_count)),
+      el('td', { 'data-label': 'version' }, String(d.version)),
+      el('td', { 'data-label': 'updated' }, isNaN(updated) ? '' : updated.toLocaleString()),
+      el('td', {}, el('div', { class: 'doc-actions' }, ver, del)));
+  }
+
+  let inflight = false;
+  async function refresh() {
+    if (inflight) return;
+    inflight = true;
+    try {
+      const page = await api('/api/documents?' + query());
+      const docs = page.documents || [];
+      state.total = page.total || 0;
+      state.active = docs.filter((d) => d.status === 'queued' || d.status === 'processing' || d.pending).length;
+      $('doc-rows').replaceChildren(...docs.map(row));
+      $('doc-empty').hidden = docs.length > 0;
+      $('page-info').textContent = state.total ? `${state.offset + 1}–${state.offset + docs.length} of ${state.total}` : '';
+      $('prev').disabled = state.offset === 0;
+      $('next').disabled = state.offset + docs.length >= state.total;
+    } catch (e) {
+      $('doc-rows').replaceChildren(el('tr', {}, el('td', { colspan: 7, class: 'doc-error' }, errText(e))));
+    } finally {
+      inflight = false;
+      schedule();
+    }
+  }
+
+  /** schedule polls quickly while something is being processed, slowly otherwise. */
+  function schedule() {
+    clearTimeout(state.timer);
+    const busy = state.active > 0 || state.pendingUploads > 0;
+    state.timer = setTimeout(refresh, busy ? 1000 : 8000);
+  }
+
+  async function remove(d) {
+    if (!confirm(`Delete “${d.title}”? Its chunks are removed from search.`)) return;
+    try {
+      await api('/api/documents/' + encodeURIComponent(d.id), { method: 'DELETE' });
+    } catch (e) {
+      alert(errText(e));
+    }
+    refresh();
+  }
+
+  $('version-input').addEventListener('change', async () => {
+    const input = $('version-input');
+    const d = state.versionTarget;
+    const file = input.files[0];
+    input.value = '';
+    if (!d || !file) return;
+    const form = new FormData();
+    form.append('file', file, file.name);
+    try {
+      await upload('PUT', '/api/documents/' + encodeURIComponent(d.id), form, null);
+    } catch (e) {
+      alert(errText(e));
+    }
+    refresh();
+  });
+
+  let debounce = 0;
+  $('filters').addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => { state.offset = 0; refresh(); }, 250);
+  });
+  $('filters').addEventListener('submit', (e) => e.preventDefault());
+  $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); refresh(); });
+  $('next').addEventListener('click', () => { state.offset += PAGE; refresh(); });
+
+  ragd.renderStatus($('model-status')).then((st) => {
+    if (st && st.limits) $('limit-hint').textContent = `up to ${Math.round(st.limits.max_upload_bytes / 1048576 * 10) / 10} MB per file`;
+  });
+  refresh();
+})();
