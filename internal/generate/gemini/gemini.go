@@ -1,0 +1,223 @@
+// Package gemini answers with the Gemini API (google.golang.org/genai): generateContent, or
+// streamGenerateContent when the caller streams, with ragd's system instruction, the history as user/model
+// turns, temperature 0.3, 2048 output tokens and thinking off for flash models.
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/provider"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Defaults.
+const (
+	DefaultModel           = "gemini-2.5-flash"
+	DefaultTemperature     = 0.3
+	DefaultMaxOutputTokens = 2048
+	// DefaultTimeout bounds one attempt, the whole stream included.
+	DefaultTimeout = 120 * time.Second
+)
+
+// Config configures a Generator. Only APIKey is required.
+type Config struct {
+	// APIKey is the Gemini API key (GEMINI_API_KEY or GOOGLE_API_KEY).
+	APIKey string
+	// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL).
+	BaseURL string
+	// Model is the model (default DefaultModel); a "models/" prefix is accepted.
+	Model string
+	// Temperature (default DefaultTemperature; set a negative value for the model's own default).
+	Temperature float64
+	// MaxOutputTokens bounds the answer (default DefaultMaxOutputTokens).
+	MaxOutputTokens int
+	// Timeout bounds one attempt (default DefaultTimeout).
+	Timeout time.Duration
+	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
+	HTTPClient *http.Client
+	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
+	MaxConcurrency int
+	// Retry is the retry policy (zero value: provider defaults).
+	Retry provider.Retry
+	// Budget bounds the context (zero value: generate defaults).
+	Budget generate.Budget
+}
+
+// Generator is a rag.Generator backed by the Gemini API.
+type Generator struct {
+	client *genai.Client
+	caller *provider.Caller
+	model  string
+	cfg    Config
+}
+
+var _ rag.Generator = (*Generator)(nil)
+
+// New returns a Generator for cfg. It makes no request.
+func New(ctx context.Context, cfg Config) (*Generator, error) {
+	if cfg.APIKey == "" {
+		return nil, errors.New("gemini generator: an API key is required (GEMINI_API_KEY or GOOGLE_API_KEY)")
+	}
+	model := strings.TrimPrefix(cfg.Model, "models/")
+	if model == "" {
+		model = DefaultModel
+	}
+	if cfg.Temperature == 0 {
+		cfg.Temperature = DefaultTemperature
+	}
+	if cfg.MaxOutputTokens <= 0 {
+		cfg.MaxOutputTokens = DefaultMaxOutputTokens
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	caller := provider.New(provider.Policy{Provider: "gemini", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
+		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
+		Explain: provider.ExplainGemini})
+	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI,
+		HTTPClient: caller.HTTPClient(cfg.HTTPClient)}
+	if cfg.BaseURL != "" {
+		cc.HTTPOptions.BaseURL = cfg.BaseURL
+	}
+	client, err := genai.NewClient(ctx, cc)
+	if err != nil {
+		return nil, fmt.Errorf("gemini generator: %w", err)
+	}
+	go generate.WarmTokenizer()
+	return &Generator{client: client, caller: caller, model: model, cfg: cfg}, nil
+}
+
+// Name is "gemini/<model>".
+func (g *Generator) Name() string { return "gemini/" + g.model }
+
+// config is the generation config: thinking is turned off for flash models, whose answers from given
+// passages do not need it and would only be slower (Gemini 2.5 takes a zero budget, Gemini 3 a minimal
+// level).
+func (g *Generator) config(system string) *genai.GenerateContentConfig {
+	c := &genai.GenerateContentConfig{
+		SystemInstruction:     genai.NewContentFromText(system, genai.RoleUser),
+		MaxOutputTokens:       int32(g.cfg.MaxOutputTokens),
+		AutomaticContinuation: genai.Ptr(false),
+	}
+	if g.cfg.Temperature >= 0 {
+		c.Temperature = genai.Ptr(float32(g.cfg.Temperature))
+	}
+	if strings.Contains(g.model, "flash") && !strings.Contains(g.model, "tts") && !strings.Contains(g.model, "image") {
+		switch {
+		case strings.HasPrefix(g.model, "gemini-2.5"):
+			c.ThinkingConfig = &genai.ThinkingConfig{ThinkingBudget: genai.Ptr[int32](0)}
+		case strings.HasPrefix(g.model, "gemini-3"):
+			c.ThinkingConfig = &genai.ThinkingConfig{ThinkingLevel: genai.ThinkingLevelMinimal}
+		}
+	}
+	return c
+}
+
+// Generate answers req from its passages; with onDelta it streams.
+func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDelta func(string) error) (*rag.Generation, error) {
+	p := generate.BuildPrompt(req, g.cfg.Budget)
+	var contents []*genai.Content
+	for _, t := range p.Turns() {
+		role := genai.Role(genai.RoleUser)
+		if t.Role == rag.RoleAssistant {
+			role = genai.RoleModel
+		}
+		contents = append(contents, genai.NewContentFromText(t.Content, role))
+	}
+	cfg := g.config(p.System)
+	st := generate.NewStream(onDelta)
+	gen := &rag.Generation{Model: g.Name()}
+	err := g.caller.Do(ctx, func(ctx context.Context) error {
+		st.Reset()
+		if onDelta == nil {
+			resp, err := g.client.Models.GenerateContent(ctx, g.model, contents, cfg)
+			if err != nil {
+				return err
+			}
+			done, err := collect(resp, st, gen)
+			if err != nil {
+				return err
+			}
+			if !done {
+				return provider.BadResponse("the answer has no finish reason")
+			}
+			return checkText(st.Text())
+		}
+		finished := false
+		for resp, err := range g.client.Models.GenerateContentStream(ctx, g.model, contents, cfg) {
+			if err != nil {
+				return st.Fail(err)
+			}
+			done, err := collect(resp, st, gen)
+			if err != nil {
+				return err
+			}
+			finished = finished || done
+		}
+		if !finished {
+			return st.Fail(provider.ErrIncomplete)
+		}
+		return checkText(st.Text())
+	})
+	if st.CallbackErr != nil {
+		return nil, st.CallbackErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	gen.Text = st.Text()
+	return gen, nil
+}
+
+// collect adds the text of a response (or stream chunk) and its usage; done reports a finish reason.
+func collect(resp *genai.GenerateContentResponse, st *generate.Stream, gen *rag.Generation) (done bool, err error) {
+	if resp == nil {
+		return false, nil
+	}
+	if u := resp.UsageMetadata; u != nil {
+		gen.InputTokens, gen.OutputTokens = int(u.PromptTokenCount), int(u.CandidatesTokenCount)
+	}
+	if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
+		return false, provider.BadResponse("the question was blocked (%s)", pf.BlockReason)
+	}
+	if len(resp.Candidates) == 0 {
+		return false, nil
+	}
+	c := resp.Candidates[0]
+	if c.Content != nil {
+		for _, part := range c.Content.Parts {
+			if part == nil || part.Thought {
+				continue
+			}
+			if err := st.Add(part.Text); err != nil {
+				return false, err
+			}
+		}
+	}
+	if c.FinishReason == "" || c.FinishReason == genai.FinishReasonUnspecified {
+		return false, nil
+	}
+	switch c.FinishReason {
+	case genai.FinishReasonStop, genai.FinishReasonMaxTokens:
+		return true, nil
+	}
+	if st.Text() == "" {
+		return true, provider.BadResponse("the model stopped without an answer (%s)", c.FinishReason)
+	}
+	return true, nil
+}
+
+func checkText(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return provider.BadResponse("the answer is empty")
+	}
+	return nil
+}

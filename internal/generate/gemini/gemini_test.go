@@ -1,0 +1,322 @@
+package gemini_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/generate/gemini"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+const key = "AIzaFakeGenerateKey-0123456789"
+
+type bundle struct {
+	fake  *fakeapi.Gemini
+	gen   *gemini.Generator
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (b *bundle) sleep(ctx context.Context, d time.Duration) error {
+	b.mu.Lock()
+	b.waits = append(b.waits, d)
+	b.mu.Unlock()
+	return ctx.Err()
+}
+
+func setup(t *testing.T, cfg gemini.Config) *bundle {
+	t.Helper()
+	b := &bundle{fake: fakeapi.NewGemini(key)}
+	t.Cleanup(b.fake.Close)
+	cfg.APIKey = key
+	cfg.BaseURL = b.fake.BaseURL()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	cfg.Retry.Sleep = b.sleep
+	g, err := gemini.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.gen = g
+	return b
+}
+
+var request = rag.GenerateRequest{
+	Question: "How long is the main runway?",
+	Language: "en",
+	History: []rag.Turn{
+		{Role: rag.RoleAssistant, Content: "Hello, ask me about the airport."},
+		{Role: rag.RoleUser, Content: "What about terminals?"},
+		{Role: rag.RoleAssistant, Content: "Terminal 2 opened in 2018 [1]."},
+	},
+	Passages: []rag.Passage{
+		{N: 1, Title: "Runways", PageStart: 2, Text: "The main runway is 3,200 metres long. It was resurfaced in 2019."},
+		{N: 2, Title: "Terminals", Text: "Terminal 2 opened in 2018."},
+	},
+}
+
+const wantAnswer = "According to the documents, The main runway is 3,200 metres long [1]."
+
+type genBody struct {
+	Contents []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"contents"`
+	SystemInstruction struct {
+		Parts []struct {
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"systemInstruction"`
+	GenerationConfig struct {
+		Temperature     float64 `json:"temperature"`
+		MaxOutputTokens int     `json:"maxOutputTokens"`
+		ThinkingConfig  *struct {
+			ThinkingBudget *int   `json:"thinkingBudget"`
+			ThinkingLevel  string `json:"thinkingLevel"`
+		} `json:"thinkingConfig"`
+	} `json:"generationConfig"`
+}
+
+func checkRequest(t *testing.T, f *fakeapi.Gemini, endpoint, path string) genBody {
+	t.Helper()
+	req, ok := f.LastRequest(endpoint)
+	if !ok {
+		t.Fatalf("no %s request", endpoint)
+	}
+	if req.Path != path || req.Header.Get("x-goog-api-key") != key {
+		t.Errorf("path %s, key %q", req.Path, req.Header.Get("x-goog-api-key"))
+	}
+	var body genBody
+	if err := req.JSON(&body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.SystemInstruction.Parts) == 0 || body.SystemInstruction.Parts[0].Text != generate.SystemPrompt("") {
+		t.Errorf("system instruction %+v", body.SystemInstruction)
+	}
+	// The leading assistant greeting is dropped: turns start with the user and alternate.
+	var roles []string
+	for _, c := range body.Contents {
+		roles = append(roles, c.Role)
+	}
+	if strings.Join(roles, ",") != "user,model,user" {
+		t.Errorf("roles %v", roles)
+	}
+	last := body.Contents[len(body.Contents)-1].Parts[0].Text
+	if !strings.Contains(last, "[1] Runways — p. 2\nThe main runway") || !strings.Contains(last, "Question: How long is the main runway?") {
+		t.Errorf("user message %q", last)
+	}
+	gc := body.GenerationConfig
+	if gc.Temperature < 0.299 || gc.Temperature > 0.301 || gc.MaxOutputTokens != 2048 {
+		t.Errorf("generation config %+v", gc)
+	}
+	if gc.ThinkingConfig == nil || gc.ThinkingConfig.ThinkingBudget == nil || *gc.ThinkingConfig.ThinkingBudget != 0 {
+		t.Errorf("thinking not off for a flash model: %+v", gc.ThinkingConfig)
+	}
+	if v := f.Violations(); len(v) > 0 {
+		t.Errorf("violations %v", v)
+	}
+	return body
+}
+
+func TestGenerate(t *testing.T) {
+	t.Parallel()
+	b := setup(t, gemini.Config{})
+	gen, err := b.gen.Generate(context.Background(), request, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen.Text != wantAnswer || gen.Model != "gemini/gemini-2.5-flash" || b.gen.Name() != gen.Model {
+		t.Fatalf("generation %+v", gen)
+	}
+	if gen.InputTokens == 0 || gen.OutputTokens == 0 {
+		t.Errorf("usage %+v", gen)
+	}
+	checkRequest(t, b.fake, fakeapi.EndpointGenerate, "/v1beta/models/gemini-2.5-flash:generateContent")
+}
+
+func TestStream(t *testing.T) {
+	t.Parallel()
+	b := setup(t, gemini.Config{})
+	var deltas []string
+	gen, err := b.gen.Generate(context.Background(), request, func(d string) error {
+		deltas = append(deltas, d)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deltas) < 3 || strings.Join(deltas, "") != gen.Text || gen.Text != wantAnswer {
+		t.Fatalf("deltas %q, text %q", deltas, gen.Text)
+	}
+	checkRequest(t, b.fake, fakeapi.EndpointStream, "/v1beta/models/gemini-2.5-flash:streamGenerateContent")
+	if req, _ := b.fake.LastRequest(fakeapi.EndpointStream); req.Query != "alt=sse" {
+		t.Errorf("query %q", req.Query)
+	}
+	if gen.OutputTokens == 0 {
+		t.Errorf("usage %+v", gen)
+	}
+}
+
+func TestThinkingConfig(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		model, budget, level string
+	}{{"gemini-2.5-flash-lite", "0", ""}, {"gemini-3.5-flash", "", "MINIMAL"}, {"gemini-2.5-pro", "", ""}} {
+		t.Run(tc.model, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, gemini.Config{Model: tc.model})
+			if _, err := b.gen.Generate(context.Background(), request, nil); err != nil {
+				t.Fatal(err)
+			}
+			req, _ := b.fake.LastRequest(fakeapi.EndpointGenerate)
+			var body genBody
+			_ = req.JSON(&body)
+			tcfg := body.GenerationConfig.ThinkingConfig
+			budget, level := "", ""
+			if tcfg != nil {
+				level = tcfg.ThinkingLevel
+				if tcfg.ThinkingBudget != nil {
+					budget = "0"
+				}
+			}
+			if budget != tc.budget || level != tc.level {
+				t.Fatalf("thinking %+v", tcfg)
+			}
+		})
+	}
+}
+
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	stream := func(b *bundle) (*rag.Generation, []string, error) {
+		var deltas []string
+		gen, err := b.gen.Generate(context.Background(), request, func(d string) error {
+			deltas = append(deltas, d)
+			return nil
+		})
+		return gen, deltas, err
+	}
+	t.Run("RateLimitedThenOK", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(1, fakeapi.Fault{Status: 429, RetryAfter: 2 * time.Second})
+		gen, deltas, err := stream(b)
+		if err != nil || gen.Text != wantAnswer || strings.Join(deltas, "") != wantAnswer {
+			t.Fatalf("err %v, deltas %q", err, deltas)
+		}
+		if len(b.waits) != 1 || b.waits[0] < 2*time.Second || b.fake.Calls(fakeapi.EndpointStream) != 2 {
+			t.Fatalf("waits %v, calls %d", b.waits, b.fake.Calls(fakeapi.EndpointStream))
+		}
+	})
+	t.Run("ThreeServerErrors", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(3, fakeapi.Fault{Status: 500})
+		_, err := b.gen.Generate(context.Background(), request, nil)
+		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "gemini generation failed: HTTP 500") {
+			t.Fatalf("err %v", err)
+		}
+		if b.fake.Calls(fakeapi.EndpointGenerate) != 3 {
+			t.Fatalf("%d calls", b.fake.Calls(fakeapi.EndpointGenerate))
+		}
+	})
+	t.Run("Timeout", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{Timeout: 100 * time.Millisecond})
+		b.fake.FailNext(1, fakeapi.Fault{Delay: 5 * time.Second})
+		_, _, err := stream(b)
+		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "timed out after 100ms") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("MalformedJSON", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(1, fakeapi.Fault{Malformed: true})
+		_, err := b.gen.Generate(context.Background(), request, nil)
+		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "unusable response") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("MalformedStreamEvent", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(1, fakeapi.Fault{Malformed: true})
+		_, deltas, err := stream(b)
+		if rag.ErrorCode(err) != rag.CodeLLMFailed || len(deltas) == 0 {
+			t.Fatalf("err %v, deltas %q", err, deltas)
+		}
+	})
+	t.Run("StreamCut", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(1, fakeapi.Fault{CutAfter: 2})
+		_, deltas, err := stream(b)
+		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "connection error") {
+			t.Fatalf("err %v", err)
+		}
+		// Two pieces reached the caller; a retry would repeat them, so there is none.
+		if len(deltas) != 2 || b.fake.Calls(fakeapi.EndpointStream) != 1 {
+			t.Fatalf("deltas %q, calls %d", deltas, b.fake.Calls(fakeapi.EndpointStream))
+		}
+	})
+	t.Run("CutBeforeAnswerIsRetried", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(1, fakeapi.Fault{CutAfter: 1})
+		gen, err := b.gen.Generate(context.Background(), request, nil)
+		if err != nil || gen.Text != wantAnswer || b.fake.Calls(fakeapi.EndpointGenerate) != 2 {
+			t.Fatalf("err %v, calls %d", err, b.fake.Calls(fakeapi.EndpointGenerate))
+		}
+	})
+	t.Run("CallbackErrorStops", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		gone := errors.New("client went away")
+		n := 0
+		_, err := b.gen.Generate(context.Background(), request, func(string) error {
+			n++
+			return gone
+		})
+		if err != gone || n != 1 || b.fake.Calls(fakeapi.EndpointStream) != 1 {
+			t.Fatalf("err %v, deltas %d", err, n)
+		}
+	})
+	t.Run("KeyNeverInError", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.FailNext(1, fakeapi.Fault{Status: 403, Message: "key " + key + " was revoked"})
+		_, err := b.gen.Generate(context.Background(), request, nil)
+		if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(rag.ErrorMessage(err), "revoked") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("Down", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t, gemini.Config{})
+		b.fake.SetDown(true)
+		_, _, err := stream(b)
+		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "HTTP 503") {
+			t.Fatalf("err %v", err)
+		}
+	})
+}
+
+func TestEmptyAnswer(t *testing.T) {
+	t.Parallel()
+	b := setup(t, gemini.Config{})
+	b.fake.SetAnswer(func(string) string { return "" })
+	_, err := b.gen.Generate(context.Background(), request, nil)
+	if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "empty") {
+		t.Fatalf("err %v", err)
+	}
+}

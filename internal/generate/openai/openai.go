@@ -1,0 +1,216 @@
+// Package openai answers through an OpenAI-compatible chat completions endpoint
+// (github.com/openai/openai-go/v3): OpenAI itself, or a local server reached through the base URL —
+// Ollama, vLLM, llama.cpp server, LM Studio — streaming as server-sent events when the caller streams.
+package openai
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/provider"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Defaults.
+const (
+	DefaultBaseURL         = "https://api.openai.com/v1"
+	DefaultModel           = "gpt-4.1-mini"
+	DefaultTemperature     = 0.3
+	DefaultMaxOutputTokens = 2048
+	// DefaultTimeout bounds one attempt, the whole stream included.
+	DefaultTimeout = 120 * time.Second
+)
+
+// Config configures a Generator.
+type Config struct {
+	// APIKey is sent as a bearer token (OPENAI_API_KEY); required for OpenAI itself, optional for a local
+	// server.
+	APIKey string
+	// BaseURL is the API root including /v1 (OPENAI_BASE_URL; default DefaultBaseURL).
+	BaseURL string
+	// Model is the chat model (default DefaultModel).
+	Model string
+	// Temperature (default DefaultTemperature; negative for the model's own default). Not sent to
+	// reasoning models (o1, o3, o4, gpt-5), which only accept their default.
+	Temperature float64
+	// MaxOutputTokens bounds the answer (default DefaultMaxOutputTokens): sent as max_completion_tokens to
+	// OpenAI and as max_tokens to other servers, which do not all know the newer field.
+	MaxOutputTokens int
+	// Timeout bounds one attempt (default DefaultTimeout).
+	Timeout time.Duration
+	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
+	HTTPClient *http.Client
+	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
+	MaxConcurrency int
+	// Retry is the retry policy (zero value: provider defaults).
+	Retry provider.Retry
+	// Budget bounds the context (zero value: generate defaults).
+	Budget generate.Budget
+	// OpenAIFields sends max_completion_tokens and stream_options (usage in the stream) as OpenAI wants;
+	// it is on by itself when BaseURL is api.openai.com (a proxy in front of OpenAI may need it set).
+	OpenAIFields bool
+}
+
+// Generator is a rag.Generator backed by an OpenAI-compatible chat completions endpoint.
+type Generator struct {
+	client openai.Client
+	caller *provider.Caller
+	cfg    Config
+}
+
+var _ rag.Generator = (*Generator)(nil)
+
+// New returns a Generator for cfg. It makes no request.
+func New(cfg Config) (*Generator, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	official := strings.Contains(cfg.BaseURL, "://api.openai.com")
+	if official {
+		cfg.OpenAIFields = true
+	}
+	if official && cfg.APIKey == "" {
+		return nil, errors.New("openai generator: an API key is required for api.openai.com (OPENAI_API_KEY)")
+	}
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
+	}
+	if cfg.Temperature == 0 {
+		cfg.Temperature = DefaultTemperature
+	}
+	if cfg.MaxOutputTokens <= 0 {
+		cfg.MaxOutputTokens = DefaultMaxOutputTokens
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	caller := provider.New(provider.Policy{Provider: "openai", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
+		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
+		Explain: provider.ExplainOpenAI})
+	client := openai.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(caller.HTTPClient(cfg.HTTPClient)), option.WithMaxRetries(0))
+	go generate.WarmTokenizer()
+	return &Generator{client: client, caller: caller, cfg: cfg}, nil
+}
+
+// Name is "openai/<model>".
+func (g *Generator) Name() string { return "openai/" + g.cfg.Model }
+
+// reasoning reports OpenAI's reasoning models, which reject a temperature.
+func reasoning(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if model == p || strings.HasPrefix(model, p+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Generator) params(p generate.Prompt, stream bool) openai.ChatCompletionNewParams {
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(p.System)}
+	for _, t := range p.Turns() {
+		if t.Role == rag.RoleAssistant {
+			msgs = append(msgs, openai.AssistantMessage(t.Content))
+		} else {
+			msgs = append(msgs, openai.UserMessage(t.Content))
+		}
+	}
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(g.cfg.Model), Messages: msgs}
+	if reasoning(g.cfg.Model) {
+		params.ReasoningEffort = shared.ReasoningEffortLow
+	} else if g.cfg.Temperature >= 0 {
+		params.Temperature = openai.Float(g.cfg.Temperature)
+	}
+	if g.cfg.OpenAIFields {
+		params.MaxCompletionTokens = openai.Int(int64(g.cfg.MaxOutputTokens))
+		if stream {
+			params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
+		}
+	} else {
+		params.MaxTokens = openai.Int(int64(g.cfg.MaxOutputTokens))
+	}
+	return params
+}
+
+// Generate answers req from its passages; with onDelta it streams.
+func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDelta func(string) error) (*rag.Generation, error) {
+	p := generate.BuildPrompt(req, g.cfg.Budget)
+	st := generate.NewStream(onDelta)
+	gen := &rag.Generation{Model: g.Name()}
+	err := g.caller.Do(ctx, func(ctx context.Context) error {
+		st.Reset()
+		if onDelta == nil {
+			resp, err := g.client.Chat.Completions.New(ctx, g.params(p, false))
+			if err != nil {
+				return err
+			}
+			if len(resp.Choices) == 0 {
+				return provider.BadResponse("the answer has no choices")
+			}
+			c := resp.Choices[0]
+			text := c.Message.Content
+			if text == "" {
+				text = c.Message.Refusal
+			}
+			_ = st.Add(text)
+			gen.InputTokens, gen.OutputTokens = int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens)
+			return checkAnswer(st.Text(), c.FinishReason)
+		}
+		stream := g.client.Chat.Completions.NewStreaming(ctx, g.params(p, true))
+		defer stream.Close()
+		finish := ""
+		for stream.Next() {
+			chunk := stream.Current()
+			if chunk.Usage.TotalTokens > 0 {
+				gen.InputTokens, gen.OutputTokens = int(chunk.Usage.PromptTokens), int(chunk.Usage.CompletionTokens)
+			}
+			if len(chunk.Choices) == 0 {
+				continue
+			}
+			c := chunk.Choices[0]
+			piece := c.Delta.Content
+			if piece == "" {
+				piece = c.Delta.Refusal
+			}
+			if err := st.Add(piece); err != nil {
+				return err
+			}
+			if c.FinishReason != "" {
+				finish = c.FinishReason
+			}
+		}
+		if err := stream.Err(); err != nil {
+			return st.Fail(err)
+		}
+		if finish == "" {
+			return st.Fail(provider.ErrIncomplete)
+		}
+		return checkAnswer(st.Text(), finish)
+	})
+	if st.CallbackErr != nil {
+		return nil, st.CallbackErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	gen.Text = st.Text()
+	return gen, nil
+}
+
+func checkAnswer(text, finish string) error {
+	if strings.TrimSpace(text) != "" {
+		return nil
+	}
+	if finish != "" && finish != "stop" {
+		return provider.BadResponse("the model stopped without an answer (%s)", finish)
+	}
+	return provider.BadResponse("the answer is empty")
+}
