@@ -229,30 +229,59 @@ func (p *Pipeline) validate(req Request) error {
 // Process turns a document's pending bytes into its next version. It is idempotent: a document with nothing
 // pending is left alone. Failures are recorded on the document and returned.
 func (p *Pipeline) Process(ctx context.Context, docID string) error {
+	return p.ProcessAttempt(ctx, docID, Attempt{})
+}
+
+// Attempt describes one try of a durable job at a document's pending version (see ProcessAttempt).
+type Attempt struct {
+	// ContentHash is the pending hash the job was enqueued for. When the document's pending hash is no
+	// longer that (the version was processed, or a newer upload superseded it and has its own job), the
+	// attempt does nothing. "" processes whatever is pending.
+	ContentHash string
+	// Retry says the caller will try again after a Transient failure: the document then keeps its pending
+	// work and goes back to queued with the reason, rather than being marked failed for good.
+	Retry bool
+}
+
+// ProcessAttempt is Process for a caller that retries (the background jobs): see Attempt. A failure is
+// returned either way; Transient tells whether trying again can help.
+func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) error {
 	doc, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, docID)
 	if err != nil {
 		return fmt.Errorf("process %s: %w", docID, err)
 	}
-	if doc.PendingHash == "" {
+	if doc.PendingHash == "" || (a.ContentHash != "" && doc.PendingHash != a.ContentHash) {
 		return nil
 	}
 	log := p.opt.Logger.With(slog.String("document", doc.ID), slog.String("source", doc.Source))
 	start := time.Now()
+	fail := func(stage rag.Stage, err error) error {
+		if a.Retry && (Transient(err) || ctx.Err() != nil) || errors.Is(ctx.Err(), context.Canceled) {
+			// A cancelled attempt was interrupted (shutdown, Ctrl-C), not failed: the work stays pending.
+			return p.release(ctx, doc, stage, err)
+		}
+		return p.fail(ctx, doc, stage, err)
+	}
 
 	progress := func(stage rag.Stage, frac float64) error {
 		st := rag.DocumentState{Status: rag.StatusProcessing, Stage: stage, Progress: frac}
-		return p.store.SetDocumentState(ctx, doc.ID, st)
+		err := p.store.SetDocumentState(ctx, doc.ID, st)
+		if err != nil && a.Retry {
+			// Put the document back in the queue rather than leave it looking processed until the retry.
+			return fail(stage, err)
+		}
+		return err
 	}
 	if err := progress(rag.StageExtract, 0.05); err != nil {
 		return err
 	}
 	data, err := p.store.GetBlob(ctx, doc.PendingHash)
 	if err != nil {
-		return p.fail(ctx, doc, rag.StageExtract, fmt.Errorf("upload of %s is missing: %w", doc.Source, err))
+		return fail(rag.StageExtract, fmt.Errorf("upload of %s is missing: %w", doc.Source, err))
 	}
 	ex, err := p.extractor.Extract(ctx, nameFor(doc), data)
 	if err != nil {
-		return p.fail(ctx, doc, rag.StageExtract, err)
+		return fail(rag.StageExtract, err)
 	}
 
 	if err := progress(rag.StageChunk, 0.2); err != nil {
@@ -260,7 +289,7 @@ func (p *Pipeline) Process(ctx context.Context, docID string) error {
 	}
 	chunks := chunk.Split(ex, p.opt.Chunk)
 	if len(chunks) == 0 {
-		return p.fail(ctx, doc, rag.StageChunk, rag.Errorf(rag.CodeInvalid, "%s: no text found", doc.Source))
+		return fail(rag.StageChunk, rag.Errorf(rag.CodeInvalid, "%s: no text found", doc.Source))
 	}
 
 	if err := progress(rag.StageEmbed, 0.25); err != nil {
@@ -274,10 +303,10 @@ func (p *Pipeline) Process(ctx context.Context, docID string) error {
 		hi := min(lo+p.opt.EmbedBatch, len(texts))
 		vecs, err := p.embedder.EmbedDocuments(ctx, texts[lo:hi])
 		if err != nil {
-			return p.fail(ctx, doc, rag.StageEmbed, asCode(err, rag.CodeEmbeddingFailed, "embedding failed"))
+			return fail(rag.StageEmbed, asCode(err, rag.CodeEmbeddingFailed, "embedding failed"))
 		}
 		if len(vecs) != hi-lo {
-			return p.fail(ctx, doc, rag.StageEmbed, rag.Errorf(rag.CodeEmbeddingFailed, "embedder returned %d vectors for %d texts", len(vecs), hi-lo))
+			return fail(rag.StageEmbed, rag.Errorf(rag.CodeEmbeddingFailed, "embedder returned %d vectors for %d texts", len(vecs), hi-lo))
 		}
 		for i, v := range vecs {
 			chunks[lo+i].Vector = v
@@ -294,6 +323,13 @@ func (p *Pipeline) Process(ctx context.Context, docID string) error {
 	if ex.Title != "" && title == baseTitle(doc.Source) {
 		title = ex.Title
 	}
+	// A newer upload that arrived meanwhile has its own job: committing this one now could land after it.
+	if cur, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, doc.ID); err != nil {
+		return fail(rag.StageIndex, err)
+	} else if cur.PendingHash != doc.PendingHash {
+		log.Info("document version superseded before commit")
+		return nil
+	}
 	version, err := p.store.CommitVersion(ctx, &rag.VersionCommit{
 		DocumentID:  doc.ID,
 		ContentHash: doc.PendingHash,
@@ -305,7 +341,7 @@ func (p *Pipeline) Process(ctx context.Context, docID string) error {
 		Chunks:      chunks,
 	})
 	if err != nil {
-		return p.fail(ctx, doc, rag.StageIndex, err)
+		return fail(rag.StageIndex, err)
 	}
 	log.Info("document indexed", slog.Int("version", version), slog.Int("chunks", len(chunks)),
 		slog.Int("pages", ex.Pages), slog.Duration("took", time.Since(start)))
@@ -340,26 +376,91 @@ func EmbeddingText(title string, c rag.Chunk) string {
 // fail records err on the document: failed when it has no ready version, otherwise the current version
 // stays ready and the error describes the failed update. It returns err (as a *rag.Error).
 func (p *Pipeline) fail(ctx context.Context, doc *rag.Document, stage rag.Stage, err error) error {
-	code := rag.ErrorCode(err)
-	msg := rag.ErrorMessage(err)
-	if code == rag.CodeInternal || code == rag.CodeDBError {
+	if code := rag.ErrorCode(err); code == rag.CodeInternal || code == rag.CodeDBError {
 		p.opt.Logger.Error("ingestion failed", slog.String("document", doc.ID), slog.String("stage", string(stage)), slog.Any("err", err))
 	}
-	st := rag.DocumentState{Status: rag.StatusFailed, Stage: stage, ErrorCode: code, Error: msg}
+	return appError(err, p.record(ctx, doc, failedState(doc, stage, err)))
+}
+
+func failedState(doc *rag.Document, stage rag.Stage, err error) rag.DocumentState {
+	msg := rag.ErrorMessage(err)
+	st := rag.DocumentState{Status: rag.StatusFailed, Stage: stage, ErrorCode: rag.ErrorCode(err), Error: msg}
 	if doc.Version > 0 {
 		st.Status = rag.StatusReady
 		st.Error = fmt.Sprintf("version %d failed: %s", doc.Version+1, msg)
 	}
 	empty := ""
 	st.PendingHash = &empty
-	if serr := p.store.SetDocumentState(ctx, doc.ID, st); serr != nil {
-		return errors.Join(err, serr)
+	return st
+}
+
+// release puts a document whose attempt failed transiently, or was interrupted, back in the queue: it
+// keeps its pending work (and its current version, if any) and says why it is waiting.
+func (p *Pipeline) release(ctx context.Context, doc *rag.Document, stage rag.Stage, err error) error {
+	st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		p.opt.Logger.Info("ingestion interrupted", slog.String("document", doc.ID), slog.String("stage", string(stage)))
+	} else {
+		p.opt.Logger.Warn("ingestion will be retried", slog.String("document", doc.ID), slog.String("stage", string(stage)), slog.Any("err", err))
+		st.ErrorCode, st.Error = rag.ErrorCode(err), "will retry: "+rag.ErrorMessage(err)
+	}
+	if doc.Version > 0 {
+		st.Status = rag.StatusReady
+	}
+	return appError(err, p.record(ctx, doc, st))
+}
+
+// record writes a document's state. The write outlives ctx: a cancelled or timed-out attempt must still
+// leave the document saying what happened.
+func (p *Pipeline) record(ctx context.Context, doc *rag.Document, st rag.DocumentState) error {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return p.store.SetDocumentState(wctx, doc.ID, st)
+}
+
+// appError returns err as a *rag.Error, joined with the error of recording it if that failed too.
+func appError(err, recordErr error) error {
+	if recordErr != nil {
+		return errors.Join(err, recordErr)
 	}
 	var re *rag.Error
 	if errors.As(err, &re) {
 		return err
 	}
-	return rag.WrapError(code, err, "%s", msg)
+	return rag.WrapError(rag.ErrorCode(err), err, "%s", rag.ErrorMessage(err))
+}
+
+// Abandon gives up the pending version contentHash of a document for reason, recorded like a final
+// failure of Process; it does nothing when that version is no longer pending. The background jobs use it
+// for work that can never finish, such as a file whose processing killed its worker every time.
+func (p *Pipeline) Abandon(ctx context.Context, docID, contentHash string, reason error) error {
+	doc, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, docID)
+	if err != nil {
+		return fmt.Errorf("abandon %s: %w", docID, err)
+	}
+	if doc.PendingHash == "" || doc.PendingHash != contentHash {
+		return nil
+	}
+	stage := doc.Stage
+	if stage == "" || stage == rag.StageDone {
+		stage = rag.StageQueued
+	}
+	p.opt.Logger.Error("ingestion abandoned", slog.String("document", doc.ID), slog.Any("err", reason))
+	if err := p.record(ctx, doc, failedState(doc, stage, reason)); err != nil {
+		return fmt.Errorf("abandon %s: %w", docID, err)
+	}
+	return nil
+}
+
+// Transient reports whether a failed attempt may succeed if tried again: the embedder, a model or the
+// database was unavailable, or the failure was not classified (including a cancelled or timed-out attempt).
+// Invalid, too large or unsupported input is never transient.
+func Transient(err error) bool {
+	switch rag.ErrorCode(err) {
+	case rag.CodeEmbeddingFailed, rag.CodeLLMFailed, rag.CodeDBError, rag.CodeRateLimited, rag.CodeInternal:
+		return true
+	}
+	return false
 }
 
 func asCode(err error, code rag.Code, msg string) error {

@@ -1,0 +1,152 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+const (
+	queueIngest   = "ingest"
+	queuePeriodic = "periodic"
+)
+
+// liveStates are the job states in which a unique job blocks an equal one. Completed is left out on
+// purpose: a document can go A → B → A, and the second A needs a job; re-running a completed version is
+// harmless anyway, because the pipeline only processes a document's pending hash.
+var liveStates = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+}
+
+// IngestArgs are the arguments of an ingestion job: one pending version of one document.
+type IngestArgs struct {
+	DocumentID  string `json:"document_id" river:"unique"`
+	ContentHash string `json:"content_hash" river:"unique"`
+}
+
+// Kind implements river.JobArgs.
+func (IngestArgs) Kind() string { return "ragd_ingest" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (IngestArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueIngest, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: liveStates}}
+}
+
+// EnqueueIngest queues the processing of a document's pending version contentHash (as recorded by
+// ingest.Pipeline.Submit). Enqueueing a version that already has a live job does nothing. Errors:
+// CodeInvalid for empty arguments, CodeDBError when the jobs database cannot take the job (the document
+// stays queued and the next start-up reconciliation enqueues it).
+func (r *Runner) EnqueueIngest(ctx context.Context, documentID, contentHash string) error {
+	_, err := r.enqueueIngest(ctx, documentID, contentHash)
+	return err
+}
+
+func (r *Runner) enqueueIngest(ctx context.Context, documentID, contentHash string) (inserted bool, err error) {
+	if documentID == "" || contentHash == "" {
+		return false, rag.Errorf(rag.CodeInvalid, "an ingestion job needs a document id and a content hash")
+	}
+	res, err := r.client.Insert(ctx, IngestArgs{DocumentID: documentID, ContentHash: contentHash}, nil)
+	if err != nil {
+		return false, rag.WrapError(rag.CodeDBError, err, "cannot queue the document for processing")
+	}
+	return !res.UniqueSkippedAsDuplicate, nil
+}
+
+// Reconcile enqueues every document left queued or processing with a pending version, so that uploads
+// survive a crash between their Submit and their EnqueueIngest, and documents whose job was lost do not
+// stay in a running state. Documents whose job is alive are skipped by uniqueness. It returns how many jobs
+// it inserted. Start runs it; it is safe to run at any time and in several processes at once.
+//
+// A new version of a document that stays ready meanwhile is not seen here (it is listed as ready): its
+// job is only lost if the process dies between Submit and EnqueueIngest.
+func (r *Runner) Reconcile(ctx context.Context) (int, error) {
+	if r.docs == nil {
+		return 0, nil
+	}
+	docs, err := r.docs.DocumentsByStatus(ctx, []rag.Status{rag.StatusQueued, rag.StatusProcessing}, r.opt.ReconcileLimit)
+	if err != nil {
+		return 0, fmt.Errorf("jobs: reconcile: %w", err)
+	}
+	n := 0
+	for _, d := range docs {
+		if d.PendingHash == "" {
+			continue
+		}
+		ok, err := r.enqueueIngest(ctx, d.ID, d.PendingHash)
+		if err != nil {
+			return n, fmt.Errorf("jobs: reconcile %s: %w", d.ID, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ingestWorker runs ingestion jobs through the Processor.
+type ingestWorker struct {
+	river.WorkerDefaults[IngestArgs]
+	r *Runner
+}
+
+// Timeout implements river.Worker.
+func (w *ingestWorker) Timeout(*river.Job[IngestArgs]) time.Duration { return w.r.opt.JobTimeout }
+
+// Work implements river.Worker. Transient failures are returned for River to retry; permanent ones cancel
+// the job. On the last attempt the pipeline records any failure on the document as final.
+func (w *ingestWorker) Work(ctx context.Context, job *river.Job[IngestArgs]) (err error) {
+	a := job.Args
+	final := job.Attempt >= job.MaxAttempts
+	defer func() {
+		if v := recover(); v != nil {
+			w.r.opt.Logger.Error("jobs: ingestion panicked", slog.String("document", a.DocumentID),
+				slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			err = rag.Errorf(rag.CodeInternal, "processing crashed")
+			if final {
+				w.abandon(ctx, a, err)
+			}
+		}
+	}()
+	err = w.r.proc.ProcessAttempt(ctx, a.DocumentID, ingest.Attempt{ContentHash: a.ContentHash, Retry: !final})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		// Shutdown (River releases the job without counting the attempt) or timeout (retried).
+		return err
+	case !ingest.Transient(err):
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+func (w *ingestWorker) abandon(ctx context.Context, a IngestArgs, reason error) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := w.r.proc.Abandon(actx, a.DocumentID, a.ContentHash, reason); err != nil {
+		w.r.opt.Logger.Error("jobs: record abandoned ingestion", slog.String("document", a.DocumentID), slog.Any("err", err))
+	}
+}
+
+// abandoned is told of a job discarded by the orphan rescuer, whose worker died on its last attempt.
+func (r *Runner) abandoned(ctx context.Context, job *rivertype.JobRow) {
+	if job.Kind != (IngestArgs{}).Kind() || r.proc == nil {
+		return
+	}
+	var a IngestArgs
+	if err := unmarshalArgs(job, &a); err != nil {
+		r.opt.Logger.Error("jobs: decode abandoned job", slog.Int64("job", job.ID), slog.Any("err", err))
+		return
+	}
+	reason := rag.Errorf(rag.CodeInternal, "processing stopped its worker %d times; giving up", job.Attempt)
+	(&ingestWorker{r: r}).abandon(ctx, a, reason)
+}
