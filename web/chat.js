@@ -30,7 +30,7 @@
 
   const PURIFY = {
     RETURN_DOM_FRAGMENT: true,
-    FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
+    FORBID_TAGS: ['img', 'style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
     FORBID_ATTR: ['style', 'id', 'name'],
   };
 
@@ -67,14 +67,27 @@
     }
   }
 
-  /** citedWords returns the words of the answer's sentences that cite [n], for highlighting in the passage. */
-  function citedWords(answer, n) {
+  /** citedSentences returns the answer's sentences that cite [n], without citation markers and markdown. */
+  function citedSentences(answer, n) {
+    const out = [];
+    // Split into text, marker run, text, marker run…: the sentence a run cites is the text just before it.
+    const parts = (answer || '').split(/((?:\s*\[\d{1,3}\])+)/);
+    for (let i = 1; i < parts.length; i += 2) {
+      const nums = (parts[i].match(/\d+/g) || []).map(Number);
+      if (!nums.includes(n)) continue;
+      const line = parts[i - 1].split(/\n+/).pop();
+      const sentence = line.split(/(?<=[.!?。])\s+/).filter((x) => x.trim()).pop() || '';
+      const clean = sentence.replace(/^\s*(?:[-*+]|\d+\.)\s+/, '').replace(/[*_`#>|]/g, ' ').trim();
+      if (clean) out.push(clean);
+    }
+    return out;
+  }
+
+  /** citedWords returns the words of the cited sentences, longest first. */
+  function citedWords(sentences) {
     const words = new Set();
-    const marker = `[${n}]`;
-    for (const sentence of (answer || '').split(/(?<=[.!?。])\s+|\n+/)) {
-      if (!sentence.includes(marker)) continue;
-      const clean = sentence.replace(/\[\d{1,3}\]/g, ' ');
-      for (const w of clean.match(/[\p{L}\p{N}]+/gu) || []) {
+    for (const s of sentences) {
+      for (const w of s.match(/[\p{L}\p{N}]+/gu) || []) {
         if (w.length < 2) continue;
         words.add(w.toLowerCase());
         // Korean words carry particles (법안은/법안이): also match the stem without its last syllable.
@@ -84,19 +97,43 @@
     return [...words].sort((a, b) => b.length - a.length).slice(0, 80);
   }
 
-  /** highlight renders passage text into target with the words marked (text nodes only). */
-  function highlight(target, passage, words) {
+  const escapeRe = (w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /**
+   * highlightRanges finds what to mark in the passage: each cited sentence where the passage contains it
+   * (as extractive answers quote it, whatever the spacing), otherwise the cited words.
+   */
+  function highlightRanges(passage, sentences) {
+    const ranges = [];
+    for (const s of sentences) {
+      const tokens = s.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) || [];
+      if (tokens.length < 3) continue;
+      const re = new RegExp(tokens.map(escapeRe).join('\\s*'), 'iu');
+      const m = re.exec(passage);
+      if (m) ranges.push([m.index, m.index + m[0].length]);
+    }
+    if (ranges.length) return ranges;
+    const words = citedWords(sentences);
+    if (!words.length) return [];
+    const re = new RegExp(`(${words.map(escapeRe).join('|')})`, 'giu');
+    for (const m of passage.matchAll(re)) ranges.push([m.index, m.index + m[0].length]);
+    return ranges;
+  }
+
+  /** highlight renders passage text into target with the ranges marked (text nodes only). */
+  function highlight(target, passage, ranges) {
     target.replaceChildren();
-    if (!words.length) { target.append(document.createTextNode(passage)); return; }
-    const esc = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    const re = new RegExp(`(${esc.join('|')})`, 'giu');
+    ranges = ranges.slice().sort((a, b) => a[0] - b[0]);
     let last = 0;
-    for (const m of passage.matchAll(re)) {
-      if (m.index > last) target.append(document.createTextNode(passage.slice(last, m.index)));
-      target.append(el('mark', {}, m[0]));
-      last = m.index + m[0].length;
+    for (const [from, to] of ranges) {
+      if (from < last) continue; // overlapping
+      if (from > last) target.append(document.createTextNode(passage.slice(last, from)));
+      target.append(el('mark', {}, passage.slice(from, to)));
+      last = to;
     }
     if (last < passage.length) target.append(document.createTextNode(passage.slice(last)));
+    const first = target.querySelector('mark');
+    if (first) first.scrollIntoView({ block: 'nearest' });
   }
 
   function pages(s) {
@@ -116,7 +153,8 @@
     $('source-page').textContent = pages(s);
     $('source-section').textContent = s.section || '—';
     $('source-scores').textContent = `vector ${fmt(s.vector_score)} (#${s.vector_rank || '—'}) · keyword ${fmt(s.keyword_score, 2)} (#${s.keyword_rank || '—'}) · fused ${fmt(s.fused_score, 4)}`;
-    highlight($('source-passage'), s.passage || '', citedWords(turn.text, n));
+    const passage = s.passage || '';
+    highlight($('source-passage'), passage, highlightRanges(passage, citedSentences(turn.text, n)));
     const panel = $('source-panel');
     panel.hidden = false;
     panel.dataset.n = String(n);

@@ -6,7 +6,7 @@
   const { el, api, upload, ApiError } = ragd;
   const $ = (id) => document.getElementById(id);
   const PAGE = 50;
-  const state = { offset: 0, total: 0, active: 0, timer: 0, pendingUploads: 0, versionTarget: null };
+  const state = { offset: 0, total: 0, active: 0, wasActive: false, timer: 0, pendingUploads: 0, versionTarget: null };
 
   const TYPE_LABELS = {
     'application/pdf': 'PDF',
@@ -137,6 +137,8 @@
       $('page-info').textContent = state.total ? `${state.offset + 1}–${state.offset + docs.length} of ${state.total}` : '';
       $('prev').disabled = state.offset === 0;
       $('next').disabled = state.offset + docs.length >= state.total;
+      if (state.active > 0 || state.wasActive) ragd.renderStatus($('model-status'));
+      state.wasActive = state.active > 0;
     } catch (e) {
       $('doc-rows').replaceChildren(el('tr', {}, el('td', { colspan: 7, class: 'doc-error' }, errText(e))));
     } finally {
