@@ -143,17 +143,19 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 	if len(conds) > 0 {
 		join = "JOIN {S}.chunks c ON c.id = p.chunk_id JOIN {S}.documents d ON d.id = c.document_id"
 	}
+	// Per posting: w·tf / (tf + k1·(1-b) + k1·b·dl/avgdl) with w = idf·(k1+1), all in float8 (numeric
+	// arithmetic would triple the cost of a query with common terms).
 	sql := fmt.Sprintf(`WITH st AS (
-			SELECT sum(chunks)::float8 AS n, sum(terms)::float8 / GREATEST(sum(chunks), 1) AS avgdl FROM {S}.corpus_stats),
+			SELECT sum(chunks)::float8 AS n,
+				%[3]g::float8 * sum(chunks)::float8 / GREATEST(sum(terms)::float8, 1) AS c2 FROM {S}.corpus_stats),
 		idf AS (
-			SELECT f.term, GREATEST(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) AS w
+			SELECT f.term, GREATEST(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) * %[4]g::float8 AS w
 			FROM (SELECT term, count(*)::float8 AS df FROM {S}.postings WHERE term = ANY(%[1]s::text[]) GROUP BY term) f, st)
-		SELECT p.chunk_id,
-			sum(idf.w * p.tf * (%[2]g + 1) / (p.tf + %[2]g * (1 - %[3]g + %[3]g * p.dl / GREATEST(st.avgdl, 1e-9)))) AS score
-		FROM {S}.postings p JOIN idf ON idf.term = p.term %[4]s CROSS JOIN st
-		WHERE p.term = ANY(%[1]s::text[]) AND %[5]s
-		GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %[6]d`,
-		termsPH, bm25K1, bm25B, join, where(conds), q.K)
+		SELECT p.chunk_id, sum(idf.w * p.tf / (p.tf + %[2]g::float8 + st.c2 * p.dl)) AS score
+		FROM {S}.postings p JOIN idf ON idf.term = p.term %[5]s CROSS JOIN st
+		WHERE p.term = ANY(%[1]s::text[]) AND %[6]s
+		GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %[7]d`,
+		termsPH, bm25K1*(1-bm25B), bm25K1*bm25B, bm25K1+1, join, where(conds), q.K)
 	rows, err := s.pool.Query(ctx, s.q(sql), a...)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
