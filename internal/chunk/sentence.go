@@ -21,6 +21,9 @@ var abbreviations = map[string]bool{
 	"ed": true, "eds": true, "op": true, "viz": true,
 }
 
+// maxQuote is how far (in bytes) from its opening mark a quotation keeps sentences from ending inside it.
+const maxQuote = 600
+
 // closers may follow a sentence's final punctuation and still belong to the sentence.
 const closers = "\"'”’)]}」』》〉›»"
 
@@ -37,7 +40,7 @@ func isTerminator(r rune) bool {
 // white space or the end of s; Korean sentences also end at '.' directly followed by Hangul ("했다.그"). A
 // period does not end a sentence inside a number ("3.14"), after a list number that opens the sentence
 // ("1."), after an initial ("J."), an abbreviation ("e.g.", "Mr.", "etc." before a lower-case word), or when
-// a lower-case Latin word follows.
+// a lower-case Latin word follows, nor inside a short quotation.
 func Sentences(s string) []Span {
 	var out []Span
 	start := -1 // byte offset of the current sentence's first non-space rune
@@ -57,10 +60,20 @@ func Sentences(s string) []Span {
 		}
 		start = -1
 	}
+	quote := -1 // byte offset of an open quotation mark
+	track := func(r rune, i int) {
+		switch {
+		case r == '"' && quote < 0, r == '“' || r == '「' || r == '『':
+			quote = i
+		case r == '"', r == '”' || r == '」' || r == '』':
+			quote = -1
+		}
+	}
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == '\n' || r == '\r' {
 			emit(i)
+			quote = -1
 			i += n
 			continue
 		}
@@ -72,6 +85,7 @@ func Sentences(s string) []Span {
 			start = i
 		}
 		if !isTerminator(r) {
+			track(r, i)
 			i += n
 			continue
 		}
@@ -85,14 +99,18 @@ func Sentences(s string) []Span {
 			j += n2
 		}
 		k := j
+		quoted := quote >= 0 && i-quote < maxQuote
 		for k < len(s) {
 			r2, n2 := utf8.DecodeRuneInString(s[k:])
 			if !strings.ContainsRune(closers, r2) {
 				break
 			}
+			track(r2, k)
 			k += n2
 		}
-		if endsSentence(s, start, i, j, k) {
+		// Inside a quotation a sentence only ends where the quotation does ("stop." She left); a long
+		// quotation (or a stray quotation mark) stops counting as one.
+		if (!quoted || quote < 0) && endsSentence(s, start, i, j, k) {
 			emit(k)
 		}
 		i = k
@@ -117,8 +135,8 @@ func endsSentence(s string, start, i, j, k int) bool {
 		// "했다.그리고": Korean text sometimes omits the space after a sentence.
 		return single && k == j && isHangul(prev) && isHangul(next)
 	}
-	if !single {
-		return true
+	if !single || unicode.IsSpace(prev) {
+		return true // "?!", "...", or a period set apart from its sentence ("the results .")
 	}
 	// A lower-case Latin word after the period continues the sentence ("approx. three", "etc. and").
 	if w := nextWord(s[k:]); w != "" {
@@ -135,7 +153,7 @@ func endsSentence(s string, start, i, j, k int) bool {
 		return true
 	}
 	lw := strings.ToLower(word)
-	if abbreviations[lw] || strings.Contains(word, ".") {
+	if abbreviations[lw] || (strings.Contains(word, ".") && strings.IndexFunc(word, unicode.IsLetter) >= 0) {
 		return false
 	}
 	first, size := utf8.DecodeRuneInString(word)

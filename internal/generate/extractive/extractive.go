@@ -1,0 +1,164 @@
+package extractive
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// Defaults of Options, chosen by measurement on KorQuAD 1.0 dev (see quality_test.go).
+const (
+	DefaultMaxChars     = 300
+	DefaultMaxSentences = 4
+	DefaultMinCoverage  = 0.25
+)
+
+// Options tune the answerer. The zero value means the defaults.
+type Options struct {
+	// MaxChars is the answer length the answerer aims for, in characters, citations included. The best
+	// sentence is always given (cut to its matching clauses when it is long); further sentences only while
+	// they fit.
+	MaxChars int
+	// MaxSentences is the most sentences (or table rows) an answer quotes.
+	MaxSentences int
+	// MinCoverage is the share of the question's content words that some sentence must contain (a word
+	// counts in part when only some of its syllable bigrams match), though one and a half words always
+	// suffice; below it the answer says that the documents do not cover the question.
+	MinCoverage float64
+}
+
+// WithDefaults returns o with zero fields replaced by their defaults.
+func (o Options) WithDefaults() Options {
+	if o.MaxChars <= 0 {
+		o.MaxChars = DefaultMaxChars
+	}
+	if o.MaxSentences <= 0 {
+		o.MaxSentences = DefaultMaxSentences
+	}
+	if o.MinCoverage <= 0 {
+		o.MinCoverage = DefaultMinCoverage
+	}
+	return o
+}
+
+// Generator is the offline extractive answerer. It is safe for concurrent use.
+type Generator struct {
+	opt Options
+	p   params
+}
+
+// New returns an extractive Generator.
+func New(opt Options) *Generator {
+	return &Generator{opt: opt.WithDefaults(), p: defaultParams}
+}
+
+// Name implements rag.Generator.
+func (g *Generator) Name() string { return "extractive" }
+
+// Generate implements rag.Generator: it quotes the passages' sentences that best answer the question, each
+// followed by the [n] of its passage, or says in the question's language that the documents do not cover
+// the question. The text streams through onDelta one sentence (or table) at a time.
+func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDelta func(string) error) (*rag.Generation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, rag.WrapError(rag.CodeLLMFailed, err, "extractive answer")
+	}
+	lang := req.Language
+	if lang == "" {
+		lang = textproc.DetectLanguage(req.Question)
+	}
+	pieces := compose(g.pick(req.Question, previousQuestion(req.History), req.Passages))
+	if len(pieces) == 0 {
+		pieces = []string{generate.NotFound(lang)}
+	}
+	var b strings.Builder
+	for _, p := range pieces {
+		if onDelta != nil {
+			if err := onDelta(p); err != nil {
+				return nil, err
+			}
+		}
+		b.WriteString(p)
+	}
+	text := b.String()
+	return &rag.Generation{Text: text, Model: g.Name(), OutputTokens: utf8.RuneCountInString(text)}, nil
+}
+
+// previousQuestion returns the last question the user asked before this one, or "".
+func previousQuestion(history []rag.Turn) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role == rag.RoleUser && strings.TrimSpace(history[i].Content) != "" {
+			return history[i].Content
+		}
+	}
+	return ""
+}
+
+// group is a run of picked sentences shown together: neighbours of one passage in their order, or rows of
+// one table under its header.
+type group struct {
+	rank   int
+	header string
+	items  []sentence
+}
+
+// compose lays the picked sentences out as markdown pieces to stream. Groups come in the order of their
+// best sentence; within a group sentences keep the order of the passage, so that a sentence and the one
+// naming its subject read as written. Each sentence is followed by its passage's citation; a table is
+// quoted as a table with the citation below it.
+func compose(picked []sentence) []string {
+	var groups []*group
+	for _, s := range picked {
+		var into *group
+		for _, gr := range groups {
+			if gr.rank != s.rank || gr.header != s.header {
+				continue
+			}
+			if s.header != "" || slices.ContainsFunc(gr.items, func(o sentence) bool { return o.pos == s.pos-1 || o.pos == s.pos+1 }) {
+				into = gr
+				break
+			}
+		}
+		if into == nil {
+			into = &group{rank: s.rank, header: s.header}
+			groups = append(groups, into)
+		}
+		into.items = append(into.items, s)
+	}
+	var out []string
+	prevTable := false
+	for gi, gr := range groups {
+		slices.SortFunc(gr.items, func(a, b sentence) int { return a.pos - b.pos })
+		cite := "[" + strconv.Itoa(gr.items[0].n) + "]"
+		if gr.header != "" {
+			rows := make([]string, len(gr.items))
+			for i, s := range gr.items {
+				rows[i] = s.text
+			}
+			sep := ""
+			if gi > 0 {
+				sep = "\n\n"
+			}
+			out = append(out, sep+gr.header+"\n"+strings.Join(rows, "\n")+"\n\n"+cite)
+			prevTable = true
+			continue
+		}
+		for i, s := range gr.items {
+			sep := ""
+			switch {
+			case prevTable:
+				sep = "\n\n"
+			case gi > 0 || i > 0:
+				sep = " "
+			}
+			out = append(out, sep+s.text+" "+cite)
+			prevTable = false
+		}
+	}
+	return out
+}

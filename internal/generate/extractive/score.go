@@ -1,0 +1,400 @@
+package extractive
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/chunk"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// params are the scoring weights, chosen by measurement on KorQuAD (see quality_test.go).
+type params struct {
+	rankDecay   float64 // a passage's sentences are weighted 1/(1+rankDecay·rank)
+	secondRatio float64 // a further sentence must score at least this share of the best one
+	context     float64 // a question word found only in a neighbouring sentence counts this much
+	title       float64 // … only in the passage's title
+	frame       float64 // weight of words that frame the question ("이름", "name") rather than its content
+	history     float64 // weight of words of the previous question that the question itself lacks
+	typeBonus   float64 // added when a sentence holds what the question asks for (a year, a number) anew
+	dfCut       float64 // a sentence counts toward a word's document frequency from this degree on
+	trimAt      int     // sentences longer than this are cut to the clauses that match the question
+	margin      int     // clauses kept on each side of the matching ones
+	minWords    float64 // matching this many content words is enough, whatever MinCoverage says
+}
+
+// maxFollowUpWords is the most content words a question may have and still be read as a follow-up.
+const maxFollowUpWords = 3
+
+var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, minWords: 1.5}
+
+// qword is a content word of the question with its analyzer terms.
+type qword struct {
+	terms   []string // distinct, non-stop; terms[0] is the whole word
+	stem    string   // the Hangul word without its particle or ending, if the analyzer found one
+	frame   bool     // the word frames the question rather than saying what it is about
+	history bool     // the word comes from the previous question, not this one
+	idf     float64  // weight: inverse sentence frequency among the passages, times frame/history weights
+}
+
+// sentence is a candidate sentence (or table row) of a passage.
+type sentence struct {
+	n      int // the passage's citation number
+	rank   int // the passage's position in the request (0 = best retrieved)
+	pos    int // the sentence's position in its passage
+	text   string
+	header string // for a table row: the table's header and separator rows
+	terms  map[string]bool
+	deg    []float64 // how well each question word matches, 0..1
+	score  float64
+	words  float64 // how many of the question's content words the sentence matches (partly matched count in part)
+	nwords int     // how many content words the question has
+}
+
+// questionWords splits the question into words and keeps those with non-stop terms. A short question may be
+// a follow-up that leans on the previous one ("그건 언제야?"): the previous question's words are then added,
+// marked, where the question lacks them.
+func questionWords(question, previous string) []qword {
+	var out []qword
+	seen := map[string]bool{}
+	add := func(text string, history bool) {
+		keep := map[string]bool{}
+		for _, t := range textproc.QueryTerms(text) {
+			keep[t] = true
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(textproc.Joiners, r)
+		}) {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			raw := textproc.IndexTerms(w)
+			var terms []string
+			for _, t := range raw {
+				if keep[t] && !slices.Contains(terms, t) {
+					terms = append(terms, t)
+				}
+			}
+			if len(terms) > 0 {
+				out = append(out, qword{terms: terms, stem: stemOf(w, raw), frame: isFrame(w), history: history})
+			}
+		}
+	}
+	add(question, false)
+	if previous != "" && len(out) <= maxFollowUpWords {
+		add(previous, true)
+	}
+	return out
+}
+
+// stemOf returns the particle-free stem the analyzer gave a Hangul word besides its syllable bigrams, or "".
+// raw are the word's terms with repeats: whole word, stem, bigrams, where a two-syllable stem repeats the
+// first bigram.
+func stemOf(word string, raw []string) string {
+	rs := []rune(word)
+	if len(rs) < 3 || len(raw) < 2 {
+		return ""
+	}
+	grams := map[string]int{}
+	for i := 0; i+1 < len(rs); i++ {
+		if !unicode.Is(unicode.Hangul, rs[i]) || !unicode.Is(unicode.Hangul, rs[i+1]) {
+			return ""
+		}
+		grams[string(rs[i:i+2])]++
+	}
+	for _, t := range raw[1:] {
+		if grams[t] > 0 {
+			grams[t]--
+			continue
+		}
+		if utf8.RuneCountInString(t) >= 2 && strings.HasPrefix(word, t) {
+			return t
+		}
+	}
+	return ""
+}
+
+// degree is how well the question word w is matched by a text with the given terms: 1 for the whole word
+// or its stem, else the share of its terms (syllable bigrams, parts of a compound) found.
+func degree(w qword, terms map[string]bool) float64 {
+	if terms[w.terms[0]] || (w.stem != "" && terms[w.stem]) {
+		return 1
+	}
+	hit := 0
+	for _, t := range w.terms {
+		if terms[t] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(w.terms))
+}
+
+func termSet(text string) map[string]bool {
+	terms := map[string]bool{}
+	for _, t := range textproc.IndexTerms(text) {
+		terms[t] = true
+	}
+	return terms
+}
+
+// units splits a passage into candidate sentences: table rows whole (with their table's header), other
+// lines by sentence. Markdown markers that open a line ("# ", "- ", "> ") are left out.
+func units(text string) []sentence {
+	var out []sentence
+	header := ""
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "|") {
+			switch {
+			case isSeparatorRow(l):
+			case i+1 < len(lines) && isSeparatorRow(lines[i+1]):
+				header = l + "\n" + strings.TrimSpace(lines[i+1])
+			default:
+				out = append(out, sentence{text: l, header: header})
+			}
+			continue
+		}
+		header = ""
+		l = strings.TrimSpace(strings.TrimLeft(l, "#>*+-• "))
+		for _, sp := range chunk.Sentences(l) {
+			out = append(out, sentence{text: l[sp.Start:sp.End]})
+		}
+	}
+	return out
+}
+
+func isSeparatorRow(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.HasPrefix(l, "|") && strings.Contains(l, "-") && strings.Trim(l, "|-: ") == ""
+}
+
+// rank scores the passages' sentences for the question and returns them best first, with the question
+// words (weighted) it scored them by.
+func (g *Generator) rank(question, previous string, passages []rag.Passage) ([]sentence, []qword) {
+	qw := questionWords(question, previous)
+	if len(qw) == 0 {
+		return nil, nil
+	}
+	want := answerType(question)
+	qTypes := typedTokens(question)
+	var sents []sentence
+	seen := map[string]bool{}
+	titles := make([][]float64, len(passages))
+	for rank, p := range passages {
+		tt := termSet(p.Title)
+		titles[rank] = make([]float64, len(qw))
+		for i, w := range qw {
+			titles[rank][i] = degree(w, tt)
+		}
+		for pos, s := range units(p.Text) {
+			if seen[s.text] {
+				continue // overlapping chunks repeat sentences
+			}
+			seen[s.text] = true
+			s.n, s.rank, s.pos = p.N, rank, pos
+			s.terms = termSet(s.text)
+			if s.header != "" {
+				// A row means what its header says: "| 산업 | 11.4% |" under "| 부문 | 감축 목표 |".
+				for t := range termSet(s.header) {
+					s.terms[t] = true
+				}
+			}
+			s.deg = make([]float64, len(qw))
+			for i, w := range qw {
+				s.deg[i] = degree(w, s.terms)
+			}
+			sents = append(sents, s)
+		}
+	}
+	if len(sents) == 0 {
+		return nil, nil
+	}
+	// A word's weight is its inverse frequency over the sentences: a word every sentence has (the topic of
+	// the passages) tells them apart least.
+	n := float64(len(sents))
+	total := 0.0
+	for i := range qw {
+		df := 0.0
+		for _, s := range sents {
+			if s.deg[i] >= g.p.dfCut {
+				df++
+			}
+		}
+		qw[i].idf = math.Log(1 + (n-df+0.5)/(df+0.5))
+		if qw[i].frame {
+			qw[i].idf *= g.p.frame
+		}
+		if qw[i].history {
+			qw[i].idf *= g.p.history
+		}
+		total += qw[i].idf
+	}
+	for j := range sents {
+		s := &sents[j]
+		ctx, words, content := 0.0, 0.0, 0
+		for i, w := range qw {
+			d := s.deg[i]
+			if !w.frame {
+				words += d
+				content++
+			}
+			// Korean drops subjects that the previous sentence or the title named: a word found only there
+			// counts in part.
+			c := d
+			if j > 0 && sents[j-1].rank == s.rank {
+				c = max(c, g.p.context*sents[j-1].deg[i])
+			}
+			if j+1 < len(sents) && sents[j+1].rank == s.rank {
+				c = max(c, g.p.context*sents[j+1].deg[i])
+			}
+			c = max(c, g.p.title*titles[s.rank][i])
+			ctx += w.idf * c
+		}
+		s.words, s.nwords = words, content
+		if total > 0 {
+			s.score = ctx / total
+		}
+		if want != typeNone && hasNewType(s.text, want, qTypes) {
+			s.score += g.p.typeBonus
+		}
+		s.score /= 1 + g.p.rankDecay*float64(s.rank)
+	}
+	slices.SortStableFunc(sents, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
+	return sents, qw
+}
+
+// pick chooses the sentences of the answer, best first: the best one, then the next best while they score
+// at least secondRatio of it and fit in MaxChars. It returns nothing when no sentence covers MinCoverage
+// of the question's content words.
+func (g *Generator) pick(question, previous string, passages []rag.Passage) []sentence {
+	ranked, qw := g.rank(question, previous, passages)
+	if len(ranked) == 0 {
+		return nil
+	}
+	// Some sentence must match MinCoverage of the question's content words, or minWords of them for a long
+	// question; otherwise the passages are about something else.
+	found := false
+	for _, s := range ranked {
+		found = found || s.words >= min(g.opt.MinCoverage*float64(s.nwords), g.p.minWords)
+	}
+	if !found {
+		return nil
+	}
+	best := ranked[0]
+	best = g.trim(best, qw)
+	picked := []sentence{best}
+	used := length(best)
+	for _, s := range ranked[1:] {
+		if len(picked) >= g.opt.MaxSentences || s.score < g.p.secondRatio*best.score {
+			break
+		}
+		if slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
+			continue // the same sentence in another chunk or version of the document
+		}
+		s = g.trim(s, qw)
+		if l := length(s); used+l <= g.opt.MaxChars {
+			picked = append(picked, s)
+			used += l
+		}
+	}
+	return picked
+}
+
+// similar reports whether two sentences share most of their terms (Jaccard similarity over 0.8).
+func similar(a, b map[string]bool) bool {
+	common := 0
+	for t := range a {
+		if b[t] {
+			common++
+		}
+	}
+	union := len(a) + len(b) - common
+	return union > 0 && float64(common) > 0.8*float64(union)
+}
+
+// length is about how many characters s adds to an answer: its text, a citation and a space, and for a
+// table row its table's header.
+func length(s sentence) int {
+	n := utf8.RuneCountInString(s.text) + 5
+	if s.header != "" {
+		n += utf8.RuneCountInString(s.header) + 1
+	}
+	return n
+}
+
+// clauses splits a sentence at commas and semicolons followed by a space, outside brackets and quotes; each
+// clause keeps its punctuation.
+func clauses(text string) []chunk.Span {
+	var out []chunk.Span
+	depth, start := 0, 0
+	for i, r := range text {
+		switch r {
+		case '(', '[', '{', '「', '『', '《', '〈', '“':
+			depth++
+		case ')', ']', '}', '」', '』', '》', '〉', '”':
+			depth = max(0, depth-1)
+		case ',', ';', '，':
+			end := i + utf8.RuneLen(r)
+			if depth == 0 && end < len(text) && text[end] == ' ' {
+				out = append(out, chunk.Span{Start: start, End: end})
+				start = end + 1
+			}
+		}
+	}
+	if start < len(text) {
+		out = append(out, chunk.Span{Start: start, End: len(text)})
+	}
+	return out
+}
+
+// trim cuts a sentence longer than trimAt down to the clauses that match the question's content words, with
+// margin clauses around them, and marks each cut with an ellipsis. Table rows stay whole.
+func (g *Generator) trim(s sentence, qw []qword) sentence {
+	if g.p.trimAt > 0 && utf8.RuneCountInString(s.text) > g.p.trimAt && !strings.HasPrefix(s.text, "|") {
+		s.text = g.trimText(s.text, qw)
+	}
+	return s
+}
+
+func (g *Generator) trimText(text string, qw []qword) string {
+	cl := clauses(text)
+	if len(cl) < 2 {
+		return text
+	}
+	first, last := -1, -1
+	for i, c := range cl {
+		terms := termSet(text[c.Start:c.End])
+		for _, w := range qw {
+			if !w.frame && !w.history && w.idf > 0 && degree(w, terms) >= 0.5 {
+				if first < 0 {
+					first = i
+				}
+				last = i
+				break
+			}
+		}
+	}
+	if first < 0 {
+		return text
+	}
+	a, b := max(0, first-g.p.margin), min(len(cl)-1, last+g.p.margin)
+	if a == 0 && b == len(cl)-1 {
+		return text
+	}
+	out := text[cl[a].Start:cl[b].End]
+	if b < len(cl)-1 {
+		out = strings.TrimRight(out, ",;， ") + " …"
+	}
+	if a > 0 {
+		out = "… " + out
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package extractive
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// ansType is the kind of thing a question asks for, when its wording says so.
+type ansType int
+
+const (
+	typeNone ansType = iota
+	typeTime
+	typeNumber
+)
+
+// Question cues, checked in order on the normalised, lower-cased question: time before number, since "몇
+// 년" asks for a year.
+var typeCues = []struct {
+	t    ansType
+	cues []string
+}{
+	{typeTime, []string{"언제", "몇 년", "몇년", "연도", "년도", "날짜", "몇 월", "몇월", "며칠", "시기", "시점", "날은",
+		"when", "what year", "which year", "what date", "what day", "what month", "what century", "what time"}},
+	{typeNumber, []string{"몇", "얼마", "수는", "개수", "갯수", "숫자", "인원", "규모", "비율", "퍼센트", "금액", "가격",
+		"how many", "how much", "what number", "what percentage", "how long", "how far", "how old", "how tall",
+		"how big", "how large", "how high", "how fast"}},
+}
+
+func answerType(question string) ansType {
+	q := " " + strings.ToLower(textproc.Normalize(question)) + " "
+	for _, c := range typeCues {
+		for _, cue := range c.cues {
+			if strings.Contains(q, cue) {
+				if cue[0] < 0x80 && !strings.Contains(q, " "+cue+" ") {
+					continue // English cues are whole words
+				}
+				return c.t
+			}
+		}
+	}
+	return typeNone
+}
+
+var (
+	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(년대|년|월|일|세기|시|분|초)?`)
+	monthRe  = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d`)
+)
+
+// typedTokens returns the numbers (with a date unit when one follows) of text, for telling which ones a
+// sentence adds to the question.
+func typedTokens(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range numberRe.FindAllString(text, -1) {
+		out[strings.ReplaceAll(m, " ", "")] = true
+	}
+	return out
+}
+
+// hasNewType reports whether text holds a token of type t that the question (its tokens in seen) does not.
+func hasNewType(text string, t ansType, seen map[string]bool) bool {
+	for _, m := range numberRe.FindAllStringSubmatch(text, -1) {
+		tok := strings.ReplaceAll(m[0], " ", "")
+		if seen[tok] {
+			continue
+		}
+		switch t {
+		case typeNumber:
+			return true
+		case typeTime:
+			if m[1] != "" || isYear(strings.TrimRight(tok, ".,")) {
+				return true
+			}
+		}
+	}
+	return t == typeTime && monthRe.MatchString(text)
+}
+
+func isYear(s string) bool {
+	if len(s) != 4 {
+		return false
+	}
+	return (s[0] == '1' && s[1] >= '0') || (s[0] == '2' && s[1] == '0')
+}
+
+// frameWords name what a question asks for ("the name of …", "…한 인물은?") rather than what it is about;
+// they say little about which sentence answers it.
+var frameWords = []string{"이름", "인물", "사람", "곳", "장소", "시기", "날짜", "연도", "년도", "때", "종류", "제목",
+	"숫자", "개수", "갯수", "명칭", "단어", "용어", "나라", "도시", "지역", "누구", "무엇", "얼마", "몇",
+	"name", "person", "year", "date", "place", "type", "kind", "call", "number", "term", "word"}
+
+// isFrame reports whether the question word w (lower-cased) is a frame word, possibly with a particle.
+func isFrame(w string) bool {
+	for _, f := range frameWords {
+		if w == f {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(w, f); ok && f[0] >= 0x80 && len([]rune(rest)) <= 2 {
+			return true
+		}
+	}
+	return false
+}
