@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/chunk"
+	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -156,7 +157,7 @@ func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Requ
 			ExternalID:   req.ExternalID,
 			Title:        firstNonEmpty(req.Title, baseTitle(req.Name)),
 			Source:       req.Source,
-			MediaType:    mediaTypeOf(req.Name),
+			MediaType:    extract.MediaType(req.Name, req.Data),
 			Size:         int64(len(req.Data)),
 			Status:       rag.StatusQueued,
 			Stage:        rag.StageQueued,
@@ -222,6 +223,8 @@ func (p *Pipeline) validate(req Request) error {
 		return rag.Errorf(rag.CodePayloadTooLarge, "%s: file is %d bytes, over the limit of %d bytes", req.Name, len(req.Data), p.opt.MaxBytes)
 	case len(req.Data) == 0:
 		return rag.Errorf(rag.CodeInvalid, "%s: file is empty", req.Name)
+	case extract.MediaType(req.Name, req.Data) == "":
+		return rag.Errorf(rag.CodeUnsupportedMediaType, "%s: unsupported file type %q", req.Name, filepath.Ext(req.Name))
 	}
 	return nil
 }
@@ -487,35 +490,11 @@ func baseTitle(name string) string {
 	return base
 }
 
-// nameFor gives the extractor a name whose extension matches the document's type.
+// nameFor gives the extractor the document's file name: its extension selects the format, and a name without
+// one is identified from the content.
 func nameFor(doc *rag.Document) string {
-	if filepath.Ext(doc.Source) != "" {
-		return doc.Source
-	}
-	if filepath.Ext(doc.ExternalID) != "" {
+	if filepath.Ext(doc.Source) == "" && filepath.Ext(doc.ExternalID) != "" {
 		return doc.ExternalID
 	}
-	for ext, mt := range mediaTypes {
-		if mt == doc.MediaType {
-			return doc.Source + ext
-		}
-	}
-	return doc.Source + ".txt"
-}
-
-var mediaTypes = map[string]string{
-	".pdf":  "application/pdf",
-	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	".html": "text/html",
-	".htm":  "text/html",
-	".md":   "text/markdown",
-	".mdx":  "text/markdown",
-	".txt":  "text/plain",
-}
-
-func mediaTypeOf(name string) string {
-	if mt, ok := mediaTypes[strings.ToLower(filepath.Ext(name))]; ok {
-		return mt
-	}
-	return "application/octet-stream"
+	return doc.Source
 }

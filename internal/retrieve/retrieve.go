@@ -257,7 +257,7 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 
 // relevant applies the threshold: enough vector similarity, or a keyword match covering enough of the query.
 func (r *Retriever) relevant(h *rag.Hit, terms []string) bool {
-	if r.opt.MinSimilarity < 0 && r.opt.MinCoverage < 0 {
+	if r.opt.MinSimilarity < 0 {
 		return true
 	}
 	if h.VectorRank > 0 && h.VectorScore >= r.opt.MinSimilarity {
