@@ -28,6 +28,9 @@ type params struct {
 	minWords    float64 // matching this many content words is enough, whatever MinCoverage says
 }
 
+// wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
+const wordJoiners = ".-/_+#%"
+
 // maxFollowUpWords is the most content words a question may have and still be read as a follow-up.
 const maxFollowUpWords = 3
 
@@ -69,7 +72,7 @@ func questionWords(question, previous string) []qword {
 			keep[t] = true
 		}
 		for _, w := range strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
-			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(textproc.Joiners, r)
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(wordJoiners, r)
 		}) {
 			if seen[w] {
 				continue
