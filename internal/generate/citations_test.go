@@ -68,8 +68,8 @@ func TestWeakSupport(t *testing.T) {
 	}{
 		{"Supported", "The main runway is 3,200 metres long and 45 metres wide [1]. Terminal 2 handles international flights [2].", nil},
 		{"Paraphrase", "The airport's main runway measures 3,200 metres [1].", nil},
-		{"Unsupported", "The main runway is 3,200 metres long [1]. The airport employs nine thousand cleaners and pilots [1].",
-			[]string{"The airport employs nine thousand cleaners and pilots [1]."}},
+		{"Unsupported", "The main runway is 3,200 metres long [1]. Nine thousand cleaners joined unions last winter [1].",
+			[]string{"Nine thousand cleaners joined unions last winter [1]."}},
 		{"WrongPassage", "Terminal 2 handles international flights of twelve airlines [1].",
 			[]string{"Terminal 2 handles international flights of twelve airlines [1]."}},
 		{"EitherPassage", "Terminal 2 opened in 2018 and the runway is 3,200 metres long [1][2].", nil},
