@@ -29,3 +29,6 @@ func PruneAllTombstones(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 }
+
+// KeywordRounds returns how many keyword queries the pruned round answered and how many ran in full.
+func KeywordRounds(s *Store) (pruned, full int64) { return s.terms.pruned.Load(), s.terms.full.Load() }

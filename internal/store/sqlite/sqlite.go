@@ -77,11 +77,14 @@ func (o Options) withDefaults() Options {
 // Store is the SQLite implementation of rag.Store. It is safe for concurrent use, and several Stores (in
 // one or several processes) may open the same file.
 type Store struct {
-	path string
-	opts Options
-	w    *sql.DB // exactly one connection; every transaction is BEGIN IMMEDIATE
-	r    *sql.DB // readers
-	vecs *vectorCache
+	path  string
+	opts  Options
+	w     *sql.DB // exactly one connection; every transaction is BEGIN IMMEDIATE
+	r     *sql.DB // readers
+	vecs  *vectorCache
+	terms termStats
+	// keywordBudget is essentialBudget; tests lower it to reach the pruning rounds on small corpora.
+	keywordBudget int64
 
 	pruneMu   sync.Mutex
 	lastPrune time.Time
@@ -111,7 +114,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: file, opts: opts, w: w}
+	s := &Store{path: file, opts: opts, w: w, keywordBudget: essentialBudget}
 	// The writer connection must exist (and have switched the file to WAL) before readers open it.
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()

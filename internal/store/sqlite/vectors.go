@@ -382,65 +382,6 @@ func (sv *spaceVectors) scan(q []float32, allowed docSet, k, lo, hi int) topK {
 	return h
 }
 
-// KeywordCandidates ranks chunks of visible documents matching q.Filter that contain any of q.Terms by
-// FTS5's BM25 (negated, so higher is better), with the filter and visibility inside the same statement.
-func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.Candidate, error) {
-	var w where
-	w.visible(p)
-	if err := w.filter(q.Filter); err != nil {
-		return nil, err
-	}
-	match := ftsQuery(q.Terms)
-	if match == "" || q.K <= 0 {
-		return []rag.Candidate{}, nil
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT chunks_fts.rowid, -bm25(chunks_fts) FROM chunks_fts
-		JOIN chunks c ON c.id = chunks_fts.rowid
-		JOIN documents d ON d.seq = c.doc_seq
-		WHERE chunks_fts MATCH ? AND `+w.sql()+`
-		ORDER BY bm25(chunks_fts), chunks_fts.rowid LIMIT ?`, append(append([]any{match}, w.args...), q.K)...)
-	if err != nil {
-		return nil, dbError(err, "keyword candidates")
-	}
-	defer rows.Close()
-	out := []rag.Candidate{}
-	for rows.Next() {
-		c := rag.Candidate{Rank: len(out) + 1}
-		if err := rows.Scan(&c.ChunkID, &c.Score); err != nil {
-			return nil, dbError(err, "keyword candidates")
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, dbError(err, "keyword candidates")
-	}
-	return out, nil
-}
-
-// ftsQuery ORs the distinct terms as FTS5 strings, so that no term is read as query syntax.
-func ftsQuery(terms []string) string {
-	seen := map[string]bool{}
-	var b []byte
-	for _, t := range terms {
-		if t == "" || seen[t] {
-			continue
-		}
-		seen[t] = true
-		if len(b) > 0 {
-			b = append(b, " OR "...)
-		}
-		b = append(b, '"')
-		for i := 0; i < len(t); i++ {
-			if t[i] == '"' {
-				b = append(b, '"')
-			}
-			b = append(b, t[i])
-		}
-		b = append(b, '"')
-	}
-	return string(b)
-}
-
 // cachedSpace is for tests: the live vector count of sp in this Store's cache (-1 when not loaded).
 func (s *Store) cachedSpace(sp rag.Space) int {
 	s.vecs.mu.Lock()

@@ -1,0 +1,286 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// The benchmark corpus: 1,000 documents × 100 chunks of 768-d random normalised vectors and ~120 words of
+// Zipf-distributed synthetic vocabulary each. 5% of the documents carry the tag "rare" and are readable by
+// group "team" (the others only by their owner), for the filtered and permission-restricted runs.
+const (
+	benchDocs      = 1000
+	benchChunks    = 100
+	benchDim       = 768
+	benchWords     = 120
+	benchVocab     = 20000
+	benchRareEvery = 20
+)
+
+var benchSpace = rag.Space{Provider: "bench", Model: "random", Dim: benchDim}
+
+var (
+	benchOnce       sync.Once
+	benchStore      *sqlite.Store
+	benchVocabulary []string
+	benchErr        error
+)
+
+func benchWord(r *rand.Rand) string {
+	const cons, vows = "bcdfghjklmnprstvz", "aeiou"
+	var b strings.Builder
+	for range 2 + r.IntN(3) {
+		b.WriteByte(cons[r.IntN(len(cons))])
+		b.WriteByte(vows[r.IntN(len(vows))])
+	}
+	return b.String()
+}
+
+func randomUnit(r *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	var n float64
+	for i := range v {
+		x := r.NormFloat64()
+		v[i] = float32(x)
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
+}
+
+// openBenchStore builds the corpus once per machine in $RAGD_BENCH_DIR (default: a folder in the temp
+// dir, kept between runs because building it takes minutes) and opens it.
+func openBenchStore(b *testing.B) *sqlite.Store {
+	benchOnce.Do(func() {
+		r := rand.New(rand.NewPCG(1, 2))
+		seen := map[string]bool{}
+		for len(benchVocabulary) < benchVocab {
+			w := benchWord(r)
+			if !seen[w] {
+				seen[w] = true
+				benchVocabulary = append(benchVocabulary, w)
+			}
+		}
+		dir := os.Getenv("RAGD_BENCH_DIR")
+		if dir == "" {
+			dir = filepath.Join(os.TempDir(), fmt.Sprintf("ragd-sqlite-bench-%dx%d", benchDocs*benchChunks, benchDim))
+		}
+		ctx := context.Background()
+		marker := filepath.Join(dir, "complete")
+		if _, err := os.Stat(marker); err != nil {
+			os.RemoveAll(dir)
+			start := time.Now()
+			if benchErr = buildBenchCorpus(ctx, dir, r); benchErr != nil {
+				return
+			}
+			b.Logf("built %d chunks in %s", benchDocs*benchChunks, time.Since(start).Round(time.Second))
+			os.WriteFile(marker, nil, 0o644)
+		}
+		benchStore, benchErr = sqlite.Open(ctx, dir, sqlite.Options{})
+		if benchErr != nil {
+			return
+		}
+		// Load the vector cache (a one-time cost per process, reported separately).
+		start := time.Now()
+		_, benchErr = benchStore.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: randomUnit(r, benchDim), K: 1})
+		b.Logf("vector cache loaded in %s", time.Since(start).Round(time.Millisecond))
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchStore
+}
+
+func buildBenchCorpus(ctx context.Context, dir string, r *rand.Rand) error {
+	s, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	coll, err := s.EnsureCollection(ctx, "bench", "owner")
+	if err != nil {
+		return err
+	}
+	zipf := rand.NewZipf(r, 1.07, 2, benchVocab-1)
+	for i := range benchDocs {
+		d := &rag.Document{CollectionID: coll.ID, ExternalID: fmt.Sprintf("doc-%04d", i), Title: fmt.Sprintf("Document %d", i),
+			MediaType: "text/plain", Owner: "owner"}
+		if i%benchRareEvery == 0 {
+			d.Tags, d.Readers = []string{"rare"}, []string{"group:team"}
+		}
+		if err := s.CreateDocument(ctx, d); err != nil {
+			return err
+		}
+		chunks := make([]rag.Chunk, benchChunks)
+		for j := range chunks {
+			words := make([]string, benchWords)
+			for k := range words {
+				words[k] = benchVocabulary[zipf.Uint64()]
+			}
+			chunks[j] = rag.Chunk{Index: j, Kind: rag.KindText, Text: strings.Join(words, " "), Vector: randomUnit(r, benchDim)}
+		}
+		if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: fmt.Sprint(i), Title: d.Title,
+			MediaType: d.MediaType, Space: benchSpace, Chunks: chunks}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchQuery is one synthetic search: a random vector and three words (one frequent, two of middling
+// frequency) as the analyzer sees them.
+type benchQuery struct {
+	vec   []float32
+	terms []string
+}
+
+func benchQueries(n int) []benchQuery {
+	r := rand.New(rand.NewPCG(3, 4))
+	out := make([]benchQuery, n)
+	for i := range out {
+		words := []string{benchVocabulary[2+r.IntN(20)], benchVocabulary[50+r.IntN(2000)], benchVocabulary[50+r.IntN(2000)]}
+		out[i] = benchQuery{randomUnit(r, benchDim), textproc.QueryTerms(strings.Join(words, " "))}
+	}
+	return out
+}
+
+// reportLatency reports p50/p95 of per-query durations as custom metrics.
+func reportLatency(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	pct := func(p float64) float64 {
+		return float64(d[min(len(d)-1, int(math.Ceil(p*float64(len(d))))-1)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+}
+
+var (
+	benchTeam = rag.Principal{ID: "user:member", Groups: []string{"team"}}
+	benchRare = rag.Filter{Tags: []string{"rare"}}
+)
+
+func BenchmarkVectorCandidates(b *testing.B) {
+	s := openBenchStore(b)
+	qs := benchQueries(200)
+	for _, tc := range []struct {
+		name string
+		p    rag.Principal
+		f    rag.Filter
+	}{
+		{"All", rag.LocalPrincipal, rag.Filter{}},
+		{"Filter5pct", rag.LocalPrincipal, benchRare},
+		{"Visibility5pct", benchTeam, rag.Filter{}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				start := time.Now()
+				c, err := s.VectorCandidates(b.Context(), tc.p, rag.VectorQuery{Space: benchSpace, Vector: q.vec, Filter: tc.f, K: 50})
+				lat = append(lat, time.Since(start))
+				if err != nil || len(c) != 50 {
+					b.Fatalf("%d candidates, %v", len(c), err)
+				}
+			}
+			reportLatency(b, lat)
+		})
+	}
+}
+
+func BenchmarkKeywordCandidates(b *testing.B) {
+	s := openBenchStore(b)
+	qs := benchQueries(200)
+	for _, tc := range []struct {
+		name string
+		p    rag.Principal
+		f    rag.Filter
+	}{
+		{"All", rag.LocalPrincipal, rag.Filter{}},
+		{"Filter5pct", rag.LocalPrincipal, benchRare},
+		{"Visibility5pct", benchTeam, rag.Filter{}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				start := time.Now()
+				_, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportLatency(b, lat)
+		})
+	}
+}
+
+// BenchmarkHybrid is the store's share of one hybrid search: both candidate queries (k=50 each) and the
+// hits of the fused top 10.
+func BenchmarkHybrid(b *testing.B) {
+	s := openBenchStore(b)
+	qs := benchQueries(200)
+	for _, tc := range []struct {
+		name string
+		p    rag.Principal
+		f    rag.Filter
+	}{
+		{"All", rag.LocalPrincipal, rag.Filter{}},
+		{"Filter5pct", rag.LocalPrincipal, benchRare},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				start := time.Now()
+				vc, err := s.VectorCandidates(b.Context(), tc.p, rag.VectorQuery{Space: benchSpace, Vector: q.vec, Filter: tc.f, K: 50})
+				if err != nil {
+					b.Fatal(err)
+				}
+				kc, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids := make([]int64, 0, 10)
+				for j := 0; len(ids) < 10 && j < max(len(vc), len(kc)); j++ {
+					if j < len(vc) {
+						ids = append(ids, vc[j].ChunkID)
+					}
+					if j < len(kc) && len(ids) < 10 {
+						ids = append(ids, kc[j].ChunkID)
+					}
+				}
+				if _, err := s.Hits(b.Context(), ids); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			reportLatency(b, lat)
+		})
+	}
+}

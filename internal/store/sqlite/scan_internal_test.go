@@ -1,0 +1,45 @@
+package sqlite
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func syntheticSpace(n, dim int) *spaceVectors {
+	r := rand.New(rand.NewPCG(1, 1))
+	sv := &spaceVectors{dim: dim, pos: map[int64]int{}}
+	sv.vecs = make([]float32, n*dim)
+	for i := range n {
+		var norm float64
+		row := sv.vecs[i*dim : (i+1)*dim]
+		for j := range row {
+			row[j] = float32(r.NormFloat64())
+			norm += float64(row[j]) * float64(row[j])
+		}
+		for j := range row {
+			row[j] = float32(float64(row[j]) / math.Sqrt(norm))
+		}
+		sv.ids = append(sv.ids, int64(i+1))
+		sv.docs = append(sv.docs, int64(i/100+1))
+		sv.seqs = append(sv.seqs, int64(i+1))
+		sv.pos[int64(i+1)] = i
+	}
+	return sv
+}
+
+// BenchmarkScan measures the in-memory exact search alone (100k × 768, k=50).
+func BenchmarkScan(b *testing.B) {
+	sv := syntheticSpace(100_000, 768)
+	q := sv.vecs[:768]
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for b.Loop() {
+				if c := sv.search(q, nil, 50, w); len(c) != 50 || c[0].ChunkID != 1 {
+					b.Fatalf("%v", c[:1])
+				}
+			}
+		})
+	}
+}
