@@ -70,23 +70,25 @@ const ragd = (() => {
   }
 
   /**
-   * fetchAPI calls the API with the session's key. On 401 it asks for a key once and retries. It resolves
-   * to the Response (ok or not) and rejects with ApiError("network") when the server cannot be reached.
+   * fetchAPI calls the API with the session's key. On 401 it asks for a key (again, while the key entered is
+   * refused) and retries; when the user cancels it resolves to the 401 response. It rejects with
+   * ApiError("network") when the server cannot be reached.
    */
-  async function fetchAPI(path, opts = {}, retried = false) {
-    let resp;
-    try {
-      resp = await fetch(path, Object.assign({}, opts, { headers: withKey(opts.headers) }));
-    } catch (e) {
-      if (e && e.name === 'AbortError') throw e;
-      throw new ApiError('network', String(e && e.message || e));
-    }
-    if (resp.status === 401 && !retried) {
+  async function fetchAPI(path, opts = {}) {
+    for (;;) {
+      let resp;
+      try {
+        resp = await fetch(path, Object.assign({}, opts, { headers: withKey(opts.headers) }));
+      } catch (e) {
+        if (e && e.name === 'AbortError') throw e;
+        throw new ApiError('network', String(e && e.message || e));
+      }
+      if (resp.status !== 401) return resp;
       const err = await errorFrom(resp);
-      if (await askKey(err.human())) return fetchAPI(path, opts, true);
-      return new Response(JSON.stringify({ error: err.code, message: err.message }), { status: 401, headers: { 'Content-Type': 'application/json' } });
+      if (!(await askKey(err.human()))) {
+        return new Response(JSON.stringify({ error: err.code, message: err.message }), { status: 401, headers: { 'Content-Type': 'application/json' } });
+      }
     }
-    return resp;
   }
 
   /** api calls the API and returns its JSON body, or throws ApiError. */
@@ -101,7 +103,7 @@ const ragd = (() => {
    * upload sends FormData with XMLHttpRequest (fetch has no upload progress). onProgress gets 0..1.
    * Resolves to the parsed JSON body; rejects with ApiError.
    */
-  function upload(method, path, form, onProgress, retried = false) {
+  function upload(method, path, form, onProgress) {
     return new Promise((resolve, reject) => {
       const xhr = new XMLHttpRequest();
       xhr.open(method, path);
@@ -114,8 +116,8 @@ const ragd = (() => {
         try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
         if (xhr.status >= 200 && xhr.status < 300) { resolve(body); return; }
         const err = new ApiError(body && body.error || 'internal', body && body.message || `HTTP ${xhr.status}`, xhr.status, xhr.getResponseHeader('Retry-After'));
-        if (xhr.status === 401 && !retried && await askKey(err.human())) {
-          upload(method, path, form, onProgress, true).then(resolve, reject);
+        if (xhr.status === 401 && await askKey(err.human())) {
+          upload(method, path, form, onProgress).then(resolve, reject);
           return;
         }
         reject(err);

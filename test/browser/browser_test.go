@@ -366,6 +366,18 @@ func TestUploadAskAndOpenCitation(t *testing.T) {
 		t.Errorf("debug panel %q lacks scores or latency", dbg)
 	}
 	screenshot(t, ctx, "chat.png")
+
+	// Phone width: nothing overflows sideways, the source panel is still reachable.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 391 {
+		t.Errorf("the chat page is %d px wide at a 390 px viewport", w)
+	}
+	if vis := eval[bool](t, ctx, `(() => { const r = document.getElementById('source-panel').getBoundingClientRect(); return r.width > 0 && r.top < innerHeight; })()`); !vis {
+		t.Error("the source panel is not visible at phone width")
+	}
+	screenshot(t, ctx, "chat-phone.png")
 	if len(*dialogs) > 0 {
 		t.Errorf("dialogs opened: %q", *dialogs)
 	}
@@ -375,15 +387,15 @@ func TestUploadAskAndOpenCitation(t *testing.T) {
 // element, a javascript: markdown link and an SVG onload, in the sentences that answer the question.
 const hostile = `보안 점검 문서 XSSPROBE 입니다.
 
-XSSPROBE 점검 코드는 <img src=x onerror="window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"> 이미지와 <script>window.__pwned=(window.__pwned||0)+1</script> 스크립트를 담고 있습니다.
-
-XSSPROBE 점검 링크는 [여기를 누르세요](javascript:window.__pwned=(window.__pwned||0)+1) 와 <a href="javascript:window.__pwned=1">두 번째 링크</a> 그리고 <svg onload="window.__pwned=1"></svg> 입니다.
+XSSPROBE 점검 코드와 점검 링크는 <img src=x onerror="window.__pwned=(window.__pwned||0)+1;document.title='PWNED'"> 이미지, <script>window.__pwned=(window.__pwned||0)+1</script> 스크립트, [여기를 누르세요](javascript:window.__pwned=(window.__pwned||0)+1) 링크, <a href="javascript:window.__pwned=1">두 번째 링크</a> 그리고 <svg onload="window.__pwned=1"></svg> 입니다.
 `
 
 func TestHostileDocumentIsInert(t *testing.T) {
 	ctx, dialogs := browser(t)
 	srv := startRagd(t)
-	for _, name := range []string{"hostile.txt", "hostile.md"} {
+	// As plain text the markup reaches the answer verbatim, so marked turns it into HTML and DOMPurify must
+	// remove it; the source panel must show it as text.
+	for _, name := range []string{"hostile.txt"} {
 		body, _ := json.Marshal(map[string]any{"name": name, "title": "점검 " + name, "text": hostile})
 		resp, err := http.Post(srv.url+"/api/documents", "application/json", bytes.NewReader(body))
 		if err != nil {
@@ -398,15 +410,16 @@ func TestHostileDocumentIsInert(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/documents")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "both documents to be ready", `document.querySelectorAll('#doc-rows tr[data-status="ready"]').length === 2`, 2*time.Minute)
+	waitFor(t, ctx, "the document to be ready", `document.querySelectorAll('#doc-rows tr[data-status="ready"]').length === 1`, 2*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/")); err != nil {
 		t.Fatal(err)
 	}
 	ask(t, ctx, "XSSPROBE 점검 코드와 점검 링크는 무엇인가요?")
 	answer := eval[string](t, ctx, `document.querySelector('.msg-assistant[data-state="done"] .answer').innerHTML`)
 	t.Logf("answer HTML: %s", answer)
-	if !strings.Contains(answer, "XSSPROBE") {
-		t.Fatalf("the hostile passages did not reach the answer, so this test proves nothing: %s", answer)
+	raw := eval[string](t, ctx, `(() => { const b = document.querySelector('.msg-assistant[data-state="done"] .answer button.cite'); b.click(); return document.getElementById('source-passage').textContent; })()`)
+	if !strings.Contains(answer, "여기를 누르세요") || !strings.Contains(answer, "두 번째 링크") || !strings.Contains(raw, "onerror") || !strings.Contains(raw, "<script>") || !strings.Contains(raw, "](javascript:") {
+		t.Fatalf("the hostile passages did not reach the page, so this test proves nothing: answer %s, passage %q", answer, raw)
 	}
 
 	// Open every citation (the passages are shown as text) and click every link the answer has.
@@ -415,10 +428,6 @@ func TestHostileDocumentIsInert(t *testing.T) {
 	  for (const a of document.querySelectorAll('.answer a')) a.click();
 	  return true;
 	})()`)
-	passage := eval[string](t, ctx, `document.getElementById('source-passage').textContent`)
-	if !strings.Contains(passage, "onerror") && !strings.Contains(passage, "javascript:") {
-		t.Errorf("the source panel should show the hostile markup as text; it shows %q", passage)
-	}
 	time.Sleep(500 * time.Millisecond) // let any image error or timer fire before looking
 
 	checks := map[string]string{
@@ -475,5 +484,34 @@ func TestKoreanIMEEnterDoesNotSend(t *testing.T) {
 	waitFor(t, ctx, "the answer", `document.querySelector('.msg-assistant[data-state="done"], .msg-assistant[data-state="error"]')`, time.Minute)
 	if n := sent(); n != 1 {
 		t.Fatalf("%d questions sent, want 1", n)
+	}
+}
+
+// TestAPIKeyPrompt: with keys configured the UI asks for one, keeps it for the tab, and works with it.
+func TestAPIKeyPrompt(t *testing.T) {
+	ctx, _ := browser(t)
+	srv := startRagd(t, "RAGD_API_KEYS=browser-test-key-1")
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.url+"/documents"),
+		chromedp.WaitVisible(chromedp.ID("api-key-input")),
+		chromedp.SendKeys(chromedp.ID("api-key-input"), "wrong-key"),
+		chromedp.Click(chromedp.ID("api-key-save")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// A wrong key is refused: the prompt comes back and says so.
+	waitFor(t, ctx, "the prompt to come back", `(document.querySelector('#key-dialog .hint') || {}).textContent?.includes('not valid')`, 10*time.Second)
+	eval[bool](t, ctx, `(() => { document.getElementById('api-key-input').value = 'browser-test-key-1'; document.getElementById('api-key-save').click(); return true; })()`)
+	waitFor(t, ctx, "the status line", `(document.getElementById('model-status').textContent || '').includes('generator:')`, 10*time.Second)
+	if k := eval[string](t, ctx, `sessionStorage.getItem('ragd.apiKey')`); k != "browser-test-key-1" {
+		t.Fatalf("sessionStorage key %q", k)
+	}
+	// The next page of the same tab does not ask again.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the status line", `(document.getElementById('model-status').textContent || '').includes('generator:')`, 10*time.Second)
+	if open := eval[bool](t, ctx, `!!document.getElementById('api-key-input')`); open {
+		t.Fatal("the key prompt came back on the next page")
 	}
 }
