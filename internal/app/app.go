@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,9 +15,15 @@ import (
 	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/embed"
+	"github.com/ragd/ragd/internal/embed/gemini"
 	"github.com/ragd/ragd/internal/embed/hash"
+	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/generate/anthropic"
 	"github.com/ragd/ragd/internal/generate/extractive"
+	gemgen "github.com/ragd/ragd/internal/generate/gemini"
+	oaigen "github.com/ragd/ragd/internal/generate/openai"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/retrieve"
@@ -62,10 +69,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Extractor = ex
 	a.closers = append(a.closers, ex.Close)
 
-	if a.Embedder, err = newEmbedder(cfg, a.Store); err != nil {
+	if a.Embedder, err = newEmbedder(ctx, cfg, a.Store); err != nil {
 		return nil, err
 	}
-	if a.Generator, err = newGenerator(cfg); err != nil {
+	if a.Generator, err = newGenerator(ctx, cfg); err != nil {
 		return nil, err
 	}
 	a.Retriever, err = retrieve.New(a.Store, a.Embedder, retrieve.Options{
@@ -108,20 +115,54 @@ func (a *App) openStore(ctx context.Context) error {
 	return nil
 }
 
-func newEmbedder(cfg config.Config, _ rag.Store) (rag.Embedder, error) {
+func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache) (rag.Embedder, error) {
+	var (
+		e   rag.Embedder
+		err error
+	)
 	switch cfg.Embedder {
 	case "hash":
-		return hash.New(cfg.EmbedDim), nil
+		return hash.New(cmp.Or(cfg.EmbedDim, hash.DefaultDim)), nil
+	case "gemini":
+		e, err = gemini.New(ctx, gemini.Config{APIKey: cfg.GeminiAPIKey, BaseURL: cfg.GeminiBaseURL,
+			Model: cfg.EmbedModel, Dim: cfg.EmbedDim, Timeout: cfg.ModelTimeout})
+	case "openai":
+		e, err = openai.New(openai.Config{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL,
+			Model: cfg.EmbedModel, Dim: cfg.EmbedDim, Timeout: cfg.ModelTimeout})
+	default:
+		return nil, fmt.Errorf("unknown embedder %q", cfg.Embedder)
 	}
-	return nil, fmt.Errorf("embedder %q is not available yet", cfg.Embedder)
+	if err != nil {
+		return nil, fmt.Errorf("embedder %s: %w", cfg.Embedder, err)
+	}
+	// Hosted embeddings cost money and time: every (space, text) is asked for once, then read from the store.
+	return embed.WithCache(e, cache), nil
 }
 
-func newGenerator(cfg config.Config) (rag.Generator, error) {
+func newGenerator(ctx context.Context, cfg config.Config) (rag.Generator, error) {
+	var (
+		g   rag.Generator
+		err error
+	)
 	switch cfg.Generator {
 	case "extractive":
 		return extractive.New(extractive.Options{}), nil
+	case "gemini":
+		g, err = gemgen.New(ctx, gemgen.Config{APIKey: cfg.GeminiAPIKey, BaseURL: cfg.GeminiBaseURL,
+			Model: cfg.GenerateModel, Timeout: cfg.ModelTimeout})
+	case "openai":
+		g, err = oaigen.New(oaigen.Config{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL,
+			Model: cfg.GenerateModel, Timeout: cfg.ModelTimeout})
+	case "anthropic":
+		g, err = anthropic.New(anthropic.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL,
+			Model: cfg.GenerateModel, Timeout: cfg.ModelTimeout})
+	default:
+		return nil, fmt.Errorf("unknown generator %q", cfg.Generator)
 	}
-	return nil, fmt.Errorf("generator %q is not available yet", cfg.Generator)
+	if err != nil {
+		return nil, fmt.Errorf("generator %s: %w", cfg.Generator, err)
+	}
+	return g, nil
 }
 
 // Close releases everything Open acquired, in reverse order.

@@ -19,7 +19,8 @@ type Config struct {
 	// Addr is the HTTP listen address (RAGD_ADDR, default 127.0.0.1:8080).
 	Addr string
 
-	// Embedder is hash|gemini|openai (RAGD_EMBEDDER); EmbedModel and EmbedDim choose the model and dimension.
+	// Embedder is hash|gemini|openai (RAGD_EMBEDDER); EmbedModel and EmbedDim choose the model and dimension
+	// (0: the provider's default — 768 for hash and Gemini, the model's own size for OpenAI-compatible servers).
 	Embedder   string
 	EmbedModel string
 	EmbedDim   int
@@ -33,7 +34,8 @@ type Config struct {
 	OpenAIBaseURL    string // OPENAI_BASE_URL
 	AnthropicAPIKey  string // ANTHROPIC_API_KEY
 	AnthropicBaseURL string // ANTHROPIC_BASE_URL
-	// ModelTimeout bounds one provider call (RAGD_MODEL_TIMEOUT, default 60s).
+	// ModelTimeout bounds one provider call (RAGD_MODEL_TIMEOUT; 0: the provider's default, 30 s for
+	// embeddings and 120 s for a whole streamed answer).
 	ModelTimeout time.Duration
 
 	// MaxUploadBytes is the largest file accepted (RAGD_MAX_UPLOAD_BYTES, default 50 MiB).
@@ -69,9 +71,7 @@ func Default() Config {
 		DataDir:         "./ragd-data",
 		Addr:            "127.0.0.1:8080",
 		Embedder:        "hash",
-		EmbedDim:        768,
 		Generator:       "extractive",
-		ModelTimeout:    60 * time.Second,
 		MaxUploadBytes:  50 << 20,
 		ChunkSize:       1000,
 		ChunkOverlap:    200,
@@ -139,8 +139,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_GENERATOR must be extractive, gemini, openai or anthropic (got %q)", c.Generator)
 	}
 	switch {
-	case c.EmbedDim < 8 || c.EmbedDim > 8192:
+	case c.EmbedDim != 0 && (c.EmbedDim < 8 || c.EmbedDim > 8192):
 		return fmt.Errorf("RAGD_EMBED_DIM must be between 8 and 8192 (got %d)", c.EmbedDim)
+	case c.ModelTimeout < 0:
+		return fmt.Errorf("RAGD_MODEL_TIMEOUT must not be negative")
 	case c.MaxUploadBytes < 1:
 		return fmt.Errorf("RAGD_MAX_UPLOAD_BYTES must be positive")
 	case c.ChunkSize < 100 || c.ChunkSize > 20000:

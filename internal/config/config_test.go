@@ -16,7 +16,7 @@ func TestLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.DataDir != "./ragd-data" || c.Addr != "127.0.0.1:8080" || c.Embedder != "hash" || c.Generator != "extractive" ||
-			c.EmbedDim != 768 || c.MaxUploadBytes != 50<<20 || c.RateLimitChat != 30 || c.RateLimitSearch != 120 {
+			c.EmbedDim != 0 || c.MaxUploadBytes != 50<<20 || c.RateLimitChat != 30 || c.RateLimitSearch != 120 {
 			t.Errorf("defaults = %+v", c)
 		}
 	})
