@@ -128,6 +128,16 @@ func testBlobs(t *testing.T, open func(t *testing.T) rag.Store) {
 			}
 		}
 	})
+	t.Run("HashMismatch", func(t *testing.T) {
+		s := open(t)
+		err := s.PutBlob(t.Context(), hashOf("other bytes"), []byte("these bytes"))
+		if !isCode(err, rag.CodeInvalid) {
+			t.Fatalf("err = %v, want invalid_request", err)
+		}
+		if _, err := s.GetBlob(t.Context(), hashOf("other bytes")); !errors.Is(err, rag.ErrNotFound) {
+			t.Fatalf("a rejected blob is stored: %v", err)
+		}
+	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		s := open(t)
 		_, err := s.GetBlob(t.Context(), hashOf("never stored"))

@@ -15,7 +15,9 @@
 //   - DeleteDocument removes the blobs of the document's content, pending and earlier versions' hashes that
 //     no other document references by its content or pending hash;
 //   - metadata string comparisons are by code point (byte order of UTF-8, PostgreSQL's COLLATE "C");
-//   - ListDocuments' TitleContains is a literal (no LIKE wildcards), case-insensitive substring match.
+//   - ListDocuments' TitleContains is a literal (no LIKE wildcards), case-insensitive substring match;
+//   - PutBlob checks that the hash is the sha256 of the bytes (CodeInvalid otherwise);
+//   - a failed or pending new version leaves the previous ready version's chunks searchable.
 package storetest
 
 import (

@@ -200,6 +200,33 @@ func testVersions(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("%d versions, want 1", len(versions))
 		}
 	})
+	t.Run("FailedNewVersionKeepsServingOld", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt")
+		commitTexts(t, s, d, spaceA, []string{"meadow larks sing"}, [][]float32{basis(spaceA.Dim, 0)})
+		newer := hashOf("unreadable upload")
+		if err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusProcessing, Stage: rag.StageExtract, PendingHash: &newer}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusFailed, Stage: rag.StageExtract,
+			ErrorCode: rag.CodeInvalid, Error: "a.txt: corrupt PDF"}); err != nil {
+			t.Fatal(err)
+		}
+		got := getDoc(t, s, d.ID)
+		if got.Status != rag.StatusFailed || got.Version != 1 || got.ChunkCount != 1 || got.ContentHash == newer || got.PendingHash != newer {
+			t.Errorf("failed document: %+v", got)
+		}
+		if kc := keyword(t, s, alice, "meadow larks", rag.Filter{}, 5); len(kc) != 1 {
+			t.Errorf("keyword candidates of the previous version: %v", kc)
+		}
+		if vc := vector(t, s, alice, spaceA, basis(spaceA.Dim, 0), rag.Filter{}, 5); len(vc) != 1 {
+			t.Errorf("vector candidates of the previous version: %v", vc)
+		}
+		if chunks, err := s.ListChunks(t.Context(), alice, d.ID); err != nil || len(chunks) != 1 {
+			t.Errorf("ListChunks = %v, %v", chunks, err)
+		}
+	})
 	t.Run("CommitVersion/ErrNotFound", func(t *testing.T) {
 		s := open(t)
 		_, err := s.CommitVersion(t.Context(), &rag.VersionCommit{DocumentID: "missing", ContentHash: hashOf("x"),
