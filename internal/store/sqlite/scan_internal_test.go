@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/viterin/vek/vek32"
 )
 
 func syntheticSpace(n, dim int) *spaceVectors {
@@ -42,4 +44,14 @@ func BenchmarkScan(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScanBaseline reads the same memory without scoring: the floor set by memory bandwidth.
+func BenchmarkScanBaseline(b *testing.B) {
+	sv := syntheticSpace(100_000, 768)
+	b.Run("vek32.Sum", func(b *testing.B) {
+		for b.Loop() {
+			_ = vek32.Sum(sv.vecs)
+		}
+	})
 }

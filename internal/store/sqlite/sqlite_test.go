@@ -339,3 +339,22 @@ func TestCrossProcess(t *testing.T) {
 		t.Fatalf("keyword candidates = %v, %v", kc, err)
 	}
 }
+
+func TestWarmVectors(t *testing.T) {
+	dir := t.TempDir()
+	writer := openAt(t, dir)
+	ingest(t, t.Context(), writer, "a.txt", []string{"one", "two", "three"}, [][]float32{unit(0), unit(1), unit(2)})
+	s := openAt(t, dir)
+	if n := sqlite.CachedVectors(s, space); n != -1 {
+		t.Fatalf("fresh store has %d cached vectors", n)
+	}
+	if err := s.WarmVectors(t.Context(), space); err != nil {
+		t.Fatal(err)
+	}
+	if n := sqlite.CachedVectors(s, space); n != 3 {
+		t.Fatalf("%d cached vectors after warming, want 3", n)
+	}
+	if err := s.WarmVectors(t.Context(), rag.Space{}); rag.ErrorCode(err) != rag.CodeInvalid {
+		t.Fatalf("warming an invalid space: %v", err)
+	}
+}

@@ -238,6 +238,18 @@ func loadVectors(ctx context.Context, tx *sql.Tx, spaceID int64, dim int, after 
 	return b, rows.Err()
 }
 
+// WarmVectors loads the vectors of space into memory now rather than at the first search (about 2 s per
+// 100,000 768-d vectors), e.g. when a server starts.
+func (s *Store) WarmVectors(ctx context.Context, space rag.Space) error {
+	if err := checkSpace(space); err != nil {
+		return err
+	}
+	if _, err := s.vecs.space(ctx, space); err != nil {
+		return dbError(err, "load vectors of %s", space.ID())
+	}
+	return nil
+}
+
 // docSet is a bitset of document seqs; nil means every document.
 type docSet []uint64
 
