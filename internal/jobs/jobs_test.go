@@ -109,7 +109,7 @@ func (p *testProc) total() int {
 	return n
 }
 
-func testLogger(t testing.TB) *slog.Logger {
+func testLogger(t testing.TB) *slog.Logger { // t may be nil (the crash helper)
 	if os.Getenv("RAGD_JOBS_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -152,7 +152,13 @@ func start(t testing.TB, r *Runner) {
 
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	waitForLong(t, what, time.Minute, cond)
+}
+
+// waitForLong fails the test when cond is still false after d: a bound against hanging, not a speed check.
+func waitForLong(t testing.TB, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -206,6 +207,15 @@ func OpenSQLite(ctx context.Context, path string, docs Documents, proc Processor
 // own pool, which the Runner shares and does not close. It migrates River's tables.
 func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, docs Documents, proc Processor, opt Options) (*Runner, error) {
 	pollOnly := pool.Config().MaxConns < 8
+	if opt.Schema != "" {
+		create := func() error {
+			_, err := pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{opt.Schema}.Sanitize())
+			return err
+		}
+		if err := retry(ctx, "create schema", create); err != nil {
+			return nil, err
+		}
+	}
 	driver := riverpgxv5.New(pool)
 	live := &pgLiveness{pool: pool, table: pgTable(opt.Schema), unwrap: driver.UnwrapTx}
 	return newRunner(ctx, driver, live, pollOnly, func() error { return nil }, docs, proc, opt)
