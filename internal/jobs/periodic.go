@@ -59,9 +59,10 @@ type PeriodicOptions struct {
 var periodicName = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
 
 // AddPeriodic registers a periodic job: fn runs on schedule in one process among all that share the
-// database (River's elected leader inserts the job, any worker runs it), never twice at once. Every
-// process must register the same names — the insert-only ones too, so that any may become the scheduler
-// — and do so before Start. name is lowercase letters, digits and ._- (at most 64).
+// database (River's elected leader inserts the job, any working Runner runs it), never twice at once.
+// Every working process should register the same names before Start, since any of them may become the
+// scheduler or run the job; an insert-only Runner accepts them and never schedules. name is lowercase
+// letters, digits and ._- (at most 64).
 func (r *Runner) AddPeriodic(name string, schedule Schedule, fn PeriodicFunc, opts *PeriodicOptions) error {
 	if !periodicName.MatchString(name) {
 		return fmt.Errorf("jobs: periodic job name %q is not valid", name)

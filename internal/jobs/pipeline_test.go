@@ -184,7 +184,7 @@ func TestPipelineJobs(t *testing.T) {
 		e := openPipeline(t, t.TempDir(), nil)
 		r := e.runner(t, testOptions(t))
 		start(t, r)
-		d := e.submit(t, r, "broken.pdf", []byte("%PDF-1.7\nthis is not a PDF body\n%%EOF\n"))
+		d := e.submit(t, r, "broken.docx", []byte("PK\x03\x04 this is not a zip archive"))
 		waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateCancelled })
 		got := e.doc(t, d.ID)
 		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeInvalid {
