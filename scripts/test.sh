@@ -12,6 +12,8 @@ log() { printf '\n=== %s\n' "$*"; }
 need_apt=()
 command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# Korean glyphs in the browser tests' screenshots.
+[ -d /usr/share/fonts/opentype/noto ] || need_apt+=(fonts-noto-cjk)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
