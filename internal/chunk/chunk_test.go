@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -423,4 +425,55 @@ func TestOptionsWithDefaults(t *testing.T) {
 			t.Errorf("%+v.WithDefaults() = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
+}
+
+func TestSplitTableTwoHeaderRows(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("| 구분 | 2023 | 2024 |\n| --- | --- | --- |\n| (단위) | 억원 | 억원 |")
+	for i := range 30 {
+		fmt.Fprintf(&b, "\n| 항목 %d | %d | %d |", i, i*10, i*11)
+	}
+	table := rag.Block{Kind: rag.BlockTable, Page: 4, Text: b.String(), HeaderRows: 2}
+	ex := &rag.Extracted{Blocks: []rag.Block{table}}
+	opt := Options{Size: 200}
+	chunks := Split(ex, opt)
+	checkChunks(t, ex, opt, chunks)
+	if len(chunks) < 3 {
+		t.Fatalf("got %d chunks, want several", len(chunks))
+	}
+	for i, c := range chunks {
+		if !strings.HasPrefix(c.Text, "| 구분 | 2023 | 2024 |\n| --- | --- | --- |\n| (단위) | 억원 | 억원 |\n| 항목 ") {
+			t.Errorf("piece %d does not start with both header rows: %q", i, c.Text)
+		}
+	}
+}
+
+// BenchmarkSplit splits about 800,000 characters of the seed documents (the size of handbook-872p.docx).
+func BenchmarkSplit(b *testing.B) {
+	var blocks []rag.Block
+	files, _ := filepath.Glob("../../../shared/seeds/0*.txt")
+	for len(blocks) == 0 || runeTotal(blocks) < 800_000 {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			blocks = append(blocks, markdownBlocks(string(data))...)
+		}
+	}
+	ex := &rag.Extracted{Blocks: blocks}
+	b.ReportAllocs()
+	for b.Loop() {
+		Split(ex, Options{})
+	}
+	b.ReportMetric(float64(runeTotal(blocks)), "chars/op")
+}
+
+func runeTotal(blocks []rag.Block) int {
+	n := 0
+	for _, bl := range blocks {
+		n += utf8.RuneCountInString(bl.Text)
+	}
+	return n
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
@@ -86,7 +85,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		b.WriteString(p)
 	}
 	text := b.String()
-	return &rag.Generation{Text: text, Model: g.Name(), OutputTokens: utf8.RuneCountInString(text)}, nil
+	return &rag.Generation{Text: text, Model: g.Name()}, nil
 }
 
 // previousQuestion returns the last question the user asked before this one, or "".

@@ -24,7 +24,7 @@ func checkGrounded(t *testing.T, answer string, passages []rag.Passage) []int {
 	t.Helper()
 	byN := map[int]string{}
 	for _, p := range passages {
-		byN[p.N] = p.Text
+		byN[p.N] = footnoteRe.ReplaceAllString(p.Text, "")
 	}
 	var cited []int
 	rest := answer
@@ -256,6 +256,15 @@ func TestGenerateDeduplicatesOverlap(t *testing.T) {
 	}
 	if cited := checkGrounded(t, text, passages); cited[0] != 1 {
 		t.Errorf("answer %q cites [%d] first, want [1] (the better-ranked copy)", text, cited[0])
+	}
+}
+
+func TestGenerateDropsFootnotes(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Text: "재규어는 펜더 기타 중 3대 비인기 기타로 유명하지만[2] 인디음악 애호가들 사이에서 인기가 있다.[13]"}}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "펜더의 3대 비인기 기타는?", Passages: passages})
+	if cited := checkGrounded(t, text, passages); len(cited) != 1 || cited[0] != 1 {
+		t.Errorf("answer %q cites %v, want only [1]: footnote marks must go", text, cited)
 	}
 }
 

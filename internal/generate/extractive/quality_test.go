@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 	"golang.org/x/text/unicode/norm"
@@ -100,7 +101,7 @@ func (ix *bm25) search(query string, k int) []scored {
 	return out[:min(k, len(out))]
 }
 
-func loadKorQuAD(t *testing.T) (paras, titles []string, cases []qaCase) {
+func loadKorQuAD(t testing.TB) (paras, titles []string, cases []qaCase) {
 	t.Helper()
 	data, err := os.ReadFile(korquadPath)
 	if err != nil {
@@ -203,9 +204,85 @@ func TestQualityKorQuAD(t *testing.T) {
 		t.Logf("MaxChars %3d: answer_contains %.3f  answer_chars_p50 %d  p95 %d  not_found %.3f", maxChars,
 			r.contains, r.p50, r.p95, r.notFound)
 	}
+	// The plain baseline of ../shared/eval/README.md under the same retrieval, to calibrate the harness.
+	for _, limit := range []int{212, 281, 360} {
+		var hits int
+		var lens []int
+		for i, c := range cases {
+			text := baseline(c.question, passages[i], limit)
+			if containsAnswer(text, c.answers) {
+				hits++
+			}
+			lens = append(lens, utf8.RuneCountInString(text))
+		}
+		t.Logf("baseline limit %d: answer_contains %.3f  answer_chars_p50 %d", limit,
+			float64(hits)/float64(len(cases)), percentile(lens, 0.5))
+	}
 	r := measure(t, New(Options{}), cases, passages)
 	fmt.Printf("answer_contains %.3f answer_chars_p50 %d answer_chars_p95 %d\n", r.contains, r.p50, r.p95)
 	if r.contains < 0.90 || r.p50 > 300 {
 		t.Errorf("answer_contains %.3f at a %d-character median; want ≥ 0.90 at ≤ 300", r.contains, r.p50)
+	}
+}
+
+// baseline ranks the passages' sentences by how many distinct question terms they share and keeps them,
+// best first, while they fit in limit characters (at least one).
+func baseline(question string, passages []rag.Passage, limit int) string {
+	q := map[string]bool{}
+	for _, t := range textproc.IndexTerms(question) {
+		q[t] = true
+	}
+	type cand struct {
+		text string
+		hits int
+	}
+	var cs []cand
+	for _, p := range passages {
+		for _, sp := range chunk.Sentences(p.Text) {
+			text := p.Text[sp.Start:sp.End]
+			hits := 0
+			for t := range termSet(text) {
+				if q[t] {
+					hits++
+				}
+			}
+			cs = append(cs, cand{text, hits})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.hits, a.hits) })
+	var out []string
+	used := 0
+	for _, c := range cs {
+		l := utf8.RuneCountInString(c.text) + 1
+		if len(out) > 0 && used+l > limit {
+			break
+		}
+		out = append(out, c.text)
+		used += l
+	}
+	return strings.Join(out, " ")
+}
+
+// BenchmarkGenerate answers KorQuAD questions from five retrieved paragraphs each.
+func BenchmarkGenerate(b *testing.B) {
+	paras, titles, cases := loadKorQuAD(b)
+	ix := newBM25(paras)
+	const n = 200
+	reqs := make([]rag.GenerateRequest, n)
+	for i := range reqs {
+		c := cases[i*len(cases)/n]
+		reqs[i] = rag.GenerateRequest{Question: c.question, Language: "ko"}
+		for r, h := range ix.search(c.question, 5) {
+			reqs[i].Passages = append(reqs[i].Passages, rag.Passage{N: r + 1, Title: titles[h.doc], Text: paras[h.doc]})
+		}
+	}
+	g := New(Options{})
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, err := g.Generate(context.Background(), reqs[i%n], nil); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

@@ -3,6 +3,7 @@ package extractive
 import (
 	"cmp"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -18,7 +19,7 @@ type params struct {
 	rankDecay   float64 // a passage's sentences are weighted 1/(1+rankDecay·rank)
 	secondRatio float64 // a further sentence must score at least this share of the best one
 	context     float64 // a question word found only in a neighbouring sentence counts this much
-	title       float64 // … only in the passage's title
+	title       float64 // … only in the passage's title or section path
 	frame       float64 // weight of words that frame the question ("이름", "name") rather than its content
 	history     float64 // weight of words of the previous question that the question itself lacks
 	typeBonus   float64 // added when a sentence holds what the question asks for (a year, a number) anew
@@ -85,9 +86,15 @@ func questionWords(question, previous string) []qword {
 					terms = append(terms, t)
 				}
 			}
-			if len(terms) > 0 {
-				out = append(out, qword{terms: terms, stem: stemOf(w, raw), frame: isFrame(w), history: history})
+			if len(terms) == 0 {
+				continue // a stop-word
 			}
+			for _, t := range hangulBigrams(w, nil) {
+				if !slices.Contains(terms, t) {
+					terms = append(terms, t)
+				}
+			}
+			out = append(out, qword{terms: terms, stem: stemOf(w, raw), frame: isFrame(w), history: history})
 		}
 	}
 	add(question, false)
@@ -139,20 +146,45 @@ func degree(w qword, terms map[string]bool) float64 {
 	return float64(hit) / float64(len(w.terms))
 }
 
+// termSet returns the distinct terms of text: the analyzer's, plus the syllable bigrams of its Hangul runs,
+// which the answerer needs to match a Korean word inside its particles and endings whether or not the
+// analyzer indexes them.
 func termSet(text string) map[string]bool {
 	terms := map[string]bool{}
 	for _, t := range textproc.IndexTerms(text) {
 		terms[t] = true
 	}
+	for _, t := range hangulBigrams(text, nil) {
+		terms[t] = true
+	}
 	return terms
 }
 
+// hangulBigrams appends the syllable bigrams of the Hangul runs of text to out.
+func hangulBigrams(text string, out []string) []string {
+	var prev rune
+	for _, r := range text {
+		if !unicode.Is(unicode.Hangul, r) {
+			prev = 0
+			continue
+		}
+		if prev != 0 {
+			out = append(out, string([]rune{prev, r}))
+		}
+		prev = r
+	}
+	return out
+}
+
+var footnoteRe = regexp.MustCompile(`\[\d{1,3}\]`)
+
 // units splits a passage into candidate sentences: table rows whole (with their table's header), other
-// lines by sentence. Markdown markers that open a line ("# ", "- ", "> ") are left out.
+// lines by sentence. Markdown markers that open a line ("# ", "- ", "> ") and footnote marks are left out.
 func units(text string) []sentence {
 	var out []sentence
 	header := ""
-	lines := strings.Split(text, "\n")
+	// Footnote marks ("유명하지만[2]") would read as citations of other passages.
+	lines := strings.Split(footnoteRe.ReplaceAllString(text, ""), "\n")
 	for i, line := range lines {
 		l := strings.TrimSpace(line)
 		if strings.HasPrefix(l, "|") {
@@ -192,7 +224,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) ([]s
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
 	for rank, p := range passages {
-		tt := termSet(p.Title)
+		tt := termSet(p.Title + "\n" + p.Section)
 		titles[rank] = make([]float64, len(qw))
 		for i, w := range qw {
 			titles[rank][i] = degree(w, tt)
