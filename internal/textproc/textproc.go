@@ -1,5 +1,3 @@
-// Package textproc normalises text and holds the keyword analyzer shared by every store, so that the
-// embedded and the PostgreSQL store index and query exactly the same terms.
 package textproc
 
 import (
@@ -8,6 +6,10 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 )
+
+// Joiners are the characters besides letters and digits that a term may contain. A store's full-text
+// tokenizer must treat them as token characters so that every term is exactly one token.
+const Joiners = ".-/_+#%"
 
 // Normalize returns s in NFKC with control characters removed and runs of spaces collapsed (newlines kept).
 func Normalize(s string) string {
@@ -35,22 +37,30 @@ func Normalize(s string) string {
 }
 
 // IndexTerms returns the keyword terms of a passage, in order, with repeats (term frequency matters).
-// PRELIMINARY: split on non-letters/digits and lower-case; the full analyzer replaces it.
+// Stop-words are kept so that a query made only of stop-words can still match.
 func IndexTerms(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(Normalize(text)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	out := make([]string, 0, len(text)/3)
+	Analyze(text, func(t Term) { out = append(out, t.Text) })
+	return out
 }
 
 // QueryTerms returns the distinct keyword terms of a query, stop-words removed (unless nothing else is left).
 func QueryTerms(text string) []string {
 	seen := map[string]bool{}
-	var out []string
-	for _, t := range IndexTerms(text) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
+	var out, stops []string
+	Analyze(text, func(t Term) {
+		if seen[t.Text] {
+			return
 		}
+		seen[t.Text] = true
+		if t.Stop {
+			stops = append(stops, t.Text)
+			return
+		}
+		out = append(out, t.Text)
+	})
+	if len(out) == 0 {
+		return stops
 	}
 	return out
 }

@@ -1,0 +1,594 @@
+package hash
+
+// The quality harness: it mirrors `ragd eval`'s retrieval in memory — BM25 as SQLite FTS5 computes it
+// (k1=1.2, b=0.75) over textproc's IndexTerms/QueryTerms, exact cosine over hash vectors, weighted
+// reciprocal-rank fusion w/(60+rank) over the top 100 candidates of each — and reports nDCG@10, Recall@5
+// and MRR@10 on the shared Cranfield and KorQuAD sets for BM25 alone, vectors alone and fusions, over
+// several feature variants. It is how the default features and weights were chosen. Run it with
+//
+//	RAGD_QUALITY=1 go test -run Quality -v ./internal/embed/hash/
+//
+// (RAGD_QUALITY=full adds more variants.)
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+const evalDir = "../../../../shared/eval"
+
+type qdoc struct {
+	id, title, text string
+}
+
+type qquery struct {
+	id, text string
+}
+
+type qset struct {
+	name    string
+	docs    []qdoc
+	queries []qquery
+	qrels   map[string]map[string]int // query id → doc id → grade (> 0 relevant)
+}
+
+func loadCranfield(t testing.TB) *qset {
+	dir := filepath.Join(evalDir, "cranfield")
+	s := &qset{name: "cranfield", qrels: map[string]map[string]int{}}
+	readJSONL(t, filepath.Join(dir, "corpus.jsonl"), func(m map[string]any) {
+		s.docs = append(s.docs, qdoc{id: m["_id"].(string), title: m["title"].(string), text: m["text"].(string)})
+	})
+	readJSONL(t, filepath.Join(dir, "queries.jsonl"), func(m map[string]any) {
+		s.queries = append(s.queries, qquery{id: m["_id"].(string), text: m["text"].(string)})
+	})
+	f, err := os.Open(filepath.Join(dir, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Split(sc.Text(), "\t")
+		if len(fs) != 3 || fs[0] == "query-id" {
+			continue
+		}
+		g, err := strconv.Atoi(fs[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g <= 0 {
+			continue
+		}
+		if s.qrels[fs[0]] == nil {
+			s.qrels[fs[0]] = map[string]int{}
+		}
+		s.qrels[fs[0]][fs[1]] = g
+	}
+	// only queries with judgments count
+	s.queries = slices.DeleteFunc(s.queries, func(q qquery) bool { return len(s.qrels[q.id]) == 0 })
+	return s
+}
+
+func readJSONL(t testing.TB, path string, fn func(map[string]any)) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		fn(m)
+	}
+}
+
+func loadKorQuAD(t testing.TB, withTitle bool) *qset {
+	b, err := os.ReadFile(filepath.Join(evalDir, "korquad", "KorQuAD_v1.0_dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Data []struct {
+			Title      string `json:"title"`
+			Paragraphs []struct {
+				Context string `json:"context"`
+				QAs     []struct {
+					ID       string `json:"id"`
+					Question string `json:"question"`
+				} `json:"qas"`
+			} `json:"paragraphs"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	s := &qset{name: "korquad", qrels: map[string]map[string]int{}}
+	if withTitle {
+		s.name = "korquad+title"
+	}
+	for ai, a := range v.Data {
+		for pi, p := range a.Paragraphs {
+			id := fmt.Sprintf("%d-%d", ai, pi)
+			text := p.Context
+			if withTitle {
+				text = a.Title + "\n" + text
+			}
+			s.docs = append(s.docs, qdoc{id: id, title: a.Title, text: text})
+			for _, q := range p.QAs {
+				s.queries = append(s.queries, qquery{id: q.ID, text: q.Question})
+				s.qrels[q.ID] = map[string]int{id: 1}
+			}
+		}
+	}
+	return s
+}
+
+// bm25 is an in-memory copy of FTS5's bm25(): idf = ln((N-n+0.5)/(n+0.5)), at least 1e-6.
+type bm25 struct {
+	k1, b    float64
+	ids      map[string]int
+	postings [][]posting
+	dl       []float64
+	avgdl    float64
+}
+
+type posting struct {
+	doc int
+	tf  float64
+}
+
+func newBM25(docs []qdoc, k1, b float64) *bm25 {
+	ix := &bm25{k1: k1, b: b, ids: map[string]int{}, dl: make([]float64, len(docs))}
+	var total float64
+	for d, doc := range docs {
+		terms := textproc.IndexTerms(doc.text)
+		ix.dl[d] = float64(len(terms))
+		total += ix.dl[d]
+		tf := map[int]float64{}
+		for _, t := range terms {
+			id, ok := ix.ids[t]
+			if !ok {
+				id = len(ix.postings)
+				ix.ids[t] = id
+				ix.postings = append(ix.postings, nil)
+			}
+			tf[id]++
+		}
+		for id, n := range tf {
+			ix.postings[id] = append(ix.postings[id], posting{d, n})
+		}
+	}
+	ix.avgdl = total / float64(len(docs))
+	return ix
+}
+
+func (ix *bm25) search(query string, k int) []int {
+	n := float64(len(ix.dl))
+	scores := map[int]float64{}
+	for _, t := range textproc.QueryTerms(query) {
+		id, ok := ix.ids[t]
+		if !ok {
+			continue
+		}
+		ps := ix.postings[id]
+		idf := math.Log((n - float64(len(ps)) + 0.5) / (float64(len(ps)) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		for _, p := range ps {
+			scores[p.doc] += idf * p.tf * (ix.k1 + 1) / (p.tf + ix.k1*(1-ix.b+ix.b*ix.dl[p.doc]/ix.avgdl))
+		}
+	}
+	return topK(scores, k)
+}
+
+func topK(scores map[int]float64, k int) []int {
+	out := make([]int, 0, len(scores))
+	for d := range scores {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if scores[out[i]] != scores[out[j]] {
+			return scores[out[i]] > scores[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+func vectorSearch(docs [][]float32, q []float32, k int) []int {
+	scores := make(map[int]float64, len(docs))
+	for d, v := range docs {
+		var s float32
+		for i, x := range v {
+			s += x * q[i]
+		}
+		if s > 0 {
+			scores[d] = float64(s)
+		}
+	}
+	return topK(scores, k)
+}
+
+func fuse(vec, kw []int, wv, wk float64) []int {
+	scores := map[int]float64{}
+	for r, d := range vec {
+		scores[d] += wv / float64(60+r+1)
+	}
+	for r, d := range kw {
+		scores[d] += wk / float64(60+r+1)
+	}
+	return topK(scores, 10)
+}
+
+type metrics struct{ ndcg, recall, mrr float64 }
+
+func (m metrics) String() string { return fmt.Sprintf("%.3f / %.3f / %.3f", m.ndcg, m.recall, m.mrr) }
+
+func evaluate(s *qset, ranked [][]int) metrics {
+	var m metrics
+	for qi, q := range s.queries {
+		rel := s.qrels[q.id]
+		r := ranked[qi]
+		var dcg, idcg float64
+		var found int
+		rr := 0.0
+		for i, d := range r {
+			if i >= 10 {
+				break
+			}
+			g := rel[s.docs[d].id]
+			if g > 0 {
+				dcg += float64(g) / math.Log2(float64(i+2))
+				if rr == 0 {
+					rr = 1 / float64(i+1)
+				}
+				if i < 5 {
+					found++
+				}
+			}
+		}
+		grades := make([]int, 0, len(rel))
+		for _, g := range rel {
+			grades = append(grades, g)
+		}
+		sort.Sort(sort.Reverse(sort.IntSlice(grades)))
+		for i, g := range grades {
+			if i >= 10 {
+				break
+			}
+			idcg += float64(g) / math.Log2(float64(i+2))
+		}
+		m.ndcg += dcg / idcg
+		m.recall += float64(found) / float64(len(rel))
+		m.mrr += rr
+	}
+	n := float64(len(s.queries))
+	return metrics{m.ndcg / n, m.recall / n, m.mrr / n}
+}
+
+func keywordRuns(s *qset) [][]int {
+	ix := newBM25(s.docs, 1.2, 0.75)
+	out := make([][]int, len(s.queries))
+	for i, q := range s.queries {
+		out[i] = ix.search(q.text, 100)
+	}
+	return out
+}
+
+func vectorRuns(t testing.TB, s *qset, e *Embedder) [][]int {
+	ctx := context.Background()
+	texts := make([]string, len(s.docs))
+	for i, d := range s.docs {
+		texts[i] = d.text
+	}
+	dv, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]int, len(s.queries))
+	for i, q := range s.queries {
+		qv, err := e.EmbedQuery(ctx, q.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = vectorSearch(dv, qv, 100)
+	}
+	return out
+}
+
+var weightGrid = [][2]float64{{0.7, 0.3}, {0.5, 0.5}, {0.3, 0.7}, {0.2, 0.8}, {0.1, 0.9}}
+
+func TestQuality(t *testing.T) {
+	mode := os.Getenv("RAGD_QUALITY")
+	if mode == "" {
+		t.Skip("set RAGD_QUALITY=1 to measure retrieval quality on ../shared/eval")
+	}
+	var sets []*qset
+	if os.Getenv("RAGD_QUALITY_SET") != "korquad" {
+		sets = append(sets, loadCranfield(t))
+	}
+	if os.Getenv("RAGD_QUALITY_SET") != "cranfield" {
+		sets = append(sets, loadKorQuAD(t, false))
+	}
+	if mode == "full" {
+		sets = append(sets, loadKorQuAD(t, true))
+	}
+	variants := []struct {
+		name string
+		f    features
+	}{{"default", defaultFeatures}}
+	if v := os.Getenv("RAGD_QUALITY_VARIANTS"); v != "" || mode == "full" {
+		variants = append(variants, featureVariants(v)...)
+	}
+	for _, s := range sets {
+		start := time.Now()
+		kw := keywordRuns(s)
+		t.Logf("%s: %d docs, %d queries; BM25 (k1=1.2 b=0.75) nDCG@10 / R@5 / MRR@10 = %s  (%.1fs)",
+			s.name, len(s.docs), len(s.queries), evaluate(s, kw), time.Since(start).Seconds())
+		for _, v := range variants {
+			dim := DefaultDim
+			if d, err := strconv.Atoi(os.Getenv("RAGD_QUALITY_DIM")); err == nil {
+				dim = d
+			}
+			e := &Embedder{dim: dim, f: v.f}
+			vec := vectorRuns(t, s, e)
+			line := fmt.Sprintf("%-30s vec %s", v.name, evaluate(s, vec))
+			for _, w := range weightGrid {
+				fused := make([][]int, len(s.queries))
+				for i := range s.queries {
+					fused[i] = fuse(vec[i], kw[i], w[0], w[1])
+				}
+				line += fmt.Sprintf(" | %.1f/%.1f %s", w[0], w[1], evaluate(s, fused))
+			}
+			t.Logf("%s: %s", s.name, line)
+		}
+	}
+}
+
+// featureVariants returns the variants named in a comma-separated list ("" or "all": every variant).
+func featureVariants(names string) []struct {
+	name string
+	f    features
+} {
+	type variant = struct {
+		name string
+		f    features
+	}
+	d := defaultFeatures
+	with := func(name string, fn func(*features)) variant {
+		f := d
+		fn(&f)
+		return variant{name, f}
+	}
+	all := []variant{
+		with("no-char", func(f *features) { f.char = 0 }),
+		with("char0.1", func(f *features) { f.char = 0.1 }),
+		with("char0.4", func(f *features) { f.char = 0.4 }),
+		with("char4-5", func(f *features) { f.charMin = 4 }),
+		with("char3-4", func(f *features) { f.charMax = 4 }),
+		with("no-bigram", func(f *features) { f.wordBigram = 0 }),
+		with("bigram1", func(f *features) { f.wordBigram = 1 }),
+		with("bigram-nostopskip", func(f *features) { f.bigramSkipStops = false }),
+		with("no-h3", func(f *features) { f.hangul3 = 0 }),
+		with("h3-1", func(f *features) { f.hangul3 = 1 }),
+		with("h2-1", func(f *features) { f.hangul2 = 1 }),
+		with("h2-0.25", func(f *features) { f.hangul2 = 0.25 }),
+		with("no-surf", func(f *features) { f.hangulSurf = 0 }),
+		with("surf1", func(f *features) { f.hangulSurf = 1 }),
+		with("hword0.5", func(f *features) { f.hangulWord = 0.5 }),
+		with("hword2", func(f *features) { f.hangulWord = 2 }),
+		with("part1", func(f *features) { f.part = 1 }),
+	}
+	if names == "" || names == "all" {
+		return all
+	}
+	var out []variant
+	for _, n := range strings.Fields(names) {
+		found := false
+		for _, v := range all {
+			if v.name == n {
+				out = append(out, v)
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, with(n, func(f *features) { setFeatures(f, n) }))
+		}
+	}
+	return out
+}
+
+// setFeatures applies "key=value,key=value" to f (keys are the field names).
+func setFeatures(f *features, spec string) {
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			panic("bad variant " + spec)
+		}
+		switch k {
+		case "word":
+			f.word = x
+		case "wordBigram":
+			f.wordBigram = x
+		case "char":
+			f.char = x
+		case "charMin":
+			f.charMin = int(x)
+		case "charMax":
+			f.charMax = int(x)
+		case "hangulWord":
+			f.hangulWord = x
+		case "hangulSurf":
+			f.hangulSurf = x
+		case "hangul2":
+			f.hangul2 = x
+		case "hangul3":
+			f.hangul3 = x
+		case "number":
+			f.number = x
+		case "part":
+			f.part = x
+		case "skip":
+			f.bigramSkipStops = x != 0
+		default:
+			panic("bad variant key " + k)
+		}
+	}
+}
+
+func TestQualityDim(t *testing.T) {
+	if os.Getenv("RAGD_QUALITY") == "" {
+		t.Skip("set RAGD_QUALITY=1")
+	}
+	for _, s := range []*qset{loadCranfield(t), loadKorQuAD(t, false)} {
+		for _, dim := range []int{256, 768, 4096, 1 << 16} {
+			e := &Embedder{dim: dim, f: defaultFeatures}
+			t.Logf("%s dim %d: vec %s", s.name, dim, evaluate(s, vectorRuns(t, s, e)))
+		}
+	}
+}
+
+// featureDF counts, per feature hash, the documents that have it.
+func featureDF(e *Embedder, s *qset) map[uint64]int {
+	df := map[uint64]int{}
+	var x extractor
+	for _, d := range s.docs {
+		x.extract(&e.f, d.text)
+		seen := map[uint64]bool{}
+		for _, f := range x.feats {
+			if !seen[f.h] {
+				seen[f.h] = true
+				df[f.h]++
+			}
+		}
+	}
+	return df
+}
+
+func TestQualityIDF(t *testing.T) {
+	if os.Getenv("RAGD_QUALITY") == "" {
+		t.Skip("set RAGD_QUALITY=1")
+	}
+	for _, s := range []*qset{loadCranfield(t), loadKorQuAD(t, false)} {
+		kw := keywordRuns(s)
+		e := &Embedder{dim: DefaultDim, f: defaultFeatures}
+		df := featureDF(e, s)
+		n := float64(len(s.docs))
+		texts := make([]string, len(s.docs))
+		for i, d := range s.docs {
+			texts[i] = d.text
+		}
+		dv, _ := e.EmbedDocuments(context.Background(), texts)
+		for _, mode := range []string{"none", "bm25idf", "log1p", "sq"} {
+			var x extractor
+			x.idf = func(h uint64) float64 {
+				k := float64(df[h])
+				switch mode {
+				case "bm25idf":
+					return max(math.Log((n-k+0.5)/(k+0.5)), 0.01)
+				case "log1p":
+					return math.Log(1 + n/(k+1))
+				case "sq":
+					v := math.Log(1 + n/(k+1))
+					return v * v
+				}
+				return 1
+			}
+			vec := make([][]int, len(s.queries))
+			for i, q := range s.queries {
+				vec[i] = vectorSearch(dv, e.embed(&x, q.text), 100)
+			}
+			line := fmt.Sprintf("%-10s vec %s", mode, evaluate(s, vec))
+			for _, w := range weightGrid {
+				fused := make([][]int, len(s.queries))
+				for i := range s.queries {
+					fused[i] = fuse(vec[i], kw[i], w[0], w[1])
+				}
+				line += fmt.Sprintf(" | %.1f/%.1f %s", w[0], w[1], evaluate(s, fused))
+			}
+			t.Logf("%s: %s", s.name, line)
+		}
+	}
+}
+
+func TestQualityPrune(t *testing.T) {
+	if os.Getenv("RAGD_QUALITY") == "" {
+		t.Skip("set RAGD_QUALITY=1")
+	}
+	for _, s := range []*qset{loadCranfield(t), loadKorQuAD(t, false)} {
+		e := &Embedder{dim: DefaultDim, f: defaultFeatures}
+		df := featureDF(e, s)
+		n := float64(len(s.docs))
+		for _, cut := range []float64{1, 0.2, 0.1, 0.05, 0.02} {
+			var x extractor
+			x.idf = func(h uint64) float64 {
+				if float64(df[h]) > cut*n {
+					return 0
+				}
+				return 1
+			}
+			dv := make([][]float32, len(s.docs))
+			for i, d := range s.docs {
+				dv[i] = e.embed(&x, d.text)
+			}
+			vec := make([][]int, len(s.queries))
+			for i, q := range s.queries {
+				vec[i] = vectorSearch(dv, e.embed(&x, q.text), 100)
+			}
+			t.Logf("%s: prune df>%.2f vec %s", s.name, cut, evaluate(s, vec))
+		}
+	}
+}
+
+func TestQualityPivot(t *testing.T) {
+	if os.Getenv("RAGD_QUALITY") == "" {
+		t.Skip("set RAGD_QUALITY=1")
+	}
+	for _, s := range []*qset{loadCranfield(t), loadKorQuAD(t, false)} {
+		e := &Embedder{dim: DefaultDim, f: defaultFeatures}
+		kw := keywordRuns(s)
+		for _, alpha := range []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5} {
+			x := extractor{alpha: alpha}
+			dv := make([][]float32, len(s.docs))
+			for i, d := range s.docs {
+				dv[i] = e.embed(&x, d.text)
+			}
+			var qx extractor
+			vec := make([][]int, len(s.queries))
+			for i, q := range s.queries {
+				vec[i] = vectorSearch(dv, e.embed(&qx, q.text), 100)
+			}
+			line := fmt.Sprintf("alpha %.1f vec %s", alpha, evaluate(s, vec))
+			for _, w := range weightGrid {
+				fused := make([][]int, len(s.queries))
+				for i := range s.queries {
+					fused[i] = fuse(vec[i], kw[i], w[0], w[1])
+				}
+				line += fmt.Sprintf(" | %.1f/%.1f %s", w[0], w[1], evaluate(s, fused))
+			}
+			t.Logf("%s: %s", s.name, line)
+		}
+	}
+}

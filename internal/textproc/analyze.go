@@ -1,0 +1,427 @@
+package textproc
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// TermKind says how the analyzer derived a term from the text.
+type TermKind uint8
+
+// Term kinds.
+const (
+	// KindWord is a whole token: a stemmed Latin word, a Hangul word, a number or a spec-like token.
+	KindWord TermKind = iota
+	// KindStem is a Hangul word with its trailing particle or ending stripped.
+	KindStem
+	// KindGram is a syllable bigram of a Hangul, Han or kana run.
+	KindGram
+	// KindPart is a piece of a compound token ("2024" of "2024-01-15", "만원" of "1000만원").
+	KindPart
+	// KindPair is two neighbouring Korean words, stems joined by "_" ("농민_폭력").
+	KindPair
+)
+
+// Script is the kind of characters a term is made of.
+type Script uint8
+
+// Scripts.
+const (
+	// ScriptAlpha is letters of an alphabet (Latin, Greek, Cyrillic, …).
+	ScriptAlpha Script = iota
+	// ScriptHangul is Korean syllables or jamo.
+	ScriptHangul
+	// ScriptCJK is Han ideographs and Japanese kana.
+	ScriptCJK
+	// ScriptNumber is digits, possibly with a decimal point.
+	ScriptNumber
+	// ScriptMixed is anything else: letters with digits, or joiners.
+	ScriptMixed
+)
+
+// Term is one term of the analysis of a text.
+type Term struct {
+	Text   string
+	Kind   TermKind
+	Script Script
+	// Word is the index of the token the term came from, counted from 0 over the text, so that a caller can
+	// tell neighbouring words (the hash embedder forms word bigrams from it).
+	Word int
+	// Stop marks a stop-word or a term derived from one.
+	Stop bool
+}
+
+// Analyze normalises text and calls fn for each of its terms, in text order. IndexTerms and QueryTerms are
+// built on it; the hash embedder uses it to see the same words as the keyword index.
+func Analyze(text string, fn func(Term)) {
+	rs := []rune(Normalize(text))
+	a := analyzer{fn: fn, pairWord: -2}
+	tok := make([]rune, 0, 32)
+	n := len(rs)
+	for i := 0; i < n; {
+		r := rs[i]
+		if !unicode.IsLetter(r) && !unicode.IsNumber(r) && !isJoiner(r) {
+			i++
+			continue
+		}
+		tok = tok[:0]
+	scan:
+		for ; i < n; i++ {
+			r := rs[i]
+			switch {
+			case unicode.IsLetter(r) || unicode.IsNumber(r):
+				tok = append(tok, unicode.ToLower(r))
+			case unicode.IsMark(r):
+				// dropped: FTS5's unicode61 tokenizer would split the word here
+			case isJoiner(r):
+				tok = append(tok, r)
+			case r == '\'' || r == '’':
+				if len(tok) == 0 || !unicode.IsLetter(tok[len(tok)-1]) || i+1 >= n || !unicode.IsLetter(rs[i+1]) {
+					break scan
+				}
+				tok = append(tok, '\'')
+			case r == ',':
+				// a digit-group comma ("1,000") joins; any other comma separates
+				if len(tok) == 0 || !isDigit(tok[len(tok)-1]) || !digitGroup(rs, i+1) {
+					break scan
+				}
+			default:
+				break scan
+			}
+		}
+		a.token(tok)
+	}
+}
+
+// digitGroup reports whether rs[i:] starts with exactly three digits.
+func digitGroup(rs []rune, i int) bool {
+	if i+3 > len(rs) {
+		return false
+	}
+	for j := i; j < i+3; j++ {
+		if !isDigit(rs[j]) {
+			return false
+		}
+	}
+	return i+3 == len(rs) || !isDigit(rs[i+3])
+}
+
+func isJoiner(r rune) bool {
+	switch r {
+	case '.', '-', '/', '_', '+', '#', '%':
+		return true
+	}
+	return false
+}
+
+func isDigit(r rune) bool { return r < unicode.MaxASCII && '0' <= r && r <= '9' || unicode.IsNumber(r) }
+
+func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
+}
+
+// class of a rune inside a token.
+type class uint8
+
+const (
+	cAlpha class = iota
+	cDigit
+	cHangul
+	cCJK
+	cJoin
+)
+
+func classOf(r rune) class {
+	switch {
+	case isJoiner(r):
+		return cJoin
+	case isDigit(r):
+		return cDigit
+	case r < 0x1100:
+		return cAlpha
+	case isHangul(r):
+		return cHangul
+	case isCJK(r):
+		return cCJK
+	}
+	return cAlpha
+}
+
+type analyzer struct {
+	fn   func(Term)
+	word int
+	cls  []class
+	// the previous Hangul word's stem and index, for word pairs
+	pair     string
+	pairWord int
+}
+
+func (a *analyzer) emit(text string, kind TermKind, script Script, stop bool) {
+	a.fn(Term{Text: text, Kind: kind, Script: script, Word: a.word, Stop: stop})
+}
+
+// token analyses one lower-cased token of letters, digits, joiners and inner apostrophes.
+func (a *analyzer) token(tok []rune) {
+	tok = trimToken(tok)
+	if len(tok) == 0 {
+		return
+	}
+	defer func() { a.word++ }()
+
+	// Classify; a decimal point between digits belongs to the number.
+	cls := a.cls[:0]
+	split, first := false, classOf(tok[0])
+	single := true
+	for i, r := range tok {
+		c := classOf(r)
+		if c == cJoin && r == '.' && i > 0 && i+1 < len(tok) && isDigit(tok[i-1]) && isDigit(tok[i+1]) {
+			c = cDigit
+		}
+		if c == cJoin {
+			split = true
+		}
+		if c != first {
+			single = false
+		}
+		cls = append(cls, c)
+	}
+	a.cls = cls
+	if single {
+		a.run(tok, first, KindWord)
+		return
+	}
+
+	// A compound token: kept whole, then its pieces between joiners, then the runs of each piece.
+	pieces := pieces(tok, cls)
+	whole := string(tok)
+	alphaOnly := true
+	for _, c := range cls {
+		if c != cAlpha && c != cJoin {
+			alphaOnly = false
+			break
+		}
+	}
+	if alphaOnly && split {
+		// "boundary-layers" → "boundari-layer": stem each piece so that inflections still meet.
+		var b strings.Builder
+		for i, r := range tok {
+			if cls[i] == cJoin {
+				b.WriteRune(r)
+			}
+			for _, p := range pieces {
+				if p.start == i {
+					b.WriteString(stem(string(tok[p.start:p.end])))
+				}
+			}
+		}
+		whole = b.String()
+	}
+	a.emit(whole, KindWord, ScriptMixed, false)
+	for _, p := range pieces {
+		a.piece(tok[p.start:p.end], cls[p.start:p.end], p.end-p.start < len(tok))
+	}
+}
+
+type span struct{ start, end int }
+
+// pieces returns the spans of tok between joiners.
+func pieces(tok []rune, cls []class) []span {
+	var out []span
+	start := -1
+	for i := range tok {
+		if cls[i] == cJoin {
+			if start >= 0 {
+				out = append(out, span{start, i})
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, span{start, len(tok)})
+	}
+	return out
+}
+
+// piece analyses a joiner-free piece of a compound token; emitWhole says whether the piece differs from
+// the token (which was already emitted).
+func (a *analyzer) piece(p []rune, cls []class, emitWhole bool) {
+	// Runs of one class; Hangul/CJK boundaries always split (Korean counters and units attach to numbers:
+	// "1989년", "1000만원"), letter/digit boundaries only when every run is at least two long ("covid19"
+	// but not "d80", "mp3").
+	type run struct {
+		start, end int
+		c          class
+	}
+	var runs []run
+	for i := range p {
+		if len(runs) > 0 && runs[len(runs)-1].c == cls[i] {
+			runs[len(runs)-1].end = i + 1
+			continue
+		}
+		runs = append(runs, run{i, i + 1, cls[i]})
+	}
+	if len(runs) == 1 {
+		if emitWhole {
+			a.run(p, runs[0].c, KindPart)
+		}
+		return
+	}
+	if emitWhole {
+		a.emit(string(p), KindPart, ScriptMixed, false)
+	}
+	splitAD := true
+	for _, r := range runs {
+		if (r.c == cAlpha || r.c == cDigit) && r.end-r.start < 2 {
+			splitAD = false
+		}
+	}
+	for i := 0; i < len(runs); {
+		r := runs[i]
+		j := i + 1
+		if !splitAD && (r.c == cAlpha || r.c == cDigit) {
+			// merge neighbouring letters and digits into one mixed part ("d80" inside "d80급")
+			for j < len(runs) && (runs[j].c == cAlpha || runs[j].c == cDigit) {
+				j++
+			}
+		}
+		if j == i+1 {
+			a.run(p[r.start:r.end], r.c, KindPart)
+		} else if runs[j-1].end-r.start < len(p) {
+			a.emit(string(p[r.start:runs[j-1].end]), KindPart, ScriptMixed, false)
+		}
+		i = j
+	}
+}
+
+// run analyses a run of one class.
+func (a *analyzer) run(r []rune, c class, kind TermKind) {
+	switch c {
+	case cAlpha:
+		if kind == KindPart && len(r) == 1 {
+			return // a lone letter of a compound ("x" of "x-ray") only adds noise
+		}
+		w := string(r)
+		a.emit(stem(w), kind, ScriptAlpha, englishStop[w])
+	case cDigit:
+		a.emit(string(r), kind, ScriptNumber, false)
+	case cHangul:
+		a.syllables(r, kind, ScriptHangul)
+	case cCJK:
+		a.syllables(r, kind, ScriptCJK)
+	}
+}
+
+// syllables emits a Hangul (or Han/kana) word: whole, particle-stripped, and as syllable bigrams.
+func (a *analyzer) syllables(r []rune, kind TermKind, script Script) {
+	w := string(r)
+	stripped := w
+	if script == ScriptHangul {
+		stripped = stripKorean(r)
+	}
+	stop := script == ScriptHangul && (koreanStop[w] || koreanStop[stripped])
+	a.emit(w, kind, script, stop)
+	if stripped != w {
+		a.emit(stripped, KindStem, script, stop)
+		// bigrams of the stem only: "석이" of "임종석이" would match every "…석이" and measured worse
+		r = r[:len([]rune(stripped))]
+	}
+	for i := 0; i+1 < len(r); i++ {
+		a.emit(string(r[i:i+2]), KindGram, script, stop)
+	}
+	if script != ScriptHangul || kind != KindWord || stop {
+		return
+	}
+	// A pair of neighbouring Korean words ("농민_폭력") gives BM25 some phrase evidence; English pairs
+	// measured worse on Cranfield, so only Hangul words pair up.
+	if a.pairWord == a.word-1 {
+		a.emit(a.pair+"_"+stripped, KindPair, script, false)
+	}
+	a.pair, a.pairWord = stripped, a.word
+}
+
+// trimToken drops possessive "'s", inner apostrophes and joiners at the ends, keeping "c++"/"c#" endings of
+// short words and a percent sign after a number.
+func trimToken(tok []rune) []rune {
+	if n := len(tok); n > 2 && tok[n-1] == 's' && tok[n-2] == '\'' {
+		tok = tok[:n-2]
+	}
+	out := tok[:0]
+	for _, r := range tok {
+		if r != '\'' {
+			out = append(out, r)
+		}
+	}
+	tok = out
+	for len(tok) > 0 && isJoiner(tok[0]) {
+		tok = tok[1:]
+	}
+	end := len(tok)
+	for end > 0 && isJoiner(tok[end-1]) {
+		end--
+	}
+	if end < len(tok) && end > 0 {
+		tail := tok[end:]
+		switch {
+		case tail[0] == '%' && isDigit(tok[end-1]):
+			end++
+		case (tail[0] == '+' || tail[0] == '#') && end <= 3 && allLetters(tok[:end]):
+			for end < len(tok) && tok[end] == tail[0] {
+				end++
+			}
+		}
+	}
+	return tok[:end]
+}
+
+func allLetters(rs []rune) bool {
+	for _, r := range rs {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// stem returns the English Snowball stem of a lower-case word; words of other alphabets are returned as
+// they are.
+func stem(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	if len(w) <= 2 {
+		return w
+	}
+	stems.RLock()
+	st, ok := stems.m[w]
+	stems.RUnlock()
+	if ok {
+		return st
+	}
+	st = english.Stem(w, true)
+	stems.Lock()
+	if len(stems.m) >= maxStems {
+		stems.m = make(map[string]string, maxStems) // a crude bound: vocabularies are Zipfian, it refills fast
+	}
+	stems.m[w] = st
+	stems.Unlock()
+	return st
+}
+
+// stems caches Snowball stems: stemming is most of the analyzer's time and a corpus repeats its words.
+var stems = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+const maxStems = 100_000
