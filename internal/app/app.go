@@ -86,7 +86,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Answers = answer.New(a.Retriever, a.Generator, answer.Options{})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes: cfg.MaxUploadBytes,
-		Chunk:    chunk.Options{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+		Chunk:    chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
 		Logger:   logger,
 	})
 	ok = true
@@ -163,6 +163,15 @@ func newGenerator(ctx context.Context, cfg config.Config) (rag.Generator, error)
 		return nil, fmt.Errorf("generator %s: %w", cfg.Generator, err)
 	}
 	return g, nil
+}
+
+// chunkOverlap maps the configured overlap to chunk.Options, where 0 means "default" and a negative value
+// means none.
+func chunkOverlap(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // Close releases everything Open acquired, in reverse order.
