@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/textproc"
@@ -238,18 +240,19 @@ func BenchmarkKeywordCandidates(b *testing.B) {
 	}
 }
 
-// BenchmarkHybrid is the store's share of one hybrid search: both candidate queries (k=50 each) and the
-// hits of the fused top 10.
+// BenchmarkHybrid is the store's share of one hybrid search as internal/retrieve runs it: both candidate
+// queries (k=50 each) at once, then the hits of the fused top 10.
 func BenchmarkHybrid(b *testing.B) {
 	s := openBenchStore(b)
 	qs := benchQueries(200)
 	for _, tc := range []struct {
 		name string
+		s    *sqlite.Store
 		p    rag.Principal
 		f    rag.Filter
 	}{
-		{"All", rag.LocalPrincipal, rag.Filter{}},
-		{"Filter5pct", rag.LocalPrincipal, benchRare},
+		{"All", s, rag.LocalPrincipal, rag.Filter{}},
+		{"Filter5pct", s, rag.LocalPrincipal, benchRare},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -258,12 +261,17 @@ func BenchmarkHybrid(b *testing.B) {
 				q := qs[i%len(qs)]
 				i++
 				start := time.Now()
-				vc, err := s.VectorCandidates(b.Context(), tc.p, rag.VectorQuery{Space: benchSpace, Vector: q.vec, Filter: tc.f, K: 50})
-				if err != nil {
-					b.Fatal(err)
-				}
-				kc, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
-				if err != nil {
+				var vc, kc []rag.Candidate
+				g, ctx := errgroup.WithContext(b.Context())
+				g.Go(func() (err error) {
+					vc, err = tc.s.VectorCandidates(ctx, tc.p, rag.VectorQuery{Space: benchSpace, Vector: q.vec, Filter: tc.f, K: 50})
+					return err
+				})
+				g.Go(func() (err error) {
+					kc, err = tc.s.KeywordCandidates(ctx, tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
+					return err
+				})
+				if err := g.Wait(); err != nil {
 					b.Fatal(err)
 				}
 				ids := make([]int64, 0, 10)
@@ -275,7 +283,7 @@ func BenchmarkHybrid(b *testing.B) {
 						ids = append(ids, kc[j].ChunkID)
 					}
 				}
-				if _, err := s.Hits(b.Context(), ids); err != nil {
+				if _, err := tc.s.Hits(b.Context(), ids); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))
