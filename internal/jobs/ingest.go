@@ -45,6 +45,11 @@ func (IngestArgs) InsertOpts() river.InsertOpts {
 // ingest.Pipeline.Submit). Enqueueing a version that already has a live job does nothing. Errors:
 // CodeInvalid for empty arguments, CodeDBError when the jobs database cannot take the job (the document
 // stays queued and the next start-up reconciliation enqueues it).
+//
+// A job counts as live until River records its completion, up to about 250 ms after its work ended. A
+// version re-submitted in that window after a different version was processed in between (A, B, then A
+// again within a quarter of a second) finds the old job live and is not processed until it is submitted
+// again.
 func (r *Runner) EnqueueIngest(ctx context.Context, documentID, contentHash string) error {
 	_, err := r.enqueueIngest(ctx, documentID, contentHash)
 	return err

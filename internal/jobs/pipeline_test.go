@@ -179,6 +179,41 @@ func TestPipelineJobs(t *testing.T) {
 		}
 	})
 
+	t.Run("BackToEarlierContent", func(t *testing.T) {
+		t.Parallel()
+		// A → B → A: the second A is a new version with the hash of a completed job; it must run.
+		e := openPipeline(t, t.TempDir(), nil)
+		r := e.runner(t, testOptions(t))
+		start(t, r)
+		a, b := []byte("# Fruit\n\nApples are red."), []byte("# Fruit\n\nPears are green.")
+		var id string
+		for i, data := range [][]byte{a, b, a} {
+			d := e.submit(t, r, "fruit.md", data)
+			id = d.ID
+			waitFor(t, fmt.Sprintf("version %d", i+1), func() bool {
+				got := e.doc(t, id)
+				return got.Version == i+1 && got.PendingHash == ""
+			})
+			// River records a job's completion a moment after its work; until then the job still counts as
+			// live and an equal one is not inserted (see EnqueueIngest).
+			waitFor(t, "the job recorded as completed", func() bool {
+				for _, j := range ingestJobs(t, r) {
+					if j.State != rivertype.JobStateCompleted {
+						return false
+					}
+				}
+				return true
+			})
+		}
+		if got := e.doc(t, id); got.Status != rag.StatusReady || got.Version != 3 {
+			t.Fatalf("document %s version %d, want ready version 3", got.Status, got.Version)
+		}
+		chunks, err := e.store.ListChunks(t.Context(), rag.LocalPrincipal, id)
+		if err != nil || len(chunks) == 0 || !strings.Contains(chunks[0].Text, "Apples") {
+			t.Fatalf("current chunks %v (%v), want the apples version", chunks, err)
+		}
+	})
+
 	t.Run("CorruptFileNotRetried", func(t *testing.T) {
 		t.Parallel()
 		e := openPipeline(t, t.TempDir(), nil)
