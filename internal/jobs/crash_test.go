@@ -87,9 +87,11 @@ func TestWorkerKilled(t *testing.T) {
 			opt := testOptions(t)
 			opt.DeadAfter = 10 * time.Minute // only the dead-process check can release the job in time
 			r := openRunner(t, path, nil, proc, opt)
+			restarted := time.Now()
 			start(t, r)
 			if tc.maxAttempts > 1 {
 				waitFor(t, "the job to complete", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
+				t.Logf("job released and completed %s after the restart", time.Since(restarted).Round(time.Millisecond))
 				if n := proc.count("d1"); n != 1 {
 					t.Fatalf("processed %d times after the restart, want 1", n)
 				}

@@ -23,9 +23,11 @@ import (
 // scripts/pglite.sh, whose pools have one connection sharing one session, or any PostgreSQL), each in a
 // schema of its own.
 
+func getenvURL() string { return os.Getenv("RAGD_TEST_DATABASE_URL") }
+
 func pgURL(t testing.TB) string {
 	t.Helper()
-	url := os.Getenv("RAGD_TEST_DATABASE_URL")
+	url := getenvURL()
 	if url == "" {
 		t.Skip("RAGD_TEST_DATABASE_URL is not set: start PGlite with `scripts/pglite.sh start` and export the URL it prints")
 	}
