@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -15,8 +16,11 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/ragd/ragd/internal/embed/hash"
+	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/postgres"
 )
 
 // The PostgreSQL tests run River's pgx driver against RAGD_TEST_DATABASE_URL (PGlite from
@@ -179,6 +183,45 @@ func TestPostgres(t *testing.T) {
 		})
 	})
 
+	t.Run("SharedOneConnectionPool", func(t *testing.T) {
+		// As on PGlite: River and the work it runs share the store's only connection.
+		schema := pgSchema(t, url)
+		cfg, err := pgxpool.ParseConfig(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.MaxConns = 1
+		pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		proc := newTestProc()
+		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+			var one int
+			return pool.QueryRow(ctx, "SELECT 1").Scan(&one)
+		}
+		r := openPGRunner(t, pool, schema, nil, proc, testOptions(t))
+		start(t, r)
+		for i := range 10 {
+			if err := r.EnqueueIngest(t.Context(), fmt.Sprintf("doc-%d", i), "h"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		waitFor(t, "10 jobs completed", func() bool {
+			jobs := ingestJobs(t, r)
+			for _, j := range jobs {
+				if j.State != rivertype.JobStateCompleted {
+					return false
+				}
+			}
+			return len(jobs) == 10
+		})
+		if n := proc.total(); n != 10 {
+			t.Fatalf("%d attempts, want 10", n)
+		}
+	})
+
 	t.Run("ConcurrentOpen", func(t *testing.T) {
 		schema := pgSchema(t, url)
 		var wg sync.WaitGroup
@@ -248,5 +291,33 @@ func TestPostgres(t *testing.T) {
 		if len(ranBy) != 40 || per["pg-runner-a"] == 0 || per["pg-runner-b"] == 0 {
 			t.Errorf("%d documents processed, split %v: want 40 shared by both", len(ranBy), per)
 		}
+	})
+
+	t.Run("PipelineOnPostgres", func(t *testing.T) {
+		// The real pipeline on the PostgreSQL store (pgvector), with River's tables in the same schema.
+		schema := pgSchema(t, url)
+		st, err := postgres.Open(context.Background(), url, postgres.Options{Schema: schema})
+		if errors.Is(err, postgres.ErrVector) {
+			t.Skipf("no pgvector on this server: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		ex, err := extract.New(extract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ex.Close() })
+		e := &pipelineEnv{store: st, pipe: ingest.New(st, ex, hash.New(256), ingest.Options{Logger: testLogger(t)})}
+		r := openPGRunner(t, pgPool(t, url), schema, st, e.pipe, testOptions(t))
+		pre := e.submit(t, nil, "left-queued.md", fixture(t, "md/ko_react_render-and-commit.md")) // never enqueued
+		start(t, r)                                                                               // reconciliation finds it
+		d := e.submit(t, r, "html.html", fixture(t, "html/example-10k-1p.html"))
+		waitFor(t, "documents ready", func() bool {
+			return e.doc(t, pre.ID).Status == rag.StatusReady && e.doc(t, d.ID).Status == rag.StatusReady
+		})
+		e.checkIndexedOnce(t, pre.ID)
+		e.checkIndexedOnce(t, d.ID)
 	})
 }

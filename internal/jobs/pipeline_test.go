@@ -39,7 +39,7 @@ func fixture(t testing.TB, rel string) []byte {
 // pipelineEnv is a data directory with its store and pipeline, as one ragd process opens them.
 type pipelineEnv struct {
 	dir   string
-	store *sqlite.Store
+	store rag.Store
 	pipe  *ingest.Pipeline
 }
 
