@@ -106,7 +106,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
 	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", file+"?"+common+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	w, err := sql.Open("sqlite", file+"?"+common+"&_txlock=immediate")
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database")
 	}
@@ -115,8 +115,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{path: file, opts: opts, w: w, keywordBudget: essentialBudget}
-	// The writer connection must exist (and have switched the file to WAL) before readers open it.
-	if err := w.PingContext(ctx); err != nil {
+	// The file must be in WAL mode before readers open it and migrations run.
+	if err := s.enableWAL(ctx); err != nil {
 		w.Close()
 		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database %s", file)
 	}
@@ -135,6 +135,40 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.r = r
 	s.vecs = newVectorCache(s)
 	return s, nil
+}
+
+// enableWAL switches the file to WAL (a persistent setting). Switching takes an exclusive lock and fails
+// with SQLITE_BUSY, without waiting, while another connection opens the new file at the same time (two
+// processes starting together), so it is retried within the busy timeout.
+func (s *Store) enableWAL(ctx context.Context) error {
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		var mode string
+		err := s.w.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		if err == nil {
+			if !strings.EqualFold(mode, "wal") {
+				return fmt.Errorf("journal mode is %s, not wal", mode)
+			}
+			return nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 }
 
 func resolvePath(path string) (string, error) {
@@ -227,8 +261,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return rag.WrapError(rag.CodeInternal, err, "bad embedded migrations")
 	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+	if err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+		return err
+	}); err != nil {
 		return dbError(err, "create schema_migrations")
 	}
 	for _, m := range ms {
