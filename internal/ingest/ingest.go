@@ -259,6 +259,9 @@ func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) 
 	log := p.opt.Logger.With(slog.String("document", doc.ID), slog.String("source", doc.Source))
 	start := time.Now()
 	fail := func(stage rag.Stage, err error) error {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && rag.ErrorCode(err) == rag.CodeInternal {
+			err = rag.WrapError(rag.CodeInternal, err, "processing took too long and was stopped")
+		}
 		if a.Retry && (Transient(err) || ctx.Err() != nil) || errors.Is(ctx.Err(), context.Canceled) {
 			// A cancelled attempt was interrupted (shutdown, Ctrl-C), not failed: the work stays pending.
 			return p.release(ctx, doc, stage, err)
