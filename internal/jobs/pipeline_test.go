@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river/rivertype"
 
@@ -269,6 +270,45 @@ func TestPipelineJobs(t *testing.T) {
 		e.checkIndexedOnce(t, d.ID)
 		if got := e.doc(t, d.ID); got.Error != "" || got.ErrorCode != "" {
 			t.Fatalf("ready document still says %q (%s)", got.Error, got.ErrorCode)
+		}
+	})
+
+	t.Run("TimeoutOnLastAttempt", func(t *testing.T) {
+		t.Parallel()
+		api, emb := outage(t)
+		api.SetDown(false)
+		api.FailNext(10, fakeapi.Fault{Delay: time.Minute}) // an embedder that hangs
+		e := openPipeline(t, t.TempDir(), emb)
+		opt := testOptions(t)
+		opt.MaxAttempts, opt.JobTimeout = 1, 500*time.Millisecond
+		r := e.runner(t, opt)
+		start(t, r)
+		d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
+		waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateDiscarded })
+		got := e.doc(t, d.ID)
+		if got.Status != rag.StatusFailed || got.PendingHash != "" {
+			t.Fatalf("document %s (%s: %q, pending %q), want failed", got.Status, got.ErrorCode, got.Error, got.PendingHash)
+		}
+		t.Logf("timed-out document says: %s: %s", got.ErrorCode, got.Error)
+	})
+
+	t.Run("Abandon", func(t *testing.T) {
+		t.Parallel()
+		e := openPipeline(t, t.TempDir(), nil)
+		d := e.submit(t, nil, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
+		reason := rag.Errorf(rag.CodeInternal, "processing stopped its worker 8 times; giving up")
+		if err := e.pipe.Abandon(t.Context(), d.ID, "another-hash", reason); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.doc(t, d.ID); got.Status != rag.StatusQueued || got.PendingHash != d.PendingHash {
+			t.Fatalf("abandoning another version changed the document: %s, pending %q", got.Status, got.PendingHash)
+		}
+		if err := e.pipe.Abandon(t.Context(), d.ID, d.PendingHash, reason); err != nil {
+			t.Fatal(err)
+		}
+		got := e.doc(t, d.ID)
+		if got.Status != rag.StatusFailed || got.PendingHash != "" || got.Error != reason.Message {
+			t.Fatalf("abandoned document %s (%q, pending %q)", got.Status, got.Error, got.PendingHash)
 		}
 	})
 
