@@ -541,3 +541,42 @@ func setFeatures(f *features, spec string) {
 		}
 	}
 }
+
+// TestQualityCosine reports the cosine similarity of queries to their relevant chunks (the best chunk of a
+// relevant document) and to the best irrelevant chunk, which a similarity threshold must separate.
+func TestQualityCosine(t *testing.T) {
+	if os.Getenv("RAGD_QUALITY") == "" {
+		t.Skip("set RAGD_QUALITY=1 to measure retrieval quality on ../shared/eval")
+	}
+	ctx := context.Background()
+	e := New(0)
+	for _, s := range []*qset{loadCranfield(t), loadKorQuAD(t, false)} {
+		s.chunk(1000)
+		dv, err := e.EmbedDocuments(ctx, s.chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rel, irr []float64
+		for _, q := range s.queries {
+			qv, err := e.EmbedQuery(ctx, q.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best := map[bool]float64{}
+			for c, v := range dv {
+				var sim float64
+				for i := range v {
+					sim += float64(v[i] * qv[i])
+				}
+				r := s.qrels[q.id][s.docs[s.chunkDoc[c]].id] > 0
+				best[r] = max(best[r], sim)
+			}
+			rel, irr = append(rel, best[true]), append(irr, best[false])
+		}
+		slices.Sort(rel)
+		slices.Sort(irr)
+		pct := func(xs []float64, p float64) float64 { return xs[int(p*float64(len(xs)-1))] }
+		t.Logf("%s: cosine of the best relevant chunk p10/p50/p90 = %.3f / %.3f / %.3f; best irrelevant chunk p10/p50/p90 = %.3f / %.3f / %.3f",
+			s.name, pct(rel, 0.1), pct(rel, 0.5), pct(rel, 0.9), pct(irr, 0.1), pct(irr, 0.5), pct(irr, 0.9))
+	}
+}
