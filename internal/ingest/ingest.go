@@ -18,6 +18,7 @@ import (
 	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
 )
 
 // Options configure a Pipeline.
@@ -301,9 +302,14 @@ func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) 
 	if err := progress(rag.StageEmbed, 0.25); err != nil {
 		return err
 	}
+	// A document named only by its file gets the title found inside the file.
+	title := doc.Title
+	if ex.Title != "" && title == baseTitle(doc.Source) {
+		title = ex.Title
+	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = EmbeddingText(doc.Title, c)
+		texts[i] = EmbeddingText(title, c)
 	}
 	for lo := 0; lo < len(texts); lo += p.opt.EmbedBatch {
 		hi := min(lo+p.opt.EmbedBatch, len(texts))
@@ -325,16 +331,14 @@ func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) 
 	if err := progress(rag.StageIndex, 0.92); err != nil {
 		return err
 	}
-	title := doc.Title
-	if ex.Title != "" && title == baseTitle(doc.Source) {
-		title = ex.Title
-	}
 	// A newer upload that arrived meanwhile has its own job: committing this one now could land after it.
 	if cur, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, doc.ID); err != nil {
 		return fail(rag.StageIndex, err)
 	} else if cur.PendingHash != doc.PendingHash {
 		log.Info("document version superseded before commit")
 		return nil
+	} else if cur.Title != doc.Title {
+		title = cur.Title // renamed while processing: the user's title wins
 	}
 	version, err := p.store.CommitVersion(ctx, &rag.VersionCommit{
 		DocumentID:  doc.ID,
@@ -369,14 +373,10 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 	return doc, Queued, err
 }
 
-// EmbeddingText is the text embedded for a chunk: its section path gives the passage context that the passage
-// itself may not repeat.
+// EmbeddingText is the text embedded for a chunk: the same context (title, section) that the keyword index
+// sees ahead of the passage.
 func EmbeddingText(title string, c rag.Chunk) string {
-	_ = title
-	if c.Section == "" {
-		return c.Text
-	}
-	return c.Section + "\n" + c.Text
+	return textproc.ContextText(title, c.Section, c.Text)
 }
 
 // fail records err on the document: failed when it has no ready version, otherwise the current version

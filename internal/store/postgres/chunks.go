@@ -57,7 +57,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 	var postings []posting
 	var totalTerms int64
 	for i := range c.Chunks {
-		terms := textproc.IndexTerms(c.Chunks[i].Text)
+		terms := textproc.IndexTerms(textproc.ContextText(c.Title, c.Chunks[i].Section, c.Chunks[i].Text))
 		termCounts[i] = int32(len(terms))
 		totalTerms += int64(len(terms))
 		postings = append(postings, chunkPostings(i, terms)...)

@@ -79,7 +79,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			return 0, rag.Errorf(rag.CodeInvalid, "chunk %d has a vector of %d dimensions, space %s has %d",
 				ch.Index, len(ch.Vector), c.Space.ID(), c.Space.Dim)
 		}
-		terms[i] = strings.Join(textproc.IndexTerms(ch.Text), " ")
+		terms[i] = strings.Join(textproc.IndexTerms(textproc.ContextText(c.Title, ch.Section, ch.Text)), " ")
 		vecs[i] = encodeVector(ch.Vector)
 	}
 	var version int
