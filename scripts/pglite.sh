@@ -23,7 +23,7 @@ case "${1:-}" in
 start)
   if running; then echo "$url"; exit 0; fi
   if listening; then echo "pglite.sh: port $port is in use by another process" >&2; exit 1; fi
-  if [ ! -d node_modules/@electric-sql/pglite-socket ]; then
+  if [ ! -d node_modules/@electric-sql/pglite-pgvector ] || [ ! -d node_modules/@electric-sql/pglite ]; then
     npm ci --no-audit --no-fund --loglevel=error >&2
   fi
   mkdir -p "$state"

@@ -11,6 +11,8 @@ log() { printf '\n=== %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------------------------
 need_apt=()
 command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
+command -v qpdf >/dev/null 2>&1 || need_apt+=(qpdf)
+command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # Korean glyphs in the browser tests' screenshots.
 [ -d /usr/share/fonts/opentype/noto ] || need_apt+=(fonts-noto-cjk)
@@ -39,5 +41,12 @@ staticcheck ./...
 [ "${1:-}" = "lint" ] && exit 0
 
 # --- tests -----------------------------------------------------------------------------------------------
+# PostgreSQL + pgvector for the PostgreSQL store's tests: PGlite (real PostgreSQL in WebAssembly) on loopback.
+log "PGlite"
+export RAGD_TEST_DATABASE_URL="$(scripts/pglite.sh start)"
+trap 'scripts/pglite.sh stop' EXIT
+echo "$RAGD_TEST_DATABASE_URL"
+
+export RAGD_TEST_OUT="${RAGD_TEST_OUT:-$root/testdata/out}"
 log "go test"
-go test -count=1 -timeout 60m ./...
+go test -count=1 -timeout 80m ./...
