@@ -231,6 +231,14 @@ func registerVectorTypes(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
+// Pool returns the store's connection pool, for the background jobs (internal/jobs), which keep their tables
+// in the same database and must share the pool: on PGlite it is the one connection there is. The store still
+// owns it: Close closes it.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Schema returns the schema that holds the store's tables (Options.Schema).
+func (s *Store) Schema() string { return s.opts.Schema }
+
 // Close releases the store's connections.
 func (s *Store) Close() error {
 	s.pool.Close()
