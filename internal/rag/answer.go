@@ -41,10 +41,21 @@ type Answer struct {
 	// NotFound is true when no passage cleared the threshold and the answer says the documents do not cover it.
 	NotFound  bool          `json:"not_found"`
 	Citations CitationCheck `json:"citations"`
-	Generator string        `json:"generator"`
+	// Weak are the sentences of Text counted in Citations.WeaklySupported, for the UI to mark.
+	Weak      []Span `json:"weak,omitempty"`
+	Generator string `json:"generator"`
 	// Retrieval is what retrieval returned (every hit with its scores), for the debug panel and eval.
 	Retrieval  *SearchResult `json:"retrieval,omitempty"`
 	RetrieveMS float64       `json:"retrieve_ms"`
 	GenerateMS float64       `json:"generate_ms"`
 	TotalMS    float64       `json:"total_ms"`
+}
+
+// Span is a sentence of an answer's Text, by byte offsets (Text[Start:End]), with the passages it cites and
+// the share of its terms found in them (Support, 0–1).
+type Span struct {
+	Start     int     `json:"start"`
+	End       int     `json:"end"`
+	Citations []int   `json:"citations"`
+	Support   float64 `json:"support"`
 }

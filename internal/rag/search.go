@@ -62,6 +62,9 @@ type SearchResult struct {
 	// Candidates counts each candidate query's list before fusion.
 	VectorCandidates  int `json:"vector_candidates"`
 	KeywordCandidates int `json:"keyword_candidates"`
+	// Space is the ID of the embedding space the vector candidates came from; "" when the search was
+	// keyword-only.
+	Space string `json:"space,omitempty"`
 	// Timing in milliseconds.
 	EmbedMS   float64 `json:"embed_ms"`
 	VectorMS  float64 `json:"vector_ms"`
