@@ -1,6 +1,6 @@
 // Package app wires ragd's parts together from a Config: the store (embedded SQLite or PostgreSQL), the
-// extractor, the embedder, the generator, retrieval, answers and ingestion. The CLI, the server and the tests
-// build the whole program through it.
+// extractor, the embedder, the generator, retrieval, answers and ingestion, and on demand the durable job
+// runner. The CLI, the server and the tests build the whole program through it.
 package app
 
 import (
@@ -11,6 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/chunk"
@@ -25,6 +28,7 @@ import (
 	gemgen "github.com/ragd/ragd/internal/generate/gemini"
 	oaigen "github.com/ragd/ragd/internal/generate/openai"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/postgres"
@@ -42,7 +46,10 @@ type App struct {
 	Retriever *retrieve.Retriever
 	Answers   *answer.Service
 	Ingest    *ingest.Pipeline
+	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
+	Jobs *jobs.Runner
 
+	pg      *postgres.Store // the store when it is PostgreSQL: the runner shares its pool
 	closers []func() error
 }
 
@@ -95,11 +102,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 
 func (a *App) openStore(ctx context.Context) error {
 	if a.Config.DatabaseURL != "" {
-		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{})
+		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL)})
 		if err != nil {
 			return fmt.Errorf("open postgres: %w", err)
 		}
-		a.Store = st
+		a.Store, a.pg = st, st
 		a.closers = append(a.closers, st.Close)
 		return nil
 	}
@@ -113,6 +120,73 @@ func (a *App) openStore(ctx context.Context) error {
 	a.Store = st
 	a.closers = append(a.closers, st.Close)
 	return nil
+}
+
+// URLSchema returns the schema named first in the search_path parameter of a PostgreSQL URL or DSN
+// (…?search_path=ragd), or "" for the default (public). ragd keeps its tables, and River's, in that schema:
+// several installations can then share one database, and the store names the schema in every statement
+// rather than relying on the session's search_path (which PGlite shares among all connections).
+func URLSchema(url string) string {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return "" // postgres.Open reports the bad URL
+	}
+	first, _, _ := strings.Cut(cfg.ConnConfig.RuntimeParams["search_path"], ",")
+	first = strings.TrimSpace(first)
+	if len(first) >= 2 && first[0] == '"' && first[len(first)-1] == '"' {
+		first = strings.ReplaceAll(first[1:len(first)-1], `""`, `"`)
+	}
+	if first == "$user" {
+		return ""
+	}
+	return first
+}
+
+// OpenJobs opens the durable job runner (internal/jobs) once and returns it; later calls return the same
+// one. It is separate from Open so that commands that run no jobs (search, ask, eval) do not pay River's
+// migrations. On the embedded store the jobs live in <data-dir>/jobs.db; on PostgreSQL in the store's
+// database and schema, through the store's pool. Zero fields of opt take the configuration's values
+// (IngestWorkers, the logger); opt.Work makes this process run jobs, not only insert them. The caller
+// starts the runner (after registering periodic jobs); Close stops and closes it before the store.
+func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, error) {
+	if a.Jobs != nil {
+		return a.Jobs, nil
+	}
+	if opt.IngestWorkers == 0 {
+		opt.IngestWorkers = a.Config.IngestWorkers
+	}
+	if opt.Logger == nil {
+		opt.Logger = a.Logger
+	}
+	var (
+		r   *jobs.Runner
+		err error
+	)
+	if a.pg != nil {
+		opt.Schema = a.pg.Schema()
+		r, err = jobs.OpenPostgres(ctx, a.pg.Pool(), a.Store, a.Ingest, opt)
+	} else {
+		r, err = jobs.OpenSQLite(ctx, filepath.Join(a.Config.DataDir, "jobs.db"), a.Store, a.Ingest, opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open jobs: %w", err)
+	}
+	a.Jobs = r
+	// After the store's closer, so run before it: running jobs stop while the store is still open.
+	a.closers = append(a.closers, r.Close)
+	return r, nil
+}
+
+// Warm loads now what the first search would otherwise load: the embedded store's vectors of the configured
+// embedding space (about 2 s per 100,000 768-d vectors). PostgreSQL needs nothing: its indexes are on disk.
+func (a *App) Warm(ctx context.Context) error {
+	w, ok := a.Store.(interface {
+		WarmVectors(ctx context.Context, space rag.Space) error
+	})
+	if !ok {
+		return nil
+	}
+	return w.WarmVectors(ctx, a.Embedder.Space())
 }
 
 func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache) (rag.Embedder, error) {

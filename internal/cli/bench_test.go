@@ -14,6 +14,7 @@ import (
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/server"
 )
@@ -39,9 +40,11 @@ func benchServer(t *testing.T, mutate func(*config.Config)) string {
 	if _, _, err := a.Ingest.Ingest(context.Background(), rag.LocalPrincipal, ingest.Request{Name: "render.md", Data: data}); err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(a)
-	t.Cleanup(func() { _ = srv.Close() })
-	ts := httptest.NewServer(srv)
+	// The bench only searches: an insert-only job runner is enough for the server.
+	if _, err := a.OpenJobs(context.Background(), jobs.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(server.New(a))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }

@@ -36,6 +36,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the HTTP API and web UI", runServe},
+		{"worker", "run background jobs only (ingestion, periodic jobs)", runWorker},
 		{"ingest", "add files and folders to the index", runIngest},
 		{"search", "search the index", runSearch},
 		{"ask", "answer a question from the documents", runAsk},

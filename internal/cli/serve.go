@@ -4,21 +4,39 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/server"
 )
+
+// stopTimeout bounds each step of a graceful shutdown: in-flight requests, then running jobs (which are
+// released for another process, or the next start, when they do not finish in time).
+const stopTimeout = 30 * time.Second
 
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("serve")
 	var c common
 	c.register(fs)
 	addr := fs.String("addr", "", "listen address HOST:PORT (env RAGD_ADDR, default 127.0.0.1:8080)")
+	noWorker := fs.Bool("no-worker", false, "only queue background jobs, for `ragd worker` processes to run (env RAGD_WORKER=false)")
 	if _, err := parse(fs, args, env.Stderr); err != nil {
 		return err
 	}
+	work, err := workerEnv(env)
+	if err != nil {
+		return err
+	}
+	work = work && !*noWorker
 	cfg, err := c.load(env)
 	if err != nil {
 		return err
@@ -31,8 +49,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer a.Close() // last: the runner (if still running), then the store
 
+	runner, err := a.OpenJobs(ctx, jobs.Options{Work: work})
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -42,25 +64,87 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
-	store := "sqlite " + cfg.DataDir
-	if cfg.DatabaseURL != "" {
-		store = "postgres"
+	// Before serving: Start re-enqueues the uploads a previous process left unfinished.
+	if err := runner.Start(ctx); err != nil {
+		ln.Close()
+		return err
 	}
-	fmt.Fprintf(env.Stdout, "ragd %s listening on http://%s (store %s, embedder %s, generator %s)\n",
-		Version, ln.Addr(), store, a.Embedder.Space().ID(), a.Generator.Name())
+	warmCtx, stopWarm := context.WithCancel(ctx)
+	defer stopWarm()
+	var warming sync.WaitGroup
+	warming.Go(func() { warm(warmCtx, a) })
+
+	jobsMode := "jobs run here"
+	if !work {
+		jobsMode = "jobs queued for ragd worker"
+	}
+	fmt.Fprintf(env.Stdout, "ragd %s listening on http://%s (store %s, embedder %s, generator %s, %s)\n",
+		Version, ln.Addr(), storeName(cfg), a.Embedder.Space().ID(), a.Generator.Name(), jobsMode)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	var serveErr error
 	select {
-	case err := <-errc:
-		return err
+	case serveErr = <-errc:
 	case <-ctx.Done():
 	}
-	// Stop accepting, let in-flight requests finish, then close the app (workers, store) via defer.
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Ordered shutdown: stop accepting and finish in-flight requests (so no upload is half-queued), then
+	// stop the jobs, then (deferred) close the store.
+	hctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	if err := srv.Shutdown(hctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serveErr = errors.Join(serveErr, err)
+	}
+	jctx, cancelJobs := context.WithTimeout(context.Background(), stopTimeout+15*time.Second)
+	defer cancelJobs()
+	if err := runner.Stop(jctx); err != nil {
+		serveErr = errors.Join(serveErr, err)
+	}
+	stopWarm()
+	warming.Wait()
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
 	}
 	fmt.Fprintln(env.Stdout, "ragd stopped")
 	return nil
+}
+
+// warm loads the embedded store's vectors in the background, so that the first search does not.
+func warm(ctx context.Context, a *app.App) {
+	start := time.Now()
+	if err := a.Warm(ctx); err != nil {
+		if ctx.Err() == nil {
+			a.Logger.Warn("warm vector cache", slog.Any("err", err))
+		}
+		return
+	}
+	a.Logger.Debug("vector cache warm", slog.Duration("took", time.Since(start)))
+}
+
+// workerEnv reads RAGD_WORKER: whether `ragd serve` runs background jobs itself (default true).
+func workerEnv(env *Env) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(env.Getenv("RAGD_WORKER"))); v {
+	case "", "1", "true", "yes", "on":
+		return true, nil
+	case "0", "false", "no", "off":
+		return false, nil
+	default:
+		return false, usageErr("RAGD_WORKER must be true or false (got %q)", v)
+	}
+}
+
+// storeName says which store a process runs against, without secrets: the data directory, or the
+// PostgreSQL host, database and schema.
+func storeName(cfg config.Config) string {
+	if cfg.DatabaseURL == "" {
+		return "sqlite " + cfg.DataDir
+	}
+	pc, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return "postgres"
+	}
+	schema := app.URLSchema(cfg.DatabaseURL)
+	if schema == "" {
+		schema = "public"
+	}
+	return fmt.Sprintf("postgres %s:%d/%s schema %s", pc.ConnConfig.Host, pc.ConnConfig.Port, pc.ConnConfig.Database, schema)
 }

@@ -293,9 +293,8 @@ func TestQueuedUploadsSurviveRestart(t *testing.T) {
 	if err != nil || outcome != ingest.Queued {
 		t.Fatalf("submit: %v %v", outcome, err)
 	}
-	// A new server over the same app (the restarted process) picks it up.
-	srv := New(b.app)
-	defer srv.Close()
+	// The restarted process's job runner picks it up.
+	b.restart(t)
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		d, err := b.app.Store.GetDocument(context.Background(), rag.LocalPrincipal, doc.ID)

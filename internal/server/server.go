@@ -8,7 +8,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/ragd/ragd/internal/app"
@@ -21,8 +20,9 @@ const MaxJSONBody = 10 * 1024
 // MaxFilesPerUpload is how many files one upload request may carry.
 const MaxFilesPerUpload = 100
 
-// Enqueuer schedules the processing of a submitted document version. The background job runner implements
-// it; the server calls it after ingest.Pipeline.Submit has recorded a queued document.
+// Enqueuer schedules the processing of a submitted document version. The durable job runner
+// (*jobs.Runner) implements it; the server calls it after ingest.Pipeline.Submit has recorded a queued
+// document, so an upload survives a crash between the two (the runner's start-up reconciliation enqueues it).
 type Enqueuer interface {
 	EnqueueIngest(ctx context.Context, documentID, contentHash string) error
 }
@@ -41,23 +41,21 @@ type Server struct {
 	searchLimit *limiter
 
 	enqueuer Enqueuer
-	local    *localQueue // processes uploads in-process when no Enqueuer is given
-
-	closeOnce sync.Once
 }
 
 // Option configures a Server.
 type Option func(*Server)
 
-// WithEnqueuer makes uploads schedule their processing through e (the job runner) instead of the server's
-// in-process queue.
+// WithEnqueuer makes uploads schedule their processing through e instead of the app's job runner.
 func WithEnqueuer(e Enqueuer) Option { return func(s *Server) { s.enqueuer = e } }
 
 // WithClock replaces the clock of the rate limiters (tests fix time with it).
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
-// New returns a Server for a. Without WithEnqueuer it starts an in-process ingestion queue with
-// a.Config.IngestWorkers workers, which Close stops.
+// New returns a Server for a. Uploads are processed in the background by the durable job runner: a.Jobs
+// (see app.App.OpenJobs), or the Enqueuer given WithEnqueuer. There is no in-process fallback — one
+// mechanism, whether the jobs run in this process or in `ragd worker`s — so New panics when it has neither.
+// The server only enqueues: starting and stopping the runner is the caller's (ragd serve's) business.
 func New(a *app.App, opts ...Option) *Server {
 	s := &Server{app: a, log: a.Logger, mux: http.NewServeMux(), now: time.Now}
 	if s.log == nil {
@@ -70,9 +68,11 @@ func New(a *app.App, opts ...Option) *Server {
 	s.cors = newCORSPolicy(a.Config.CORSOrigins)
 	s.chatLimit = newLimiter(a.Config.RateLimitChat, s.now)
 	s.searchLimit = newLimiter(a.Config.RateLimitSearch, s.now)
+	if s.enqueuer == nil && a.Jobs != nil {
+		s.enqueuer = a.Jobs
+	}
 	if s.enqueuer == nil {
-		s.local = newLocalQueue(a.Ingest, a.Store, s.log, a.Config.IngestWorkers)
-		s.enqueuer = s.local
+		panic("server: no job runner to process uploads: open it with App.OpenJobs or pass WithEnqueuer")
 	}
 	s.routes()
 	s.handler = s.recoverPanics(s.logRequests(s.withCORS(s.authenticate(s.mux))))
@@ -81,17 +81,6 @@ func New(a *app.App, opts ...Option) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
-
-// Close stops the in-process ingestion queue (if any), waiting for the documents being processed. Call it
-// after the HTTP server has shut down and before the app is closed.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		if s.local != nil {
-			s.local.close()
-		}
-	})
-	return nil
-}
 
 // routes lists every route of the server.
 func (s *Server) routes() {

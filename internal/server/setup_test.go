@@ -20,6 +20,7 @@ import (
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -78,7 +79,8 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
-// bundle is a real app on a temp-dir SQLite store behind a real HTTP server.
+// bundle is a real app on a temp-dir SQLite store, with its durable job runner working, behind a real HTTP
+// server.
 type bundle struct {
 	app   *app.App
 	srv   *Server
@@ -87,7 +89,8 @@ type bundle struct {
 	logs  *logBuffer
 }
 
-// setup opens an app with the default configuration (rate limits off unless mutate sets them) and serves it.
+// setup opens an app with the default configuration (rate limits off unless mutate sets them), starts its
+// job runner on the temp dir (<dir>/jobs.db, as `ragd serve`) and serves it.
 func setup(t *testing.T, mutate func(*config.Config)) *bundle {
 	t.Helper()
 	cfg := config.Default()
@@ -106,14 +109,40 @@ func setup(t *testing.T, mutate func(*config.Config)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = a.Close() })
+	t.Cleanup(func() { _ = a.Close() }) // stops the runner, then closes the store
+	startJobs(t, a)
 	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	srv := New(a, WithClock(clk.now))
-	t.Cleanup(func() { _ = srv.Close() })
-	<-srv.local.requeued // so that the start-up sweep does not race the documents a test ingests itself
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return &bundle{app: a, srv: srv, ts: ts, clock: clk, logs: logs}
+}
+
+// startJobs opens and starts a's job runner, working. Start returns after its start-up sweep, so that the
+// sweep does not race the documents a test ingests itself.
+func startJobs(t *testing.T, a *app.App) *jobs.Runner {
+	t.Helper()
+	r, err := a.OpenJobs(context.Background(), jobs.Options{Work: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// restart opens a second app on the bundle's data directory and starts its job runner, as a restarted
+// `ragd serve` does; it is closed when the test ends.
+func (b *bundle) restart(t *testing.T) *app.App {
+	t.Helper()
+	a, err := app.Open(context.Background(), b.app.Config, b.app.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	startJobs(t, a)
+	return a
 }
 
 // ingestFile indexes a fixture synchronously (the CLI's path) and returns the document.
