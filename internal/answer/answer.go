@@ -4,13 +4,15 @@ package answer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
-	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -18,8 +20,23 @@ import (
 type Options struct {
 	// Passages is how many retrieved passages the generator gets (default 5, at most 20).
 	Passages int
-	// SystemPrompt overrides the generator's default system prompt for every question ("" keeps it).
+	// SystemPrompt overrides the generator's default system prompt for every question ("" keeps it). A
+	// collection's own settings take precedence (see Service.Prompt).
 	SystemPrompt string
+	// Collections gives the collections' settings (system_prompt, domain) to the pipeline; nil ignores them.
+	Collections Collections
+}
+
+// Searcher runs retrieval: *retrieve.Retriever, or *reembed.Service, which picks the embedding space.
+type Searcher interface {
+	// Search is retrieve.Retriever.Search.
+	Search(ctx context.Context, p rag.Principal, req rag.SearchRequest) (*rag.SearchResult, error)
+}
+
+// Collections looks collections up by ID or name: rag.Store.
+type Collections interface {
+	// GetCollection is rag.Store.GetCollection.
+	GetCollection(ctx context.Context, idOrName string) (*rag.Collection, error)
 }
 
 // WithDefaults returns o with zero fields set to their defaults.
@@ -32,13 +49,13 @@ func (o Options) WithDefaults() Options {
 
 // Service answers questions from the documents.
 type Service struct {
-	retriever *retrieve.Retriever
+	retriever Searcher
 	generator rag.Generator
 	opt       Options
 }
 
 // New returns a Service.
-func New(retriever *retrieve.Retriever, generator rag.Generator, opt Options) *Service {
+func New(retriever Searcher, generator rag.Generator, opt Options) *Service {
 	return &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
 }
 
@@ -119,18 +136,26 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			return nil, err
 		}
 	} else {
+		system, err := s.Prompt(ctx, req.Filter)
+		if err != nil {
+			return nil, err
+		}
 		gen, err := s.generator.Generate(ctx, rag.GenerateRequest{
 			Question:     q,
 			Language:     ans.Language,
 			History:      lastTurns(req.History, rag.MaxHistoryTurns),
 			Passages:     passages,
-			SystemPrompt: s.opt.SystemPrompt,
+			SystemPrompt: system,
 		}, func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) })
 		if err != nil {
 			return nil, err
 		}
-		text, check := generate.CheckCitations(gen.Text, passages)
-		ans.Text, ans.Citations = text, check
+		rep := generate.VerifyCitations(gen.Text, passages)
+		text := rep.Text
+		ans.Text, ans.Citations = text, rep.Check
+		for _, w := range rep.Weak {
+			ans.Weak = append(ans.Weak, rag.Span{Start: w.Start, End: w.End, Citations: w.Citations, Support: w.Support})
+		}
 		cited := citedNumbers(text)
 		for _, src := range sources {
 			if cited[src.N] {
@@ -150,6 +175,70 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		return nil, err
 	}
 	return ans, nil
+}
+
+// Prompt returns the system prompt for a question restricted by f: the settings of the collections it names
+// ("" means the generator's default).
+//
+// A collection's "system_prompt" replaces the whole prompt; its "domain" keeps ragd's prompt and makes the
+// model decline questions outside that domain (generate.SystemPrompt). A question over one collection gets
+// that collection's prompt. Over several, a system_prompt is used only when they all have the same one, since
+// a prompt written for one collection may not fit the others' documents; otherwise the model is restricted to
+// their domains only when each of them has a domain (a collection without one may hold anything), and to all
+// of them ("A; B"). A question over every collection (no collection filter) gets Options.SystemPrompt or the
+// default. Collections that do not exist are skipped: retrieval finds nothing in them anyway.
+func (s *Service) Prompt(ctx context.Context, f rag.Filter) (string, error) {
+	if s.opt.Collections == nil || len(f.Collections) == 0 {
+		return s.opt.SystemPrompt, nil
+	}
+	var prompts, domains []string
+	seen := map[string]bool{}
+	for _, name := range f.Collections {
+		c, err := s.opt.Collections.GetCollection(ctx, name)
+		if errors.Is(err, rag.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("collection %s: %w", name, err)
+		}
+		if seen[c.ID] {
+			continue
+		}
+		seen[c.ID] = true
+		prompts = append(prompts, setting(c, "system_prompt"))
+		domains = append(domains, setting(c, "domain"))
+	}
+	if len(prompts) == 0 {
+		return s.opt.SystemPrompt, nil
+	}
+	if p := prompts[0]; p != "" && allEqual(prompts) {
+		return p, nil
+	}
+	var distinct []string
+	for _, d := range domains {
+		if d == "" {
+			return s.opt.SystemPrompt, nil
+		}
+		if !slices.Contains(distinct, d) {
+			distinct = append(distinct, d)
+		}
+	}
+	return generate.SystemPrompt(strings.Join(distinct, "; ")), nil
+}
+
+// setting returns a collection's string setting, trimmed ("" when absent or not a string).
+func setting(c *rag.Collection, key string) string {
+	v, _ := c.Settings[key].(string)
+	return strings.TrimSpace(v)
+}
+
+func allEqual(s []string) bool {
+	for _, x := range s[1:] {
+		if x != s[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // lastTurns keeps the n most recent non-empty turns.

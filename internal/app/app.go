@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/reembed"
 	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
@@ -43,7 +45,10 @@ type App struct {
 	Extractor *extract.Extractor
 	Embedder  rag.Embedder
 	Generator rag.Generator
+	// Retriever searches the space searches used when the App was opened (commands that run briefly);
+	// Spaces.Search follows a re-embed as it completes (the server).
 	Retriever *retrieve.Retriever
+	Spaces    *reembed.Service
 	Answers   *answer.Service
 	Ingest    *ingest.Pipeline
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
@@ -82,15 +87,20 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if a.Generator, err = newGenerator(ctx, cfg); err != nil {
 		return nil, err
 	}
-	a.Retriever, err = retrieve.New(a.Store, a.Embedder, retrieve.Options{
+	// Searches use the configured embedder's space once every chunk is in it; until then an old space, while
+	// the "reembed" periodic job (OpenJobs) fills the configured one.
+	a.Spaces, err = reembed.New(ctx, a.Store, a.Embedder, func(ctx context.Context, sp rag.Space) (rag.Embedder, error) {
+		return embedderOf(ctx, cfg, a.Store, sp)
+	}, reembed.Options{Logger: logger, Retrieve: retrieve.Options{
 		VectorWeight:  cfg.VectorWeight,
 		KeywordWeight: cfg.KeywordWeight,
 		MinSimilarity: cfg.MinSimilarity,
-	})
+	}})
 	if err != nil {
 		return nil, err
 	}
-	a.Answers = answer.New(a.Retriever, a.Generator, answer.Options{})
+	a.Retriever = a.Spaces.Retriever()
+	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes: cfg.MaxUploadBytes,
 		Chunk:    chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
@@ -171,22 +181,32 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 	if err != nil {
 		return nil, fmt.Errorf("open jobs: %w", err)
 	}
+	// The re-embed after a change of embedder: at start-up, then every minute in case a run stopped (the
+	// provider was down, the process was stopping); a run with nothing to do costs one count query.
+	if err := r.AddPeriodic(ReembedJob, jobs.Every(time.Minute), a.Spaces.Reembed, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+		r.Close()
+		return nil, err
+	}
 	a.Jobs = r
 	// After the store's closer, so run before it: running jobs stop while the store is still open.
 	a.closers = append(a.closers, r.Close)
 	return r, nil
 }
 
-// Warm loads now what the first search would otherwise load: the embedded store's vectors of the configured
-// embedding space (about 2 s per 100,000 768-d vectors). PostgreSQL needs nothing: its indexes are on disk.
+// ReembedJob is the name of the periodic job that re-embeds chunks after a change of embedder.
+const ReembedJob = "reembed"
+
+// Warm loads now what the first search would otherwise load: the embedded store's vectors of the embedding
+// space searches use (about 2 s per 100,000 768-d vectors). PostgreSQL needs nothing: its indexes are on disk.
 func (a *App) Warm(ctx context.Context) error {
 	w, ok := a.Store.(interface {
 		WarmVectors(ctx context.Context, space rag.Space) error
 	})
-	if !ok {
+	sp, vector := a.Spaces.SearchSpace()
+	if !ok || !vector {
 		return nil
 	}
-	return w.WarmVectors(ctx, a.Embedder.Space())
+	return w.WarmVectors(ctx, sp)
 }
 
 func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache) (rag.Embedder, error) {
@@ -211,6 +231,13 @@ func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache) (rag
 	}
 	// Hosted embeddings cost money and time: every (space, text) is asked for once, then read from the store.
 	return embed.WithCache(e, cache), nil
+}
+
+// embedderOf builds the embedder of an existing space with the configured keys and base URLs, so that an
+// old space can still be searched during a re-embed; it fails when that provider is not configured.
+func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp rag.Space) (rag.Embedder, error) {
+	cfg.Embedder, cfg.EmbedModel, cfg.EmbedDim = sp.Provider, sp.Model, sp.Dim
+	return newEmbedder(ctx, cfg, cache)
 }
 
 func newGenerator(ctx context.Context, cfg config.Config) (rag.Generator, error) {

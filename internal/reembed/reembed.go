@@ -148,6 +148,12 @@ func (s *Service) Search(ctx context.Context, p rag.Principal, req rag.SearchReq
 	return res, nil
 }
 
+// SearchSpace returns the space searches use now, and false when they are keyword-only.
+func (s *Service) SearchSpace() (rag.Space, bool) {
+	pl := s.plan.Load()
+	return pl.space, !pl.keyword
+}
+
 // Retriever returns the retriever of the space searches use now. Long-running callers should call Search
 // instead, which follows the re-embed.
 func (s *Service) Retriever() *retrieve.Retriever { return s.plan.Load().retriever }
