@@ -76,36 +76,59 @@ type searchInfo struct {
 	KeywordCandidates int     `json:"keyword_candidates"`
 	Truncated         bool    `json:"truncated"`
 	HistoryTurns      int     `json:"history_turns"`
+	// Space is the embedding space searched; "" when the search was keyword-only (during a re-embed whose
+	// old space cannot be searched).
+	Space string `json:"space"`
 }
 
 // chatResponse is the body of POST /api/chat (and the data of the SSE "done" event). Sources are the
 // passages the answer cites; Passages are all passages given to the generator, numbered as cited.
 type chatResponse struct {
-	Answer     string            `json:"answer"`
-	Question   string            `json:"question"`
-	Truncated  bool              `json:"truncated"`
-	Language   string            `json:"language"`
-	NotFound   bool              `json:"not_found"`
-	Generator  string            `json:"generator"`
-	Sources    []sourceView      `json:"sources"`
-	Passages   []sourceView      `json:"passages"`
-	Citations  rag.CitationCheck `json:"citations"`
-	SearchInfo searchInfo        `json:"search_info"`
+	Answer    string            `json:"answer"`
+	Question  string            `json:"question"`
+	Truncated bool              `json:"truncated"`
+	Language  string            `json:"language"`
+	NotFound  bool              `json:"not_found"`
+	Generator string            `json:"generator"`
+	Sources   []sourceView      `json:"sources"`
+	Passages  []sourceView      `json:"passages"`
+	Citations rag.CitationCheck `json:"citations"`
+	// Weak are the sentences counted in Citations.WeaklySupported, for the UI to mark.
+	Weak       []weakView `json:"weak"`
+	SearchInfo searchInfo `json:"search_info"`
+}
+
+// weakView is a weakly supported sentence of an answer: Answer[Start:End] by UTF-8 byte offsets, also
+// given as Text, with the passages it cites and the share of its terms found in them.
+type weakView struct {
+	Start     int     `json:"start"`
+	End       int     `json:"end"`
+	Text      string  `json:"text"`
+	Citations []int   `json:"citations"`
+	Support   float64 `json:"support"`
 }
 
 func viewAnswer(ans *rag.Answer, passages []rag.Source, historyTurns int) chatResponse {
 	res := chatResponse{
 		Answer: ans.Text, Question: ans.Question, Truncated: ans.Truncated, Language: ans.Language,
 		NotFound: ans.NotFound, Generator: ans.Generator, Sources: viewSources(ans.Sources),
-		Passages: viewSources(passages), Citations: ans.Citations,
+		Passages: viewSources(passages), Citations: ans.Citations, Weak: []weakView{},
 		SearchInfo: searchInfo{
 			ChunksRetrieved: len(passages), LatencyMS: ans.TotalMS, RetrieveMS: ans.RetrieveMS,
 			GenerateMS: ans.GenerateMS, Truncated: ans.Truncated, HistoryTurns: historyTurns,
 		},
 	}
+	for _, w := range ans.Weak {
+		if w.Start < 0 || w.End > len(ans.Text) || w.Start > w.End {
+			continue
+		}
+		res.Weak = append(res.Weak, weakView{Start: w.Start, End: w.End, Text: ans.Text[w.Start:w.End],
+			Citations: w.Citations, Support: w.Support})
+	}
 	if r := ans.Retrieval; r != nil {
 		res.SearchInfo.EmbedMS, res.SearchInfo.VectorMS, res.SearchInfo.KeywordMS = r.EmbedMS, r.VectorMS, r.KeywordMS
 		res.SearchInfo.VectorCandidates, res.SearchInfo.KeywordCandidates = r.VectorCandidates, r.KeywordCandidates
+		res.SearchInfo.Space = r.Space
 	}
 	return res
 }
@@ -265,7 +288,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if req.Collection != "" {
 		f.Collections = append(f.Collections, req.Collection)
 	}
-	res, err := s.app.Retriever.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K})
+	res, err := s.app.Spaces.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -13,7 +13,7 @@ import (
 	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
-	"github.com/ragd/ragd/internal/retrieve"
+	"github.com/ragd/ragd/internal/reembed"
 )
 
 const renderDoc = "md/ko_react_render-and-commit.md"
@@ -279,12 +279,12 @@ func TestChatProviderErrors(t *testing.T) {
 		t.Error("a 502 must be logged with its cause")
 	}
 
-	ret, err := retrieve.New(b.app.Store, failingEmbedder{space: b.app.Embedder.Space()}, retrieve.Options{})
+	spaces, err := reembed.New(context.Background(), b.app.Store, failingEmbedder{space: b.app.Embedder.Space()}, nil, reembed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.app.Retriever = ret
-	b.app.Answers = answer.New(ret, b.app.Generator, answer.Options{})
+	b.app.Spaces = spaces
+	b.app.Answers = answer.New(spaces, b.app.Generator, answer.Options{})
 	b.run(t, []scenario{
 		{name: "EmbeddingFailedChat", method: "POST", path: "/api/chat", status: 502, code: rag.CodeEmbeddingFailed,
 			body: jsonBody(map[string]any{"question": q}), notContains: []string{"connection refused"}},

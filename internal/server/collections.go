@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/reembed"
 )
 
 func (s *Server) handleListCollections(w http.ResponseWriter, r *http.Request) {
@@ -56,13 +57,16 @@ func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) 
 
 // statusView is GET /api/status: which models are active (the UI shows them) and how much is indexed.
 type statusView struct {
-	Store     string         `json:"store"`
-	Embedder  embedderView   `json:"embedder"`
-	Generator string         `json:"generator"`
-	Documents map[string]int `json:"documents"`
-	Chunks    int            `json:"chunks"`
-	Auth      bool           `json:"auth"`
-	Limits    limitsView     `json:"limits"`
+	Store     string       `json:"store"`
+	Embedder  embedderView `json:"embedder"`
+	Generator string       `json:"generator"`
+	// Embedding is the state of the embedding spaces: which one searches use, and the re-embed into the
+	// configured one after a change of embedder.
+	Embedding *reembed.Status `json:"embedding"`
+	Documents map[string]int  `json:"documents"`
+	Chunks    int             `json:"chunks"`
+	Auth      bool            `json:"auth"`
+	Limits    limitsView      `json:"limits"`
 }
 
 type embedderView struct {
@@ -110,12 +114,12 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.Documents = counts
-	stats, err := s.app.Store.SpaceStats(r.Context())
+	emb, err := s.app.Spaces.Status(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	st.Chunks = stats.Chunks
+	st.Embedding, st.Chunks = emb, emb.Chunks
 	writeJSON(w, http.StatusOK, st)
 }
 
