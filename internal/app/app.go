@@ -183,9 +183,12 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 	}
 	// The re-embed after a change of embedder: at start-up, then every minute in case a run stopped (the
 	// provider was down, the process was stopping); a run with nothing to do costs one count query.
-	if err := r.AddPeriodic(ReembedJob, jobs.Every(time.Minute), a.Spaces.Reembed, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
-		r.Close()
-		return nil, err
+	// Only a working runner schedules (River panics when an insert-only client is given periodic jobs).
+	if opt.Work {
+		if err := r.AddPeriodic(ReembedJob, jobs.Every(time.Minute), a.Spaces.Reembed, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+			r.Close()
+			return nil, err
+		}
 	}
 	a.Jobs = r
 	// After the store's closer, so run before it: running jobs stop while the store is still open.
