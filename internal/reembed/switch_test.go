@@ -43,7 +43,7 @@ func TestSwitchHashToOpenAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFromSpace(t, res, hashSpace, query, hashVec)
+	checkFromSpace(t, res, hashSpace, query, nil)
 	if n := b.fake.Calls(fakeapi.EndpointEmbed); n != 0 {
 		t.Fatalf("a search in the hash space called the API %d times", n)
 	}
@@ -66,7 +66,7 @@ func TestSwitchHashToOpenAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFromSpace(t, res, hashSpace, query, hashVec)
+	checkFromSpace(t, res, hashSpace, query, nil)
 
 	// A document ingested now gets OpenAI vectors only; the next run gives it hash vectors as well.
 	doc := b.ingest(t, oai, fixtures[3])
