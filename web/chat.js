@@ -34,12 +34,89 @@
     FORBID_ATTR: ['style', 'id', 'name'],
   };
 
-  /** renderAnswer renders markdown text as sanitised DOM with clickable citations for the known sources. */
-  function renderAnswer(text, sources, onCite) {
-    const html = marked.parse(text || '', { gfm: true, breaks: true, async: false });
+  /**
+   * renderAnswer renders markdown text as sanitised DOM with clickable citations for the known sources.
+   * weak (optional) are the answer's weakly supported sentences, as the API reports them; they are marked.
+   */
+  function renderAnswer(text, sources, onCite, weak) {
+    const { text: source, spans } = withWeakMarks(text || '', weak);
+    const html = marked.parse(source, { gfm: true, breaks: true, async: false });
     const frag = DOMPurify.sanitize(html, PURIFY);
+    if (spans.length) markWeak(frag, spans);
     linkCitations(frag, sources, onCite);
     return frag;
+  }
+
+  // Private-use characters bracket the weakly supported sentences in the markdown: they pass through marked
+  // and DOMPurify as text, and markWeak then wraps the text between them, node by node, in a span — so no
+  // HTML is built from answer text and a sentence may cross emphasis or links.
+  const WEAK_OPEN = '\uE000';
+  const WEAK_CLOSE = '\uE001';
+
+  /**
+   * withWeakMarks brackets the weak sentences of text (UTF-8 byte offsets, as the API gives them) with
+   * WEAK_OPEN/WEAK_CLOSE. Leading list, heading, quote and table markers stay outside so that the markdown
+   * keeps its structure; a sentence with unbalanced emphasis or code marks is left unmarked rather than
+   * breaking them. Returns the text and the spans marked, in text order.
+   */
+  function withWeakMarks(text, weak) {
+    if (!weak || !weak.length || text.includes(WEAK_OPEN) || text.includes(WEAK_CLOSE)) return { text, spans: [] };
+    const bytes = new TextEncoder().encode(text);
+    const decoder = new TextDecoder();
+    const index = (b) => decoder.decode(bytes.subarray(0, Math.max(0, Math.min(b, bytes.length)))).length;
+    const ranges = weak.map((w) => ({ w, from: index(w.start), to: index(w.end) }))
+      .filter((r) => r.from < r.to)
+      .sort((a, b) => b.from - a.from); // from the end, so earlier offsets stay valid
+    const spans = [];
+    let out = text;
+    let limit = Infinity;
+    for (const r of ranges) {
+      if (r.to > limit) continue; // overlaps the one after it
+      const lead = /^(?:\s*(?:[-*+]|\d+[.)]|#{1,6}|>|\|)\s+)*\s*/.exec(out.slice(r.from, r.to))[0].length;
+      const from = r.from + lead;
+      const seg = out.slice(from, r.to);
+      if (!seg.trim() || (seg.match(/\*/g) || []).length % 2 || (seg.match(/`/g) || []).length % 2) continue;
+      out = out.slice(0, from) + WEAK_OPEN + seg + WEAK_CLOSE + out.slice(r.to);
+      spans.unshift(r.w);
+      limit = r.from;
+    }
+    return { text: out, spans };
+  }
+
+  /** markWeak wraps the text between the weak marks in span.weak-support (spans[k] describes the k-th). */
+  function markWeak(root, spans) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
+    let k = -1;
+    let inside = false;
+    for (const node of nodes) {
+      const v = node.nodeValue;
+      if (!inside && !v.includes(WEAK_OPEN)) continue;
+      const out = document.createDocumentFragment();
+      let buf = '';
+      const flush = () => {
+        if (!buf) return;
+        out.append(inside && spans[k] ? weakSpan(spans[k], buf) : document.createTextNode(buf));
+        buf = '';
+      };
+      for (const ch of v) {
+        if (ch === WEAK_OPEN) { flush(); inside = true; k++; } else if (ch === WEAK_CLOSE) { flush(); inside = false; } else buf += ch;
+      }
+      flush();
+      node.replaceWith(out);
+    }
+  }
+
+  function weakSpan(w, text) {
+    const pct = Math.round((w.support || 0) * 100);
+    const cites = (w.citations || []).map((n) => `[${n}]`).join('');
+    return el('span', {
+      class: 'weak-support',
+      'data-support': String(w.support ?? ''),
+      title: `근거가 약한 문장: 인용한 출처 ${cites}와 겹치는 단어가 ${pct}%뿐입니다. ` +
+        `(Weakly supported: only ${pct}% of this sentence's words appear in the cited passage ${cites}.)`,
+    }, text);
   }
 
   /** linkCitations replaces "[n]" in text nodes (outside code and links) with buttons for known sources. */
@@ -188,6 +265,7 @@
       el('span', {}, `generate ${ms(info.generate_ms)}`),
       el('span', {}, `total ${ms(info.latency_ms)}`),
       el('span', {}, `history ${info.history_turns ?? 0} turns`),
+      el('span', { class: 'search-space' }, `space ${info.space || 'keywords only'}`),
       el('span', {}, `generator ${done.generator || ''}`));
     return el('details', { class: 'debug' },
       el('summary', {}, `retrieval: ${info.chunks_retrieved ?? 0} passages · ${ms(info.latency_ms)}`),
@@ -229,10 +307,21 @@
     turn.box.classList.remove('streaming');
     if (done.passages) setSources(turn, done.passages);
     turn.text = done.answer || '';
-    const frag = renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n));
+    const frag = renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n), done.weak);
     turn.answerEl.replaceChildren(frag);
     if (done.truncated) {
       turn.box.insertBefore(el('p', { class: 'notice' }, `질문이 ${MAX_QUESTION}자를 넘어 잘라서 답했습니다. (The question was truncated to ${MAX_QUESTION} characters.)`), turn.answerEl);
+    }
+    const check = done.citations || {};
+    if (check.weakly_supported > 0) {
+      turn.box.append(el('p', { class: 'notice citation-note', 'data-weak': check.weakly_supported },
+        `출처의 뒷받침이 약한 문장 ${check.weakly_supported}개에 점선 밑줄을 그었습니다. ` +
+        `(${check.weakly_supported} weakly supported sentence${check.weakly_supported > 1 ? 's are' : ' is'} underlined with dots.)`));
+    }
+    if (check.removed > 0) {
+      turn.box.append(el('p', { class: 'notice citation-note', 'data-removed': check.removed },
+        `주어지지 않은 출처를 가리킨 인용 ${check.removed}개를 지웠습니다. ` +
+        `(${check.removed} citation${check.removed > 1 ? 's' : ''} to passages that were not given removed.)`));
     }
     turn.box.append(debugPanel(done));
     turn.box.dataset.state = 'done';

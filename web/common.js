@@ -181,8 +181,15 @@ const ragd = (() => {
     return e;
   }
 
-  /** renderStatus fills the header's model line: which embedder and generator are active. */
+  let statusTimer = 0;
+
+  /**
+   * renderStatus fills the header's model line: which embedder and generator are active and, after a change
+   * of embedder, which space searches use and how far the background re-embed is (refreshed every few
+   * seconds until it completes).
+   */
   async function renderStatus(target) {
+    clearTimeout(statusTimer);
     try {
       const st = await api('/api/status');
       const parts = [];
@@ -191,6 +198,15 @@ const ragd = (() => {
       if (emb.lexical) {
         parts.push(el('span', { class: 'lexical', id: 'status-lexical', title: emb.note || '' },
           'lexical (hash) — matches words, not meaning'));
+      }
+      const sp = st.embedding;
+      if (sp && sp.reembed && sp.reembed.state !== 'complete') {
+        const r = sp.reembed;
+        const search = sp.mode === 'keyword' ? 'keywords only' : sp.search;
+        const state = r.state === 'failed' ? ' — stopped, will resume' : '';
+        parts.push(el('span', { class: 'reembed', id: 'status-reembed', 'data-state': r.state, title: [sp.reason, r.last_error].filter(Boolean).join(' — ') },
+          `re-embedding ${r.percent}% (${r.done}/${r.total})${state} · search: ${search}`));
+        statusTimer = setTimeout(() => renderStatus(target), 3000);
       }
       parts.push(el('span', { id: 'status-generator' }, 'generator: ' + (st.generator || '?')));
       if (st.documents) parts.push(el('span', { id: 'status-documents' }, `${st.documents.ready || 0} ready / ${st.documents.total || 0} documents · ${st.chunks || 0} chunks`));
