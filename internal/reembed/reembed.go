@@ -158,24 +158,41 @@ func (s *Service) SearchSpace() (rag.Space, bool) {
 // instead, which follows the re-embed.
 func (s *Service) Retriever() *retrieve.Retriever { return s.plan.Load().retriever }
 
-// current returns the plan, deciding again when it is older than Options.Refresh (by one caller; the
-// others go on with the current plan meanwhile).
+// current returns the plan. A plan that searches an old space (or keywords only) is decided again when it
+// is older than Options.Refresh, by one caller while the others go on with it: the re-embed may have
+// finished, here or in another process. A plan that searches the configured space stays: ingestion gives
+// every new chunk a vector of it, so it remains complete.
 func (s *Service) current(ctx context.Context) *plan {
 	pl := s.plan.Load()
-	if s.opt.Now().Sub(pl.at) < s.opt.Refresh || !s.refreshing.TryLock() {
+	if s.settled(pl) || s.opt.Now().Sub(pl.at) < s.opt.Refresh || !s.refreshing.TryLock() {
 		return pl
 	}
-	s.refreshing.Unlock()
-	if _, err := s.Refresh(ctx); err != nil {
+	defer s.refreshing.Unlock()
+	if pl = s.plan.Load(); s.opt.Now().Sub(pl.at) < s.opt.Refresh {
+		return pl // decided meanwhile
+	}
+	if _, err := s.refresh(ctx); err != nil {
 		s.opt.Logger.Warn("reembed: deciding the search space failed; keeping the last decision", slog.Any("err", err))
 	}
 	return s.plan.Load()
 }
 
+func (s *Service) settled(pl *plan) bool { return !pl.keyword && pl.space == s.configured.Space() }
+
 // Refresh counts the store's vectors per space and decides which space searches use. It returns the counts.
 func (s *Service) Refresh(ctx context.Context) (*rag.SpaceStats, error) {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
+	return s.refresh(ctx)
+}
+
+// warmer is implemented by stores that keep vectors in memory (the embedded store).
+type warmer interface {
+	WarmVectors(ctx context.Context, space rag.Space) error
+}
+
+// refresh is Refresh with s.refreshing held.
+func (s *Service) refresh(ctx context.Context) (*rag.SpaceStats, error) {
 	stats, err := s.store.SpaceStats(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reembed: space stats: %w", err)
@@ -184,7 +201,13 @@ func (s *Service) Refresh(ctx context.Context) (*rag.SpaceStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	if old := s.plan.Load(); old != nil && old.space != pl.space {
+	if old := s.plan.Load(); old != nil && (old.space != pl.space || old.keyword != pl.keyword) {
+		// Load the new space's vectors before searches use it, so that the first of them does not wait.
+		if w, ok := s.store.(warmer); ok && !pl.keyword {
+			if err := w.WarmVectors(ctx, pl.space); err != nil {
+				s.opt.Logger.Warn("reembed: loading the vectors of "+pl.space.ID(), slog.Any("err", err))
+			}
+		}
 		s.opt.Logger.Info("reembed: searches now use "+describe(pl), slog.String("before", describe(old)))
 	}
 	s.plan.Store(pl)

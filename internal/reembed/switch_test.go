@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/fakeapi"
@@ -288,5 +289,45 @@ func TestParseSpace(t *testing.T) {
 		if _, err := reembed.ParseSpace(bad); err == nil {
 			t.Fatalf("ParseSpace(%q) accepted", bad)
 		}
+	}
+}
+
+// TestSearchFollowsAnotherProcess: a server whose re-embed runs in another process (ragd worker) notices
+// that it completed when its decision is older than Options.Refresh, and then searches the new space.
+func TestSearchFollowsAnotherProcess(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t, fixtures[0])
+	oai := b.openai(t, "text-embedding-3-small", 768)
+	var now time.Time
+	server, err := reembed.New(ctx, b.store, oai, hashOnly, reembed.Options{Refresh: 10 * time.Second, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func() string {
+		t.Helper()
+		res, err := server.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: query, K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Space
+	}
+	if got := search(); got != b.hash.Space().ID() {
+		t.Fatalf("searched %q before the re-embed", got)
+	}
+	worker := b.service(t, oai, hashOnly, 0)
+	if err := worker.Reembed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(9 * time.Second)
+	if got := search(); got != b.hash.Space().ID() {
+		t.Fatalf("searched %q within the refresh interval", got)
+	}
+	now = now.Add(2 * time.Second)
+	if got := search(); got != oai.Space().ID() {
+		t.Fatalf("searched %q after the refresh interval", got)
+	}
+	if sp, ok := server.SearchSpace(); !ok || sp != oai.Space() {
+		t.Fatalf("SearchSpace %v %v", sp, ok)
 	}
 }
