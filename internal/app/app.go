@@ -95,6 +95,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		VectorWeight:  cfg.VectorWeight,
 		KeywordWeight: cfg.KeywordWeight,
 		MinSimilarity: cfg.MinSimilarity,
+		Feedback:      cfg.Feedback,
 	}})
 	if err != nil {
 		return nil, err

@@ -46,11 +46,17 @@ type Config struct {
 	// IngestWorkers is how many documents are processed at once (RAGD_INGEST_WORKERS, default 2).
 	IngestWorkers int
 
-	// VectorWeight/KeywordWeight weigh the fusion (RAGD_VECTOR_WEIGHT, RAGD_KEYWORD_WEIGHT, default 0.7/0.3).
+	// VectorWeight/KeywordWeight weigh the fusion (RAGD_VECTOR_WEIGHT, RAGD_KEYWORD_WEIGHT). Unset (0/0)
+	// means the retriever's default for the embedder (0.7/0.3; 0.2/0.8 for the lexical hash embedder); when
+	// only one is set the other is 1 minus it.
 	VectorWeight  float64
 	KeywordWeight float64
-	// MinSimilarity is the relevance threshold (RAGD_MIN_SIMILARITY); 0 means the retriever's default.
+	// MinSimilarity is the relevance threshold (RAGD_MIN_SIMILARITY); 0 means the retriever's default for the
+	// embedder, a negative value turns the threshold off.
 	MinSimilarity float64
+	// Feedback is how many top passages refine the query vector (RAGD_FEEDBACK); 0 means the default (5 for
+	// the hash embedder, off for hosted ones), a negative value turns it off.
+	Feedback int
 
 	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line).
 	APIKeys []string
@@ -76,8 +82,6 @@ func Default() Config {
 		ChunkSize:       1000,
 		ChunkOverlap:    200,
 		IngestWorkers:   2,
-		VectorWeight:    0.7,
-		KeywordWeight:   0.3,
 		RateLimitChat:   30,
 		RateLimitSearch: 120,
 		LogLevel:        "info",
@@ -108,9 +112,15 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.ChunkSize, "RAGD_CHUNK_SIZE")
 	e.int(&c.ChunkOverlap, "RAGD_CHUNK_OVERLAP")
 	e.int(&c.IngestWorkers, "RAGD_INGEST_WORKERS")
-	e.float(&c.VectorWeight, "RAGD_VECTOR_WEIGHT")
-	e.float(&c.KeywordWeight, "RAGD_KEYWORD_WEIGHT")
+	vset, kset := e.float(&c.VectorWeight, "RAGD_VECTOR_WEIGHT"), e.float(&c.KeywordWeight, "RAGD_KEYWORD_WEIGHT")
+	switch {
+	case vset && !kset:
+		c.KeywordWeight = max(0, 1-c.VectorWeight)
+	case kset && !vset:
+		c.VectorWeight = max(0, 1-c.KeywordWeight)
+	}
 	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
+	e.int(&c.Feedback, "RAGD_FEEDBACK")
 	var keys string
 	e.secret(&keys, "RAGD_API_KEYS")
 	c.APIKeys = splitList(keys, ",\n")
@@ -151,8 +161,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_CHUNK_OVERLAP must be ≥ 0 and below half the chunk size (got %d)", c.ChunkOverlap)
 	case c.IngestWorkers < 1 || c.IngestWorkers > 64:
 		return fmt.Errorf("RAGD_INGEST_WORKERS must be between 1 and 64 (got %d)", c.IngestWorkers)
-	case c.VectorWeight < 0 || c.KeywordWeight < 0 || c.VectorWeight+c.KeywordWeight == 0:
-		return fmt.Errorf("RAGD_VECTOR_WEIGHT and RAGD_KEYWORD_WEIGHT must be ≥ 0 and not both 0")
+	case c.VectorWeight < 0 || c.KeywordWeight < 0:
+		return fmt.Errorf("RAGD_VECTOR_WEIGHT and RAGD_KEYWORD_WEIGHT must be ≥ 0")
 	case c.RateLimitChat < 0 || c.RateLimitSearch < 0:
 		return fmt.Errorf("rate limits must be ≥ 0 (0 disables)")
 	}
@@ -211,15 +221,19 @@ func (e *env) int64(dst *int64, name string) {
 	}
 }
 
-func (e *env) float(dst *float64, name string) {
-	if v := strings.TrimSpace(e.getenv(name)); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			e.fail(fmt.Errorf("%s: not a number: %q", name, v))
-			return
-		}
-		*dst = f
+// float reads a number and reports whether the variable was set.
+func (e *env) float(dst *float64, name string) bool {
+	v := strings.TrimSpace(e.getenv(name))
+	if v == "" {
+		return false
 	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		e.fail(fmt.Errorf("%s: not a number: %q", name, v))
+		return false
+	}
+	*dst = f
+	return true
 }
 
 func (e *env) duration(dst *time.Duration, name string) {

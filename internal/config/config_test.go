@@ -55,7 +55,7 @@ func TestLoad(t *testing.T) {
 		"NotAnInteger":      {"RAGD_EMBED_DIM": "many"},
 		"ChunkTooSmall":     {"RAGD_CHUNK_SIZE": "99"},
 		"OverlapTooLarge":   {"RAGD_CHUNK_SIZE": "1000", "RAGD_CHUNK_OVERLAP": "500"},
-		"ZeroWeights":       {"RAGD_VECTOR_WEIGHT": "0", "RAGD_KEYWORD_WEIGHT": "0"},
+		"NegativeWeight":    {"RAGD_VECTOR_WEIGHT": "-0.1"},
 		"NegativeRateLimit": {"RAGD_RATE_LIMIT_CHAT": "-1"},
 		"BadDuration":       {"RAGD_MODEL_TIMEOUT": "soon"},
 		"BadLogLevel":       {"RAGD_LOG_LEVEL": "loud"},
@@ -67,6 +67,19 @@ func TestLoad(t *testing.T) {
 			}
 		})
 	}
+	t.Run("OneWeight", func(t *testing.T) {
+		c, err := Load(envOf(map[string]string{"RAGD_VECTOR_WEIGHT": "0.4"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.VectorWeight != 0.4 || c.KeywordWeight != 0.6 {
+			t.Errorf("weights = %v/%v, want 0.4/0.6", c.VectorWeight, c.KeywordWeight)
+		}
+		c, _ = Load(envOf(map[string]string{"RAGD_KEYWORD_WEIGHT": "1"}))
+		if c.VectorWeight != 0 || c.KeywordWeight != 1 {
+			t.Errorf("weights = %v/%v, want 0/1 (keyword only)", c.VectorWeight, c.KeywordWeight)
+		}
+	})
 	t.Run("Boundaries", func(t *testing.T) {
 		if _, err := Load(envOf(map[string]string{"RAGD_CHUNK_SIZE": "100", "RAGD_CHUNK_OVERLAP": "49"})); err != nil {
 			t.Errorf("size 100 / overlap 49: %v", err)
