@@ -2,6 +2,8 @@ package reembed_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"math"
 	"os"
@@ -18,6 +20,7 @@ import (
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
+	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
 )
 
@@ -31,7 +34,7 @@ var fixtures = []string{
 }
 
 type bundle struct {
-	store *sqlite.Store
+	store rag.Store
 	ex    *extract.Extractor
 	fake  *fakeapi.OpenAI
 	hash  rag.Embedder
@@ -40,12 +43,40 @@ type bundle struct {
 // setup opens a temporary SQLite store populated, with the offline hash embedder, from the fixtures.
 func setup(t *testing.T, files ...string) *bundle {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{})
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return populate(t, st, files...)
+}
+
+// setupPostgres is setup on PostgreSQL (RAGD_TEST_DATABASE_URL, a schema of the test's own).
+func setupPostgres(t *testing.T, files ...string) *bundle {
+	t.Helper()
+	base := os.Getenv("RAGD_TEST_DATABASE_URL")
+	if base == "" {
+		t.Skip("RAGD_TEST_DATABASE_URL is not set: start PGlite with `scripts/pglite.sh start` and export the URL it prints")
+	}
+	ctx := context.Background()
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	schema := "reembed_" + hex.EncodeToString(b)
+	st, err := postgres.Open(ctx, base, postgres.Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := st.Pool().Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+		st.Close()
+	})
+	return populate(t, st, files...)
+}
+
+func populate(t *testing.T, st rag.Store, files ...string) *bundle {
+	t.Helper()
 	ex, err := extract.New(extract.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,18 @@ const query = "렌더링 커밋 단계"
 // is sent to the API twice.
 func TestSwitchHashToOpenAI(t *testing.T) {
 	t.Parallel()
+	t.Run("SQLite", func(t *testing.T) {
+		t.Parallel()
+		testSwitch(t, setup(t, fixtures[:3]...))
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		t.Parallel()
+		testSwitch(t, setupPostgres(t, fixtures[:3]...))
+	})
+}
+
+func testSwitch(t *testing.T, b *bundle) {
 	ctx := context.Background()
-	b := setup(t, fixtures[:3]...)
 	oai := b.openai(t, "text-embedding-3-small", 768)
 	hashSpace := b.hash.Space()
 	total := len(b.chunks(t))
