@@ -41,7 +41,7 @@ type bundle struct {
 }
 
 // setup opens a temporary SQLite store populated, with the offline hash embedder, from the fixtures.
-func setup(t *testing.T, files ...string) *bundle {
+func setup(t testing.TB, files ...string) *bundle {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{})
 	if err != nil {
@@ -52,7 +52,7 @@ func setup(t *testing.T, files ...string) *bundle {
 }
 
 // setupPostgres is setup on PostgreSQL (RAGD_TEST_DATABASE_URL, a schema of the test's own).
-func setupPostgres(t *testing.T, files ...string) *bundle {
+func setupPostgres(t testing.TB, files ...string) *bundle {
 	t.Helper()
 	base := os.Getenv("RAGD_TEST_DATABASE_URL")
 	if base == "" {
@@ -75,7 +75,7 @@ func setupPostgres(t *testing.T, files ...string) *bundle {
 	return populate(t, st, files...)
 }
 
-func populate(t *testing.T, st rag.Store, files ...string) *bundle {
+func populate(t testing.TB, st rag.Store, files ...string) *bundle {
 	t.Helper()
 	ex, err := extract.New(extract.Options{})
 	if err != nil {
@@ -91,7 +91,7 @@ func populate(t *testing.T, st rag.Store, files ...string) *bundle {
 	return b
 }
 
-func fixture(t *testing.T, rel string) []byte {
+func fixture(t testing.TB, rel string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", rel))
 	if err != nil {
@@ -101,7 +101,7 @@ func fixture(t *testing.T, rel string) []byte {
 }
 
 // ingest indexes a fixture with emb.
-func (b *bundle) ingest(t *testing.T, emb rag.Embedder, rel string) *rag.Document {
+func (b *bundle) ingest(t testing.TB, emb rag.Embedder, rel string) *rag.Document {
 	t.Helper()
 	p := ingest.New(b.store, b.ex, emb, ingest.Options{})
 	doc, _, err := p.Ingest(context.Background(), rag.LocalPrincipal, ingest.Request{Name: filepath.Base(rel), Data: fixture(t, rel)})
@@ -113,7 +113,7 @@ func (b *bundle) ingest(t *testing.T, emb rag.Embedder, rel string) *rag.Documen
 
 // openai returns the OpenAI embedder on the fake behind the store's embedding cache, without waits
 // between retries.
-func (b *bundle) openai(t *testing.T, model string, dim int) rag.Embedder {
+func (b *bundle) openai(t testing.TB, model string, dim int) rag.Embedder {
 	t.Helper()
 	e, err := openai.New(openai.Config{APIKey: key, BaseURL: b.fake.BaseURL(), Model: model, Dim: dim,
 		Retry: provider.Retry{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
@@ -131,7 +131,7 @@ func hashOnly(_ context.Context, sp rag.Space) (rag.Embedder, error) {
 	return hash.New(sp.Dim), nil
 }
 
-func (b *bundle) service(t *testing.T, configured rag.Embedder, old reembed.EmbedderFunc, batch int) *reembed.Service {
+func (b *bundle) service(t testing.TB, configured rag.Embedder, old reembed.EmbedderFunc, batch int) *reembed.Service {
 	t.Helper()
 	s, err := reembed.New(context.Background(), b.store, configured, old, reembed.Options{Batch: batch})
 	if err != nil {
