@@ -29,7 +29,15 @@ var (
 	buildErr  error
 )
 
-// ragdBinary builds cmd/ragd once per test run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// ragdBinary builds cmd/ragd once per test run (TestMain removes it).
 func ragdBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
