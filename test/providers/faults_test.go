@@ -33,7 +33,11 @@ func TestEmbeddingOutageDuringIngestion(t *testing.T) {
 	if got := f.openai.Stats().Faulted; got != outage {
 		t.Fatalf("%d requests met the outage, want %d", got, outage)
 	}
-	embeddedOnce(t, f.openai.Server, chunkTexts(t, e.app.Store))
+	texts := chunkTexts(t, e.app.Store)
+	embeddedOnce(t, f.openai.Server, texts)
+	st := f.openai.Stats()
+	t.Logf("%d documents, %d chunks: %d embedding requests (%d refused by the outage), %d texts embedded",
+		len(docs), len(texts), st.Requests, st.Faulted, st.EmbeddedTexts)
 	mustContain(t, "log", e.logs.String(), "attempt failed", "overloaded")
 	mustNotContain(t, "log", e.logs.String(), openaiKey)
 }
