@@ -350,11 +350,11 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 			h.VectorScore, h.VectorRank = s.vScore, s.vRank
 			h.KeywordScore, h.KeywordRank = s.kScore, s.kRank
 			if r.opt.MinSimilarity >= 0 {
-				sim, cov := r.evidence(&h, s, terms)
-				if sim < r.opt.MinSimilarity*floorFactor && cov < r.opt.MinCoverage*floorFactor {
+				relevant, kept := r.judge(&h, s, terms, covered)
+				if !kept {
 					continue
 				}
-				covered = covered || sim >= r.opt.MinSimilarity || cov >= r.opt.MinCoverage
+				covered = covered || relevant
 			}
 			h.Score = r.rerank(&h)
 			hits = append(hits, h)
@@ -374,17 +374,25 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 // cuts no relevant passage on the shared sets.
 const floorFactor = 0.5
 
-// evidence returns what the threshold judges a hit by: its similarity to the query (-1 when it was not a
-// candidate of the query vector itself) and the share of the query's terms in its text.
-func (r *Retriever) evidence(h *rag.Hit, s scored, terms []string) (sim, cov float64) {
-	sim = -1
+// judge applies the threshold to a hit: relevant means it clears a bar (similarity to the query itself, or
+// term coverage), kept that it clears the floor. The text is analysed for coverage only when the similarity
+// does not settle both answers (analysing every hit would cost more than the search).
+func (r *Retriever) judge(h *rag.Hit, s scored, terms []string, covered bool) (relevant, kept bool) {
+	sim := -1.0
 	if s.hasSim {
 		sim = s.sim
 	}
-	if sim >= r.opt.MinSimilarity {
-		return sim, 0 // clears both bars: no need to analyse the text
+	relevant = sim >= r.opt.MinSimilarity
+	kept = relevant || sim >= r.opt.MinSimilarity*floorFactor
+	if relevant || (kept && covered) {
+		return relevant, kept
 	}
-	return sim, Coverage(terms, textproc.ContextText(h.Title, h.Section, h.Text))
+	if s.kRank == 0 {
+		// Not among the best keyword matches either: whatever terms it shares are not worth analysing for.
+		return false, kept
+	}
+	cov := Coverage(terms, textproc.ContextText(h.Title, h.Section, h.Text))
+	return cov >= r.opt.MinCoverage, kept || cov >= r.opt.MinCoverage*floorFactor
 }
 
 // Coverage is the share of the query terms that occur among the analyzer terms of text. Word-pair terms

@@ -42,6 +42,8 @@ var koreanSuffixes = []string{
 	"라는", "라고", "이라", "에서는", "에서도", "에서의", "에게서", "에게는", "께서는", "으로는", "으로도", "으로서",
 	"으로써", "으로의", "이라는", "이라고", "에서부터", "이었다", "였다", "이었던", "이었으며", "였으며", "이지만",
 	"인가", "인지", "일까", "입니까",
+	// polite question and statement endings ("언제인가요" → "언제", "무엇이에요" → "무엇")
+	"인가요", "인지요", "일까요", "이에요", "예요", "이죠", "입니다", "이요",
 	// endings of 하다/되다 verbs on a noun stem ("주도한" → "주도")
 	"한", "할", "함", "해", "된", "될", "됨", "하는", "하고", "하여", "하며", "해서", "했다", "했고", "했던", "한다",
 	"하기", "하지", "하던", "하였", "되어", "되는", "되고", "되며", "된다", "됐다", "되었", "시켜", "시킨",
@@ -52,10 +54,17 @@ var koreanSuffixes = []string{
 // suffixKeys holds koreanSuffixes packed by packRunes, and maxSuffix the longest suffix in syllables.
 var suffixKeys, maxSuffix = packSuffixes(koreanSuffixes)
 
+// shortParticles are the particles that a two-syllable word may shed to leave a one-syllable noun ("법의" →
+// "법", "돈을" → "돈"). 이/가/와/과 are not among them: too many two-syllable nouns end in them (국가, 사과).
+var shortParticles = setOf("은", "는", "을", "를", "의", "에", "도", "로")
+
 // stripKorean returns the Hangul word r without its trailing particle or ending (and a plural "들"), or the
 // word itself when nothing is stripped.
 func stripKorean(r []rune) string {
 	n := len(r)
+	if n == 2 && shortParticles[string(r[1])] {
+		return string(r[:1])
+	}
 	if n < 3 {
 		return string(r)
 	}

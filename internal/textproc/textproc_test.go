@@ -160,3 +160,24 @@ func BenchmarkIndexTerms(b *testing.B) {
 		IndexTerms(text)
 	}
 }
+
+func TestKoreanQuestionForms(t *testing.T) {
+	// A one-syllable noun with a particle gives the noun; polite question endings make stop-words.
+	got := QueryTerms("이 법의 시행일은 언제인가요?")
+	want := map[string]bool{"법": true, "시행일": true, "시행": true}
+	for _, term := range got {
+		delete(want, term)
+		if term == "언제인가요" || term == "언제" || term == "인가" {
+			t.Errorf("QueryTerms kept the question word %q: %q", term, got)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("QueryTerms = %q, missing %v", got, want)
+	}
+	// 이/가 stay on two-syllable words: 국가 is a noun, not 국 + particle.
+	for _, term := range IndexTerms("국가") {
+		if term == "국" {
+			t.Errorf("IndexTerms(국가) = %q: 가 stripped from a noun", IndexTerms("국가"))
+		}
+	}
+}
