@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -32,13 +35,21 @@ type pdfRuntime struct {
 // PDFium calls) before its instance is killed mid-call.
 const killGrace = 2 * time.Second
 
-// compileCache shares PDFium's compiled machine code between the runtimes of one process (compiling it
-// takes seconds), so a second Extractor starts at once.
-var compileCache = wazero.NewCompilationCache()
+// compileCache shares PDFium's compiled machine code between the runtimes of one process and, through a
+// directory in the user's cache, between processes: compiling it takes seconds, which every `ragd ingest`
+// of a PDF would otherwise pay.
+var compileCache = sync.OnceValue(func() wazero.CompilationCache {
+	if dir, err := os.UserCacheDir(); err == nil {
+		if c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "ragd", "wazero")); err == nil {
+			return c
+		}
+	}
+	return wazero.NewCompilationCache()
+})
 
 func newPDFRuntime(opts Options) (*pdfRuntime, error) {
 	cfg := wazero.NewRuntimeConfig().
-		WithCompilationCache(compileCache).
+		WithCompilationCache(compileCache()).
 		WithMemoryLimitPages(uint32(opts.PDFMemoryLimit / 65536)).
 		WithCloseOnContextDone(true)
 	pool, err := webassembly.Init(webassembly.Config{
