@@ -1,0 +1,246 @@
+package ingest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/embed/hash"
+	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/sqlite"
+)
+
+type bundle struct {
+	store *sqlite.Store
+	pipe  *ingest.Pipeline
+	emb   *flakyEmbedder
+}
+
+// flakyEmbedder is the real hash embedder that can be told to fail, as a hosted one does when it is down.
+type flakyEmbedder struct {
+	*hash.Embedder
+	mu   sync.Mutex
+	fail error
+}
+
+func (f *flakyEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	f.mu.Lock()
+	err := f.fail
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return f.Embedder.EmbedDocuments(ctx, texts)
+}
+
+func setup(t testing.TB, opt ingest.Options) *bundle {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ex, err := extract.New(extract.Options{MaxBytes: opt.MaxBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	emb := &flakyEmbedder{Embedder: hash.New(0)}
+	return &bundle{store: st, pipe: ingest.New(st, ex, emb, opt), emb: emb}
+}
+
+var p = rag.LocalPrincipal
+
+func (b *bundle) chunks(t *testing.T, id string) []*rag.Chunk {
+	t.Helper()
+	cs, err := b.store.ListChunks(context.Background(), p, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func TestIngest(t *testing.T) {
+	ctx := context.Background()
+	b := setup(t, ingest.Options{})
+	v1 := ingest.Request{Name: "notes.md", Data: []byte("# Notes\n\nThe first version talks about turbines.\n")}
+
+	doc, out, err := b.pipe.Ingest(ctx, p, v1)
+	if err != nil || out != ingest.Queued {
+		t.Fatalf("first ingest: %v %v", out, err)
+	}
+	if doc.Status != rag.StatusReady || doc.Version != 1 || doc.ChunkCount == 0 || doc.MediaType != "text/markdown" || doc.Title != "Notes" {
+		t.Fatalf("after first ingest: %+v", doc)
+	}
+
+	t.Run("SameContentIsNoop", func(t *testing.T) {
+		before := b.chunks(t, doc.ID)
+		d, out, err := b.pipe.Ingest(ctx, p, v1)
+		if err != nil || out != ingest.Unchanged || d.Version != 1 {
+			t.Fatalf("re-ingest: %v version %d %v", out, d.Version, err)
+		}
+		after := b.chunks(t, doc.ID)
+		if len(after) != len(before) || after[0].ID != before[0].ID {
+			t.Error("re-ingesting identical content rewrote the chunks")
+		}
+	})
+
+	t.Run("NewContentIsNewVersion", func(t *testing.T) {
+		v2 := v1
+		v2.Data = []byte("# Notes\n\nThe second version talks about compressors.\n")
+		d, out, err := b.pipe.Ingest(ctx, p, v2)
+		if err != nil || out != ingest.Queued || d.Version != 2 || d.ID != doc.ID {
+			t.Fatalf("new version: %v %+v %v", out, d, err)
+		}
+		for _, c := range b.chunks(t, doc.ID) {
+			if strings.Contains(c.Text, "turbines") || c.Version != 2 {
+				t.Errorf("an old chunk survived: %+v", c)
+			}
+		}
+		vs, err := b.store.ListVersions(ctx, p, doc.ID)
+		if err != nil || len(vs) != 2 || vs[0].Version != 2 || vs[1].Version != 1 {
+			t.Fatalf("versions: %+v %v", vs, err)
+		}
+	})
+
+	t.Run("FailedVersionKeepsTheOldOne", func(t *testing.T) {
+		b.emb.mu.Lock()
+		b.emb.fail = rag.Errorf(rag.CodeEmbeddingFailed, "provider down")
+		b.emb.mu.Unlock()
+		defer func() { b.emb.mu.Lock(); b.emb.fail = nil; b.emb.mu.Unlock() }()
+		v3 := v1
+		v3.Data = []byte("# Notes\n\nA third version that cannot be embedded.\n")
+		_, _, err := b.pipe.Ingest(ctx, p, v3)
+		if rag.ErrorCode(err) != rag.CodeEmbeddingFailed {
+			t.Fatalf("err = %v, want embedding_failed", err)
+		}
+		d, err := b.store.GetDocument(ctx, p, doc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Version != 2 || d.Status != rag.StatusReady || !strings.Contains(d.Error, "provider down") || d.PendingHash != "" {
+			t.Errorf("after a failed version: %+v", d)
+		}
+		for _, c := range b.chunks(t, doc.ID) {
+			if !strings.Contains(c.Text, "compressors") && !strings.Contains(c.Text, "Notes") {
+				t.Errorf("chunks changed: %q", c.Text)
+			}
+		}
+	})
+
+	t.Run("Rejected", func(t *testing.T) {
+		small := setup(t, ingest.Options{MaxBytes: 10})
+		cases := []struct {
+			name string
+			data []byte
+			code rag.Code
+		}{
+			{"empty.txt", nil, rag.CodeInvalid},
+			{"photo.jpg", []byte("\xff\xd8\xff\xe0"), rag.CodeUnsupportedMediaType},
+			{"big.txt", []byte("eleven char"), rag.CodePayloadTooLarge},
+			{"bad.txt", []byte("caf\xe9"), rag.CodeInvalid},
+		}
+		for _, c := range cases {
+			d, _, err := small.pipe.Ingest(ctx, p, ingest.Request{Name: c.name, Data: c.data})
+			if rag.ErrorCode(err) != c.code || !strings.Contains(rag.ErrorMessage(err), c.name) {
+				t.Errorf("%s: err %v, want %s naming the file", c.name, err, c.code)
+				continue
+			}
+			if d == nil || d.Status != rag.StatusFailed || d.ErrorCode != c.code || d.ChunkCount != 0 {
+				t.Errorf("%s: recorded as %+v", c.name, d)
+			}
+		}
+		if _, _, err := small.pipe.Ingest(ctx, p, ingest.Request{Name: "ten.txt", Data: []byte("ten chars.")}); err != nil {
+			t.Errorf("exactly MaxBytes: %v", err)
+		}
+	})
+
+	t.Run("ConcurrentSubmitsOfOneKey", func(t *testing.T) {
+		c := setup(t, ingest.Options{})
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, err := c.pipe.Ingest(ctx, p, ingest.Request{Name: "same.txt", Data: []byte(strings.Repeat("word ", i+1))})
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		page, err := c.store.ListDocuments(ctx, p, rag.DocumentQuery{})
+		if err != nil || page.Total != 1 {
+			t.Fatalf("documents: %d (%v), want 1", page.Total, err)
+		}
+		d := page.Documents[0]
+		if d.Status != rag.StatusReady || d.PendingHash != "" || len(c.chunks(t, d.ID)) != d.ChunkCount {
+			t.Errorf("after concurrent submits: %+v", d)
+		}
+	})
+}
+
+func TestProcessIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	b := setup(t, ingest.Options{})
+	d, out, err := b.pipe.Submit(ctx, p, ingest.Request{Name: "a.txt", Data: []byte("Alpha beta gamma.")})
+	if err != nil || out != ingest.Queued || d.Status != rag.StatusQueued {
+		t.Fatalf("submit: %v %+v %v", out, d, err)
+	}
+	for range 2 {
+		if err := b.pipe.Process(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vs, err := b.store.ListVersions(ctx, p, d.ID)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("versions after processing twice: %d %v", len(vs), err)
+	}
+	if err := b.pipe.Process(ctx, "no-such-document"); !errors.Is(err, rag.ErrNotFound) {
+		t.Errorf("unknown document: %v", err)
+	}
+}
+
+// BenchmarkIngestKoreanPDFsAndHandbook measures the time until the three Korean PDFs and the 872-page DOCX
+// are all searchable (issue 2 target: ≤ 20 s together), PDFium's start-up included.
+func BenchmarkIngestKoreanPDFsAndHandbook(b *testing.B) {
+	files := []string{
+		"pdf/bill_2125318_original.pdf", "pdf/bill_2125318_review_report.pdf",
+		"pdf/assembly_minutes_21_414_1_env_labor.pdf", "docx/handbook-872p.docx",
+	}
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		var err error
+		if data[i], err = os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", f)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		bb := setup(b, ingest.Options{})
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i, f := range files {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, _, err := bb.pipe.Ingest(context.Background(), p, ingest.Request{Name: filepath.Base(f), Data: data[i]}); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(time.Since(start).Seconds(), "s/all-four")
+	}
+}
