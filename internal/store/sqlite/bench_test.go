@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,6 +175,7 @@ func reportLatency(b *testing.B, d []time.Duration) {
 	}
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
 var (
@@ -240,19 +243,46 @@ func BenchmarkKeywordCandidates(b *testing.B) {
 	}
 }
 
-// BenchmarkHybrid is the store's share of one hybrid search as internal/retrieve runs it: both candidate
+// hybridSearch is the store's share of one hybrid search as internal/retrieve runs it: both candidate
 // queries (k=50 each) at once, then the hits of the fused top 10.
+func hybridSearch(ctx context.Context, s *sqlite.Store, p rag.Principal, f rag.Filter, q benchQuery) error {
+	var vc, kc []rag.Candidate
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		vc, err = s.VectorCandidates(gctx, p, rag.VectorQuery{Space: benchSpace, Vector: q.vec, Filter: f, K: 50})
+		return err
+	})
+	g.Go(func() (err error) {
+		kc, err = s.KeywordCandidates(gctx, p, rag.KeywordQuery{Terms: q.terms, Filter: f, K: 50})
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	ids := make([]int64, 0, 10)
+	for j := 0; len(ids) < 10 && j < max(len(vc), len(kc)); j++ {
+		if j < len(vc) {
+			ids = append(ids, vc[j].ChunkID)
+		}
+		if j < len(kc) && len(ids) < 10 {
+			ids = append(ids, kc[j].ChunkID)
+		}
+	}
+	_, err := s.Hits(ctx, ids)
+	return err
+}
+
+// BenchmarkHybrid measures one hybrid search at a time (hybridSearch).
 func BenchmarkHybrid(b *testing.B) {
 	s := openBenchStore(b)
 	qs := benchQueries(200)
 	for _, tc := range []struct {
 		name string
-		s    *sqlite.Store
 		p    rag.Principal
 		f    rag.Filter
 	}{
-		{"All", s, rag.LocalPrincipal, rag.Filter{}},
-		{"Filter5pct", s, rag.LocalPrincipal, benchRare},
+		{"All", rag.LocalPrincipal, rag.Filter{}},
+		{"Filter5pct", rag.LocalPrincipal, benchRare},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -261,29 +291,7 @@ func BenchmarkHybrid(b *testing.B) {
 				q := qs[i%len(qs)]
 				i++
 				start := time.Now()
-				var vc, kc []rag.Candidate
-				g, ctx := errgroup.WithContext(b.Context())
-				g.Go(func() (err error) {
-					vc, err = tc.s.VectorCandidates(ctx, tc.p, rag.VectorQuery{Space: benchSpace, Vector: q.vec, Filter: tc.f, K: 50})
-					return err
-				})
-				g.Go(func() (err error) {
-					kc, err = tc.s.KeywordCandidates(ctx, tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
-					return err
-				})
-				if err := g.Wait(); err != nil {
-					b.Fatal(err)
-				}
-				ids := make([]int64, 0, 10)
-				for j := 0; len(ids) < 10 && j < max(len(vc), len(kc)); j++ {
-					if j < len(vc) {
-						ids = append(ids, vc[j].ChunkID)
-					}
-					if j < len(kc) && len(ids) < 10 {
-						ids = append(ids, kc[j].ChunkID)
-					}
-				}
-				if _, err := tc.s.Hits(b.Context(), ids); err != nil {
+				if err := hybridSearch(b.Context(), s, tc.p, tc.f, q); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))
@@ -291,4 +299,38 @@ func BenchmarkHybrid(b *testing.B) {
 			reportLatency(b, lat)
 		})
 	}
+}
+
+// BenchmarkHybridConcurrent runs hybrid searches from 50 goroutines at once, as 50 HTTP clients do, and
+// reports the latency of each search and the searches per second of all of them together. Searches
+// that wait for each other show here, not in BenchmarkHybrid.
+func BenchmarkHybridConcurrent(b *testing.B) {
+	s := openBenchStore(b)
+	qs := benchQueries(200)
+	const clients = 50
+	var (
+		mu   sync.Mutex
+		lat  []time.Duration
+		next atomic.Int64
+	)
+	b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		var mine []time.Duration
+		for pb.Next() {
+			q := qs[int(next.Add(1))%len(qs)]
+			t := time.Now()
+			if err := hybridSearch(b.Context(), s, rag.LocalPrincipal, rag.Filter{}, q); err != nil {
+				b.Error(err)
+				return
+			}
+			mine = append(mine, time.Since(t))
+		}
+		mu.Lock()
+		lat = append(lat, mine...)
+		mu.Unlock()
+	})
+	b.ReportMetric(float64(len(lat))/time.Since(start).Seconds(), "searches/s")
+	reportLatency(b, lat)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -109,16 +111,12 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				return err
 			}
 			defer insChunk.Close()
-			insTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)`)
-			if err != nil {
-				return err
-			}
-			defer insTerms.Close()
 			insVec, err := tx.PrepareContext(ctx, `INSERT INTO chunk_vectors (space_id, chunk_id, vec) VALUES (?, ?, ?)`)
 			if err != nil {
 				return err
 			}
 			defer insVec.Close()
+			rows := make([][]any, 0, len(c.Chunks))
 			for i := range c.Chunks {
 				ch := &c.Chunks[i]
 				kind := ch.Kind
@@ -134,12 +132,21 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				if err != nil {
 					return err
 				}
-				if _, err := insTerms.ExecContext(ctx, id, terms[i]); err != nil {
-					return err
-				}
 				if _, err := insVec.ExecContext(ctx, spaceID, id, vecs[i]); err != nil {
 					return err
 				}
+				rows = append(rows, []any{id, terms[i]})
+			}
+			// One statement for every row of the keyword index: FTS5 writes what it holds as a new segment
+			// at each statement savepoint, so a statement per chunk made a segment per chunk, for FTS5 to
+			// merge again and for searches to look into meanwhile.
+			list, err := json.Marshal(rows)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_fts (rowid, terms)
+				SELECT value ->> 0, value ->> 1 FROM json_each(?)`, string(list)); err != nil {
+				return err
 			}
 		}
 		now := s.now().UnixMicro()
@@ -166,6 +173,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 	if err != nil {
 		return 0, dbError(err, "commit version of document %s", c.DocumentID)
 	}
+	s.kickMerge()
 	return version, nil
 }
 
@@ -240,6 +248,9 @@ func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) 
 		}
 		return s.maybePruneTombstones(ctx, tx)
 	})
+	if err == nil {
+		s.kickMerge()
+	}
 	return dbError(err, "delete document")
 }
 
@@ -272,48 +283,52 @@ func (s *Store) ListChunks(ctx context.Context, p rag.Principal, documentID stri
 	return out, nil
 }
 
+const hitsSQL = `SELECT ` + chunkCols + `, d.collection_id, coalesce(d.external_id, ''), d.title, d.source, d.media_type,
+	d.metadata, d.updated_at
+	FROM chunks c JOIN documents d ON d.seq = c.doc_seq WHERE c.id IN (SELECT value FROM json_each(?))`
+
 // Hits returns the chunks with those IDs and their documents' facts, in the order of ids; IDs that no
-// longer exist are skipped.
+// longer exist are skipped. It is one prepared statement (the IDs go in as a JSON array) on the
+// point-lookup pool: a search calls it once or more after its candidate queries.
 func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
-	found := make(map[int64]*rag.Hit, len(ids))
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		for start := 0; start < len(ids); start += 500 {
-			batch := ids[start:min(start+500, len(ids))]
-			args := make([]any, len(batch))
-			for i, id := range batch {
-				args[i] = id
-			}
-			rows, err := tx.QueryContext(ctx, `SELECT `+chunkCols+`, d.collection_id, coalesce(d.external_id, ''), d.title,
-				d.source, d.media_type, d.metadata, d.updated_at
-				FROM chunks c JOIN documents d ON d.seq = c.doc_seq WHERE c.id IN (`+placeholders(len(batch))+`)`, args...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var h rag.Hit
-				var meta string
-				var updated int64
-				c, err := scanChunk(rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
-				if err != nil {
-					rows.Close()
-					return err
-				}
-				h.Chunk = *c
-				if h.Metadata, err = unmarshalMap(meta); err != nil {
-					rows.Close()
-					return err
-				}
-				h.UpdatedAt = fromMicro(updated)
-				found[c.ID] = &h
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
+	if len(ids) == 0 {
+		return []rag.Hit{}, nil
+	}
+	list := make([]byte, 0, 8*len(ids)+2)
+	list = append(list, '[')
+	for i, id := range ids {
+		if i > 0 {
+			list = append(list, ',')
 		}
-		return nil
-	})
+		list = strconv.AppendInt(list, id, 10)
+	}
+	list = append(list, ']')
+	st, err := s.qstmts.get(ctx, hitsSQL)
 	if err != nil {
+		return nil, dbError(err, "hits")
+	}
+	rows, err := st.QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, dbError(err, "hits")
+	}
+	defer rows.Close()
+	found := make(map[int64]*rag.Hit, len(ids))
+	for rows.Next() {
+		var h rag.Hit
+		var meta string
+		var updated int64
+		c, err := scanChunk(rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
+		if err != nil {
+			return nil, dbError(err, "hits")
+		}
+		h.Chunk = *c
+		if h.Metadata, err = unmarshalMap(meta); err != nil {
+			return nil, dbError(err, "hits")
+		}
+		h.UpdatedAt = fromMicro(updated)
+		found[c.ID] = &h
+	}
+	if err := rows.Err(); err != nil {
 		return nil, dbError(err, "hits")
 	}
 	out := make([]rag.Hit, 0, len(found))

@@ -46,20 +46,35 @@ type termStats struct {
 
 	// pruned and full count the queries answered by the pruned round and by the full one (for tests).
 	pruned, full atomic.Int64
+	// changed is called when the index is seen to have changed (by this process or another).
+	changed func()
 }
 
-// stats returns the row count and the document frequency of each term, in tx's snapshot.
-func (ts *termStats) stats(ctx context.Context, tx *sql.Tx, terms []string) (int64, []int64, error) {
+const (
+	keywordStateSQL = `SELECT
+		coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0),
+		(SELECT value FROM store_meta WHERE key = 'chunks_deleted'),
+		(SELECT value FROM store_meta WHERE key = 'chunk_rows')`
+	termCountSQL = `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`
+)
+
+// stats returns the row count and the document frequency of each term, in the snapshot of the read
+// transaction that prep binds statements to.
+func (ts *termStats) stats(ctx context.Context, prep func(query string) (*sql.Stmt, error), terms []string) (int64, []int64, error) {
 	var seq, deleted, rows int64
-	if err := tx.QueryRowContext(ctx, `SELECT
-			coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0),
-			(SELECT value FROM store_meta WHERE key = 'chunks_deleted'),
-			(SELECT value FROM store_meta WHERE key = 'chunk_rows')`).Scan(&seq, &deleted, &rows); err != nil {
+	st, err := prep(keywordStateSQL)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := st.QueryRowContext(ctx).Scan(&seq, &deleted, &rows); err != nil {
 		return 0, nil, err
 	}
 	df := make([]int64, len(terms))
 	var missing []int
 	ts.mu.Lock()
+	if ts.df != nil && (ts.seq != seq || ts.deleted != deleted) && ts.changed != nil {
+		ts.changed()
+	}
 	if ts.df == nil || ts.seq != seq || ts.deleted != deleted || len(ts.df) > 100_000 {
 		ts.df, ts.seq, ts.deleted = map[string]int64{}, seq, deleted
 	}
@@ -71,9 +86,13 @@ func (ts *termStats) stats(ctx context.Context, tx *sql.Tx, terms []string) (int
 		}
 	}
 	ts.mu.Unlock()
+	if len(missing) > 0 {
+		if st, err = prep(termCountSQL); err != nil {
+			return 0, nil, err
+		}
+	}
 	for _, i := range missing {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`,
-			ftsQuery(terms[i:i+1])).Scan(&df[i]); err != nil {
+		if err := st.QueryRowContext(ctx, ftsQuery(terms[i:i+1])).Scan(&df[i]); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -110,11 +129,12 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		return out, nil
 	}
 	err := s.read(ctx, func(tx *sql.Tx) error {
+		prep := func(query string) (*sql.Stmt, error) { return s.rstmts.tx(ctx, tx, query) }
 		docs, err := resolveDocs(ctx, tx, &w)
 		if err != nil || docs.none {
 			return err
 		}
-		n, df, err := s.terms.stats(ctx, tx, terms)
+		n, df, err := s.terms.stats(ctx, prep, terms)
 		if err != nil {
 			return err
 		}
@@ -159,7 +179,7 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 			essential++
 		}
 		for essential < len(weighted) {
-			out, err = keywordQuery(ctx, tx, match, ftsQuery(all[:essential]), docs, q.K)
+			out, err = keywordQuery(ctx, prep, match, ftsQuery(all[:essential]), docs, q.K)
 			if err != nil {
 				return err
 			}
@@ -178,7 +198,7 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 			}
 		}
 		s.terms.full.Add(1)
-		out, err = keywordQuery(ctx, tx, match, "", docs, q.K)
+		out, err = keywordQuery(ctx, prep, match, "", docs, q.K)
 		return err
 	})
 	if err != nil {
@@ -212,8 +232,9 @@ func resolveDocs(ctx context.Context, tx *sql.Tx, w *where) (docRestriction, err
 
 // keywordQuery scores the chunks matching match (restricted to those matching restrict, when given) of the
 // documents docs allows, best first. Without a restriction it uses FTS5's own ORDER BY rank, about twice
-// as fast as sorting on bm25(). bm25() is named once (an alias) so that it is computed once per row.
-func keywordQuery(ctx context.Context, tx *sql.Tx, match, restrict string, docs docRestriction, k int) ([]rag.Candidate, error) {
+// as fast as sorting on bm25(). bm25() is named once (an alias) so that it is computed once per row. The
+// SQL text depends only on the form, so prep can keep it prepared.
+func keywordQuery(ctx context.Context, prep func(query string) (*sql.Stmt, error), match, restrict string, docs docRestriction, k int) ([]rag.Candidate, error) {
 	args := []any{match}
 	cond := ""
 	if restrict != "" {
@@ -239,7 +260,11 @@ func keywordQuery(ctx context.Context, tx *sql.Tx, match, restrict string, docs 
 			ORDER BY r, chunks_fts.rowid LIMIT ?`
 		args = append(args, docs.seqs)
 	}
-	rows, err := tx.QueryContext(ctx, q, append(args, k)...)
+	st, err := prep(q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, append(args, k)...)
 	if err != nil {
 		return nil, err
 	}

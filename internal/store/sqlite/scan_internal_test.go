@@ -9,13 +9,13 @@ import (
 	"github.com/viterin/vek/vek32"
 )
 
-func syntheticSpace(n, dim int) *spaceVectors {
+func syntheticSpace(n, dim int) *vecSnapshot {
 	r := rand.New(rand.NewPCG(1, 1))
-	sv := &spaceVectors{dim: dim, pos: map[int64]int{}}
-	sv.vecs = make([]float32, n*dim)
+	v := &vecSnapshot{dim: dim, live: n}
+	v.vecs = make([]float32, n*dim)
 	for i := range n {
 		var norm float64
-		row := sv.vecs[i*dim : (i+1)*dim]
+		row := v.vecs[i*dim : (i+1)*dim]
 		for j := range row {
 			row[j] = float32(r.NormFloat64())
 			norm += float64(row[j]) * float64(row[j])
@@ -23,12 +23,10 @@ func syntheticSpace(n, dim int) *spaceVectors {
 		for j := range row {
 			row[j] = float32(float64(row[j]) / math.Sqrt(norm))
 		}
-		sv.ids = append(sv.ids, int64(i+1))
-		sv.docs = append(sv.docs, int64(i/100+1))
-		sv.seqs = append(sv.seqs, int64(i+1))
-		sv.pos[int64(i+1)] = i
+		v.ids = append(v.ids, int64(i+1))
+		v.docs = append(v.docs, int64(i/100+1))
 	}
-	return sv
+	return v
 }
 
 // BenchmarkScan measures the in-memory exact search alone (100k × 768, k=50).

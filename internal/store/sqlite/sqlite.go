@@ -46,13 +46,17 @@ type Options struct {
 	Clock rag.Clock
 	// BusyTimeout is how long a write waits for another process's write lock (default 30s).
 	BusyTimeout time.Duration
-	// ReadConns is the size of the read pool (default 4).
+	// ReadConns is how many read transactions (keyword searches, chunk listings) run at once (default 4);
+	// more wait their turn in arrival order. Point lookups (hits, vector freshness) have a pool of their own.
 	ReadConns int
 	// SearchWorkers is how many goroutines score one vector query (default GOMAXPROCS, at most 8).
 	SearchWorkers int
 	// TombstoneRetention is how long removed-vector records are kept for other processes' caches; a cache
 	// older than that reloads its space in full (default 24h).
 	TombstoneRetention time.Duration
+	// KeywordMergeDelay is how long writes must pause before the keyword index's segments are merged into
+	// one (default 5s; negative: never in the background, see MergeKeywordIndex).
+	KeywordMergeDelay time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -71,18 +75,30 @@ func (o Options) withDefaults() Options {
 	if o.TombstoneRetention <= 0 {
 		o.TombstoneRetention = 24 * time.Hour
 	}
+	if o.KeywordMergeDelay == 0 {
+		o.KeywordMergeDelay = 5 * time.Second
+	}
 	return o
 }
 
 // Store is the SQLite implementation of rag.Store. It is safe for concurrent use, and several Stores (in
 // one or several processes) may open the same file.
 type Store struct {
-	path  string
-	opts  Options
-	w     *sql.DB // exactly one connection; every transaction is BEGIN IMMEDIATE
-	r     *sql.DB // readers
-	vecs  *vectorCache
-	terms termStats
+	path string
+	opts Options
+	w    *sql.DB // exactly one connection; every transaction is BEGIN IMMEDIATE
+	r    *sql.DB // readers
+	// readTurn admits read transactions in arrival order: database/sql hands a freed connection to a
+	// random waiter, which under load leaves some searches waiting for seconds.
+	readTurn chan struct{}
+	rstmts   stmtCache
+	// q is the pool of point lookups (hits, the vector cache's counters and loads), so that they do not
+	// queue behind keyword queries that take milliseconds.
+	q      *sql.DB
+	qstmts stmtCache
+	vecs   *vectorCache
+	terms  termStats
+	merger merger
 	// keywordBudget is essentialBudget; tests lower it to reach the pruning rounds on small corpora.
 	keywordBudget int64
 
@@ -124,17 +140,79 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", file+"?"+common+"&_pragma=query_only(1)")
-	if err != nil {
-		w.Close()
-		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database")
-	}
-	r.SetMaxOpenConns(opts.ReadConns)
-	r.SetMaxIdleConns(opts.ReadConns)
-	r.SetConnMaxIdleTime(0)
-	s.r = r
+	// Reads outside read transactions (documents, collections, blobs) do not take a turn: the pool has
+	// room for them beside ReadConns transactions.
+	s.r = readPool(file, common, opts.ReadConns+spareConns)
+	s.readTurn = make(chan struct{}, opts.ReadConns)
+	s.rstmts.db = s.r
+	s.q = readPool(file, common, quickConns)
+	s.qstmts.db = s.q
 	s.vecs = newVectorCache(s)
+	s.terms.changed = s.kickMerge
+	s.startMerger()
 	return s, nil
+}
+
+const (
+	// spareConns is the read pool's room for reads that are not read transactions.
+	spareConns = 4
+	// quickConns is the size of the point-lookup pool. A lookup holds a connection for tens of
+	// microseconds; several keep one from waiting for another whose goroutine the scheduler has paused.
+	quickConns = 4
+)
+
+// readPool opens a pool of n read-only connections, kept open.
+func readPool(file, common string, n int) *sql.DB {
+	// sql.Open only validates its arguments, which Open has already used for the writer.
+	db, _ := sql.Open("sqlite", file+"?"+common+"&_pragma=query_only(1)")
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxIdleTime(0)
+	return db
+}
+
+// stmtCache prepares statements of fixed SQL text once per pool (database/sql then keeps one prepared
+// copy per connection), so that hot queries are not parsed again each time. Only constant SQL goes here,
+// never text built from a caller's filter, so the set stays small.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.m[query]; st != nil {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	c.m[query] = st
+	return st, nil
+}
+
+// tx returns the cached statement for query bound to tx.
+func (c *stmtCache) tx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	st, err := c.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, st), nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = nil
 }
 
 // enableWAL switches the file to WAL (a persistent setting). Switching takes an exclusive lock and fails
@@ -204,13 +282,19 @@ func resolvePath(path string) (string, error) {
 // Path returns the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes both pools and drops the vector cache.
+// Close closes the pools and drops the vector cache.
 func (s *Store) Close() error {
-	err := s.r.Close()
+	s.stopMerger()
+	s.vecs.drop()
+	s.qstmts.close()
+	s.rstmts.close()
+	err := s.q.Close()
+	if err2 := s.r.Close(); err == nil {
+		err = err2
+	}
 	if err2 := s.w.Close(); err == nil {
 		err = err2
 	}
-	s.vecs.drop()
 	if err != nil {
 		return rag.WrapError(rag.CodeDBError, err, "cannot close the database")
 	}
@@ -316,8 +400,14 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// read runs fn in a read transaction, so that its statements see one snapshot.
+// read runs fn in a read transaction, so that its statements see one snapshot, when its turn comes.
 func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	select {
+	case s.readTurn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.readTurn }()
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/viterin/vek/vek32"
 
@@ -19,16 +20,29 @@ import (
 //
 // Freshness, also across processes: chunk_vectors.seq and vector_tombstones.seq only grow (AUTOINCREMENT),
 // and every removal of a vector (replaced version, deleted document, re-embedded chunk) leaves a tombstone
-// through a trigger. Before each search the cache reads the two sequence counters from sqlite_sequence (one
-// cheap statement); when they moved it loads, in one read snapshot, the tombstones and the vector rows
-// above what it has seen and applies both under its lock, so a search sees the vectors of exactly one
-// committed state. Tombstones older than Options.TombstoneRetention are pruned; a cache that is older than
-// the pruned point (store_meta tombstones_pruned_through) reloads its space in full.
+// through a trigger. Each search reads the two sequence counters from sqlite_sequence (one prepared
+// statement on the point-lookup pool, so it never queues behind keyword queries) after it
+// started, so every commit that finished before it, in this process or another, is counted. When the
+// counters are those of the published snapshot, the search scans that snapshot without taking any lock.
+// When they moved, the search takes the space's refresh lock (one loader at a time; whoever got there first
+// may already have loaded what it needs), loads in one read snapshot the tombstones and the vector rows
+// above what the cache has seen, and publishes a new snapshot. Tombstones older than
+// Options.TombstoneRetention are pruned; a cache that is older than the pruned point (store_meta
+// tombstones_pruned_through) reloads its space in full.
+//
+// Snapshots are immutable once published, so searches that loaded one keep scanning it while a refresh
+// builds the next: rows are only ever appended after the end of the latest snapshot (where none of its
+// readers look), a removal marks its row in a fresh copy of the per-row document array (8 bytes a row,
+// not the vectors), and compaction, once a quarter of the rows are removed, writes new arrays.
 type vectorCache struct {
 	s      *Store
 	mu     sync.Mutex
 	spaces map[string]*spaceVectors
 }
+
+const countersSQL = `SELECT
+	coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunk_vectors'), 0),
+	coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'vector_tombstones'), 0)`
 
 func newVectorCache(s *Store) *vectorCache {
 	return &vectorCache{s: s, spaces: map[string]*spaceVectors{}}
@@ -40,45 +54,73 @@ func (c *vectorCache) drop() {
 	c.mu.Unlock()
 }
 
+// vecSnapshot is the vectors of a space in one committed state. Nothing in it changes once published.
+type vecSnapshot struct {
+	dim     int
+	ids     []int64   // chunk ID per row
+	docs    []int64   // document seq per row, -1 for a removed row
+	vecs    []float32 // row i is vecs[i*dim:(i+1)*dim]
+	live    int
+	lastVec int64 // highest chunk_vectors.seq of the state
+	lastTom int64 // highest vector_tombstones.seq of the state
+}
+
+// covers reports whether the snapshot is of the state with those counters or a later one: the counters
+// only grow and every change of a space's vectors moves one of them.
+func (v *vecSnapshot) covers(vecSeq, tomSeq int64) bool {
+	return v != nil && v.lastVec >= vecSeq && v.lastTom >= tomSeq
+}
+
 type spaceVectors struct {
-	key string
-	dim int
+	key  string
+	dim  int
+	snap atomic.Pointer[vecSnapshot] // nil until the first load
 
-	refresh sync.Mutex // one loader at a time; guards the fields below it until mu
-	loaded  bool
-	spaceID int64 // 0 while the space has no row
-	lastVec int64 // highest chunk_vectors.seq seen
-	lastTom int64 // highest vector_tombstones.seq seen
-
-	mu   sync.RWMutex // guards the rows
-	ids  []int64      // chunk ID per row, 0 for a removed row
-	docs []int64      // document seq per row, -1 for a removed row
-	seqs []int64      // chunk_vectors.seq per row
-	vecs []float32    // row i is vecs[i*dim:(i+1)*dim]
-	pos  map[int64]int
-	dead int
+	refresh sync.Mutex // one loader at a time; guards the fields below
+	spaceID int64      // 0 while the space has no row
+	seqs    []int64    // chunk_vectors.seq per row of the latest snapshot
+	pos     map[int64]int
 }
 
 // Len returns the number of live vectors (for tests and stats).
 func (sv *spaceVectors) Len() int {
-	sv.mu.RLock()
-	defer sv.mu.RUnlock()
-	return len(sv.ids) - sv.dead
+	if v := sv.snap.Load(); v != nil {
+		return v.live
+	}
+	return 0
 }
 
-// space returns the up-to-date vectors of sp.
-func (c *vectorCache) space(ctx context.Context, sp rag.Space) (*spaceVectors, error) {
+func (c *vectorCache) get(sp rag.Space) *spaceVectors {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	sv := c.spaces[sp.ID()]
 	if sv == nil {
 		sv = &spaceVectors{key: sp.ID(), dim: sp.Dim, pos: map[int64]int{}}
 		c.spaces[sp.ID()] = sv
 	}
-	c.mu.Unlock()
-	if err := sv.sync(ctx, c.s.r); err != nil {
+	return sv
+}
+
+// space returns a snapshot of the vectors of sp that includes every commit that finished before the call.
+func (c *vectorCache) space(ctx context.Context, sp rag.Space) (*vecSnapshot, error) {
+	sv := c.get(sp)
+	counters, err := c.s.qstmts.get(ctx, countersSQL)
+	if err != nil {
 		return nil, err
 	}
-	return sv, nil
+	var vecSeq, tomSeq int64
+	if err := counters.QueryRowContext(ctx).Scan(&vecSeq, &tomSeq); err != nil {
+		return nil, err
+	}
+	if v := sv.snap.Load(); v.covers(vecSeq, tomSeq) {
+		return v, nil
+	}
+	sv.refresh.Lock()
+	defer sv.refresh.Unlock()
+	if v := sv.snap.Load(); v.covers(vecSeq, tomSeq) {
+		return v, nil // loaded by the search that held the lock before us
+	}
+	return sv.sync(ctx, c.s.q)
 }
 
 // vecBatch is vector rows as loaded: decoded straight into their final layout, so that a full load of a
@@ -90,108 +132,121 @@ type vecBatch struct {
 
 type tombstone struct{ chunk, vecSeq int64 }
 
-// sync brings sv up to the database's current state.
-func (sv *spaceVectors) sync(ctx context.Context, db *sql.DB) error {
-	sv.refresh.Lock()
-	defer sv.refresh.Unlock()
+// sync loads what changed since the latest snapshot and publishes the next one. The caller holds
+// sv.refresh.
+func (sv *spaceVectors) sync(ctx context.Context, db *sql.DB) (*vecSnapshot, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
 	var vecSeq, tomSeq, pruned int64
-	if err := tx.QueryRowContext(ctx, `SELECT
-			coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunk_vectors'), 0),
-			coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'vector_tombstones'), 0),
-			(SELECT value FROM store_meta WHERE key = 'tombstones_pruned_through')`).Scan(&vecSeq, &tomSeq, &pruned); err != nil {
-		return err
+	if err := tx.QueryRowContext(ctx, countersSQL).Scan(&vecSeq, &tomSeq); err != nil {
+		return nil, err
 	}
-	if sv.loaded && vecSeq == sv.lastVec && tomSeq == sv.lastTom {
-		return nil
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM store_meta WHERE key = 'tombstones_pruned_through'`).Scan(&pruned); err != nil {
+		return nil, err
 	}
-	full := !sv.loaded || pruned > sv.lastTom
+	cur := sv.snap.Load()
+	full := cur == nil || pruned > cur.lastTom
 	if sv.spaceID == 0 || full {
 		err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, sv.key).Scan(&sv.spaceID)
 		if errors.Is(err, sql.ErrNoRows) {
 			sv.spaceID = 0
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var tombs []tombstone
 	var rows vecBatch
-	after := sv.lastVec
-	if full {
-		after = 0
+	var after int64
+	if !full {
+		after = cur.lastVec
 	}
 	if sv.spaceID != 0 {
 		if !full {
-			if tombs, err = loadTombstones(ctx, tx, sv.spaceID, sv.lastTom); err != nil {
-				return err
+			if tombs, err = loadTombstones(ctx, tx, sv.spaceID, cur.lastTom); err != nil {
+				return nil, err
 			}
 		}
 		if rows, err = loadVectors(ctx, tx, sv.spaceID, sv.dim, after); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return err
+		return nil, err
 	}
 
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
+	var next *vecSnapshot
 	if full {
-		sv.ids, sv.docs, sv.seqs, sv.vecs, sv.dead = rows.ids, rows.docs, rows.seqs, rows.vecs, 0
+		next = &vecSnapshot{dim: sv.dim, ids: rows.ids, docs: rows.docs, vecs: rows.vecs, live: len(rows.ids)}
+		sv.seqs = rows.seqs
 		sv.pos = make(map[int64]int, len(rows.ids))
-		for i, id := range sv.ids {
+		for i, id := range rows.ids {
 			sv.pos[id] = i
 		}
 	} else {
-		for _, t := range tombs {
-			if i, ok := sv.pos[t.chunk]; ok && sv.seqs[i] == t.vecSeq {
-				sv.kill(i)
-			}
-		}
-		for j, id := range rows.ids {
-			if i, ok := sv.pos[id]; ok {
-				sv.kill(i)
-			}
-			sv.pos[id] = len(sv.ids)
-			sv.ids = append(sv.ids, id)
-			sv.docs = append(sv.docs, rows.docs[j])
-			sv.seqs = append(sv.seqs, rows.seqs[j])
-		}
-		sv.vecs = append(sv.vecs, rows.vecs...)
+		next = sv.apply(cur, tombs, rows)
 	}
-	if sv.dead > 0 && sv.dead*4 > len(sv.ids) {
-		sv.compact()
+	if dead := len(next.ids) - next.live; dead > 0 && dead*4 > len(next.ids) {
+		next = sv.compact(next)
 	}
-	sv.loaded, sv.lastVec, sv.lastTom = true, vecSeq, tomSeq
-	return nil
+	next.lastVec, next.lastTom = vecSeq, tomSeq
+	sv.snap.Store(next)
+	return next, nil
 }
 
-func (sv *spaceVectors) kill(i int) {
-	delete(sv.pos, sv.ids[i])
-	sv.ids[i], sv.docs[i] = 0, -1
-	sv.dead++
+// apply returns cur with the tombstones and new rows applied. The arrays of cur are shared: new rows are
+// appended after its end, which no reader of cur looks at; removals are marked in a copy of docs.
+func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch) *vecSnapshot {
+	var kill []int
+	for _, t := range tombs {
+		if i, ok := sv.pos[t.chunk]; ok && sv.seqs[i] == t.vecSeq {
+			kill = append(kill, i)
+			delete(sv.pos, t.chunk)
+		}
+	}
+	for _, id := range rows.ids {
+		if i, ok := sv.pos[id]; ok { // a newer vector of the same chunk replaces its row
+			kill = append(kill, i)
+			delete(sv.pos, id)
+		}
+	}
+	next := &vecSnapshot{dim: cur.dim, live: cur.live - len(kill) + len(rows.ids)}
+	docs := cur.docs
+	if len(kill) > 0 {
+		docs = make([]int64, len(cur.docs), len(cur.docs)+len(rows.docs))
+		copy(docs, cur.docs)
+		for _, i := range kill {
+			docs[i] = -1
+		}
+	}
+	for j, id := range rows.ids {
+		sv.pos[id] = len(cur.ids) + j
+	}
+	next.ids = append(cur.ids, rows.ids...)
+	next.docs = append(docs, rows.docs...)
+	next.vecs = append(cur.vecs, rows.vecs...)
+	sv.seqs = append(sv.seqs, rows.seqs...)
+	return next
 }
 
-// compact drops removed rows, reusing the arrays.
-func (sv *spaceVectors) compact() {
-	n := 0
-	for i, id := range sv.ids {
-		if id == 0 {
+// compact returns v without its removed rows, in new arrays (readers of v may still be scanning it).
+func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
+	dim := v.dim
+	out := &vecSnapshot{dim: dim, live: v.live, ids: make([]int64, 0, v.live), docs: make([]int64, 0, v.live),
+		vecs: make([]float32, 0, v.live*dim)}
+	seqs := make([]int64, 0, v.live)
+	for i, doc := range v.docs {
+		if doc < 0 {
 			continue
 		}
-		if n != i {
-			sv.ids[n], sv.docs[n], sv.seqs[n] = id, sv.docs[i], sv.seqs[i]
-			copy(sv.vecs[n*sv.dim:(n+1)*sv.dim], sv.vecs[i*sv.dim:(i+1)*sv.dim])
-			sv.pos[id] = n
-		}
-		n++
+		sv.pos[v.ids[i]] = len(out.ids)
+		out.ids, out.docs, seqs = append(out.ids, v.ids[i]), append(out.docs, doc), append(seqs, sv.seqs[i])
+		out.vecs = append(out.vecs, v.vecs[i*dim:(i+1)*dim]...)
 	}
-	sv.ids, sv.docs, sv.seqs, sv.vecs = sv.ids[:n], sv.docs[:n], sv.seqs[:n], sv.vecs[:n*sv.dim]
-	sv.dead = 0
+	sv.seqs = seqs
+	return out
 }
 
 func loadTombstones(ctx context.Context, tx *sql.Tx, spaceID, after int64) ([]tombstone, error) {
@@ -304,11 +359,11 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 	if q.K <= 0 || !some {
 		return []rag.Candidate{}, nil
 	}
-	sv, err := s.vecs.space(ctx, q.Space)
+	v, err := s.vecs.space(ctx, q.Space)
 	if err != nil {
 		return nil, dbError(err, "load vectors of %s", q.Space.ID())
 	}
-	return sv.search(q.Vector, allowed, q.K, s.opts.SearchWorkers), nil
+	return v.search(q.Vector, allowed, q.K, s.opts.SearchWorkers), nil
 }
 
 // scored is one row's score; the heap keeps the worst of the current top k on top.
@@ -341,10 +396,8 @@ func (h *topK) Pop() any {
 // minParallelRows is the row count below which one goroutine scores faster than several.
 const minParallelRows = 4096
 
-func (sv *spaceVectors) search(q []float32, allowed docSet, k, workers int) []rag.Candidate {
-	sv.mu.RLock()
-	defer sv.mu.RUnlock()
-	n := len(sv.ids)
+func (v *vecSnapshot) search(q []float32, allowed docSet, k, workers int) []rag.Candidate {
+	n := len(v.ids)
 	if workers < 1 || n < minParallelRows {
 		workers = 1
 	}
@@ -355,7 +408,7 @@ func (sv *spaceVectors) search(q []float32, allowed docSet, k, workers int) []ra
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[w] = sv.scan(q, allowed, k, lo, hi)
+			parts[w] = v.scan(q, allowed, k, lo, hi)
 		}()
 	}
 	wg.Wait()
@@ -375,15 +428,15 @@ func (sv *spaceVectors) search(q []float32, allowed docSet, k, workers int) []ra
 }
 
 // scan scores rows [lo, hi) and returns their best k.
-func (sv *spaceVectors) scan(q []float32, allowed docSet, k, lo, hi int) topK {
+func (v *vecSnapshot) scan(q []float32, allowed docSet, k, lo, hi int) topK {
 	h := make(topK, 0, k)
-	dim := sv.dim
+	dim := v.dim
 	for i := lo; i < hi; i++ {
-		doc := sv.docs[i]
+		doc := v.docs[i]
 		if doc < 0 || (allowed != nil && !allowed.has(doc)) {
 			continue
 		}
-		x := scored{vek32.Dot(q, sv.vecs[i*dim:(i+1)*dim]), sv.ids[i]}
+		x := scored{vek32.Dot(q, v.vecs[i*dim:(i+1)*dim]), v.ids[i]}
 		if len(h) < k {
 			heap.Push(&h, x)
 		} else if h[0].worse(x) {
@@ -399,7 +452,7 @@ func (s *Store) cachedSpace(sp rag.Space) int {
 	s.vecs.mu.Lock()
 	sv := s.vecs.spaces[sp.ID()]
 	s.vecs.mu.Unlock()
-	if sv == nil {
+	if sv == nil || sv.snap.Load() == nil {
 		return -1
 	}
 	return sv.Len()
