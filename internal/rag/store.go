@@ -69,6 +69,10 @@ type Store interface {
 	// KeywordCandidates returns up to q.K chunks of visible documents matching q.Filter that contain any of
 	// q.Terms, ranked by BM25 over the analyzer's terms (Score > 0, higher is better), Rank 1-based.
 	KeywordCandidates(ctx context.Context, p Principal, q KeywordQuery) ([]Candidate, error)
+	// VectorScores returns the cosine similarity to vector of the chunks with those IDs that have a vector in
+	// space (chunk ID → score; others absent). It re-scores a known candidate pool without a full search.
+	// No visibility check: the IDs come from candidate queries that applied it.
+	VectorScores(ctx context.Context, space Space, vector []float32, ids []int64) (map[int64]float64, error)
 	// Hits returns the chunks with those IDs and their documents' facts, in the order of ids, with scores
 	// zero. IDs that no longer exist are skipped.
 	Hits(ctx context.Context, ids []int64) ([]Hit, error)

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 
@@ -297,8 +299,8 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 
 // PutBlob stores data under its sha256 hex hash; storing a hash again changes nothing.
 func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
-	if hash == "" {
-		return rag.Errorf(rag.CodeInvalid, "blob hash is required")
+	if sum := sha256.Sum256(data); hash != hex.EncodeToString(sum[:]) {
+		return rag.Errorf(rag.CodeInvalid, "blob hash %q is not the sha256 of its bytes", hash)
 	}
 	if data == nil {
 		data = []byte{}

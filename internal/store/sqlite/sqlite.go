@@ -46,8 +46,9 @@ type Options struct {
 	Clock rag.Clock
 	// BusyTimeout is how long a write waits for another process's write lock (default 30s).
 	BusyTimeout time.Duration
-	// ReadConns is how many read transactions (keyword searches, chunk listings) run at once (default 4);
-	// more wait their turn in arrival order. Point lookups (hits, vector freshness) have a pool of their own.
+	// ReadConns is how many read transactions (keyword searches, listings) and vector scans run at once
+	// (default 4); more wait their turn in arrival order. Point lookups (hits, the vector cache's
+	// freshness check) do not take a turn.
 	ReadConns int
 	// SearchWorkers is how many goroutines score one vector query (default GOMAXPROCS, at most 8).
 	SearchWorkers int
@@ -88,9 +89,12 @@ type Store struct {
 	opts Options
 	w    *sql.DB // exactly one connection; every transaction is BEGIN IMMEDIATE
 	r    *sql.DB // readers
-	// readTurn admits read transactions in arrival order: database/sql hands a freed connection to a
-	// random waiter, which under load leaves some searches waiting for seconds.
-	readTurn chan struct{}
+	// turns admits the heavy part of searches (read transactions, vector scans), ReadConns at a time, in
+	// arrival order (a channel's waiters are served first come, first served). More at once would not
+	// finish sooner on a few cores, would turn every mutex underneath (database/sql's pool, SQLite's
+	// allocator) into a convoy, and database/sql hands a freed connection to a random waiter, which
+	// under load left some searches waiting for seconds.
+	turns chan struct{}
 	rstmts   stmtCache
 	// q is the pool of point lookups (hits, the vector cache's counters and loads), so that they do not
 	// queue behind keyword queries that take milliseconds.
@@ -143,7 +147,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// Reads outside read transactions (documents, collections, blobs) do not take a turn: the pool has
 	// room for them beside ReadConns transactions.
 	s.r = readPool(file, common, opts.ReadConns+spareConns)
-	s.readTurn = make(chan struct{}, opts.ReadConns)
+	s.turns = make(chan struct{}, opts.ReadConns)
 	s.rstmts.db = s.r
 	s.q = readPool(file, common, quickConns)
 	s.qstmts.db = s.q
@@ -158,7 +162,7 @@ const (
 	spareConns = 4
 	// quickConns is the size of the point-lookup pool. A lookup holds a connection for tens of
 	// microseconds; several keep one from waiting for another whose goroutine the scheduler has paused.
-	quickConns = 4
+	quickConns = 8
 )
 
 // readPool opens a pool of n read-only connections, kept open.
@@ -176,24 +180,24 @@ func readPool(file, common string, n int) *sql.DB {
 // never text built from a caller's filter, so the set stays small.
 type stmtCache struct {
 	db *sql.DB
+	m  sync.Map // SQL text → *sql.Stmt; read without a lock on every query
 	mu sync.Mutex
-	m  map[string]*sql.Stmt
 }
 
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := c.m.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st := c.m[query]; st != nil {
-		return st, nil
+	if st, ok := c.m.Load(query); ok {
+		return st.(*sql.Stmt), nil
 	}
 	st, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[query] = st
+	c.m.Store(query, st)
 	return st, nil
 }
 
@@ -209,10 +213,11 @@ func (c *stmtCache) tx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt
 func (c *stmtCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, st := range c.m {
-		st.Close()
-	}
-	c.m = nil
+	c.m.Range(func(k, st any) bool {
+		st.(*sql.Stmt).Close()
+		c.m.Delete(k)
+		return true
+	})
 }
 
 // enableWAL switches the file to WAL (a persistent setting). Switching takes an exclusive lock and fails
@@ -400,14 +405,24 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// read runs fn in a read transaction, so that its statements see one snapshot, when its turn comes.
-func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// turn waits for a turn (see Store.turns); endTurn ends it.
+func (s *Store) turn(ctx context.Context) error {
 	select {
-	case s.readTurn <- struct{}{}:
+	case s.turns <- struct{}{}:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	defer func() { <-s.readTurn }()
+}
+
+func (s *Store) endTurn() { <-s.turns }
+
+// read runs fn in a read transaction, so that its statements see one snapshot, when its turn comes.
+func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.turn(ctx); err != nil {
+		return err
+	}
+	defer s.endTurn()
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
 		return err

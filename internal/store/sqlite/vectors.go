@@ -35,9 +35,10 @@ import (
 // readers look), a removal marks its row in a fresh copy of the per-row document array (8 bytes a row,
 // not the vectors), and compaction, once a quarter of the rows are removed, writes new arrays.
 type vectorCache struct {
-	s      *Store
-	mu     sync.Mutex
-	spaces map[string]*spaceVectors
+	s *Store
+	// spaces is replaced, never changed, so that searches find their space without a lock.
+	spaces atomic.Pointer[map[string]*spaceVectors]
+	mu     sync.Mutex // serialises adding a space
 }
 
 const countersSQL = `SELECT
@@ -45,13 +46,13 @@ const countersSQL = `SELECT
 	coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'vector_tombstones'), 0)`
 
 func newVectorCache(s *Store) *vectorCache {
-	return &vectorCache{s: s, spaces: map[string]*spaceVectors{}}
+	c := &vectorCache{s: s}
+	c.drop()
+	return c
 }
 
 func (c *vectorCache) drop() {
-	c.mu.Lock()
-	c.spaces = map[string]*spaceVectors{}
-	c.mu.Unlock()
+	c.spaces.Store(&map[string]*spaceVectors{})
 }
 
 // vecSnapshot is the vectors of a space in one committed state. Nothing in it changes once published.
@@ -61,7 +62,8 @@ type vecSnapshot struct {
 	docs    []int64   // document seq per row, -1 for a removed row
 	vecs    []float32 // row i is vecs[i*dim:(i+1)*dim]
 	live    int
-	lastVec int64 // highest chunk_vectors.seq of the state
+	gen     uint64 // how many snapshots of the space were published before this one
+	lastVec int64  // highest chunk_vectors.seq of the state
 	lastTom int64 // highest vector_tombstones.seq of the state
 }
 
@@ -75,6 +77,8 @@ type spaceVectors struct {
 	key  string
 	dim  int
 	snap atomic.Pointer[vecSnapshot] // nil until the first load
+	// pending holds the queries waiting to be scored (see Store.scan).
+	pending chan *scanReq
 
 	refresh sync.Mutex // one loader at a time; guards the fields below
 	spaceID int64      // 0 while the space has no row
@@ -91,13 +95,23 @@ func (sv *spaceVectors) Len() int {
 }
 
 func (c *vectorCache) get(sp rag.Space) *spaceVectors {
+	key := sp.ID()
+	if sv := (*c.spaces.Load())[key]; sv != nil {
+		return sv
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sv := c.spaces[sp.ID()]
-	if sv == nil {
-		sv = &spaceVectors{key: sp.ID(), dim: sp.Dim, pos: map[int64]int{}}
-		c.spaces[sp.ID()] = sv
+	old := *c.spaces.Load()
+	if sv := old[key]; sv != nil {
+		return sv
 	}
+	sv := &spaceVectors{key: key, dim: sp.Dim, pos: map[int64]int{}, pending: make(chan *scanReq, 1024)}
+	next := make(map[string]*spaceVectors, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[key] = sv
+	c.spaces.Store(&next)
 	return sv
 }
 
@@ -192,6 +206,9 @@ func (sv *spaceVectors) sync(ctx context.Context, db *sql.DB) (*vecSnapshot, err
 		next = sv.compact(next)
 	}
 	next.lastVec, next.lastTom = vecSeq, tomSeq
+	if cur != nil {
+		next.gen = cur.gen + 1
+	}
 	sv.snap.Store(next)
 	return next, nil
 }
@@ -363,7 +380,11 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 	if err != nil {
 		return nil, dbError(err, "load vectors of %s", q.Space.ID())
 	}
-	return v.search(q.Vector, allowed, q.K, s.opts.SearchWorkers), nil
+	out, err := s.scan(ctx, s.vecs.get(q.Space), &scanReq{q: q.Vector, allowed: allowed, k: q.K, snap: v, done: make(chan struct{})})
+	if err != nil {
+		return nil, dbError(err, "vector candidates")
+	}
+	return out, nil
 }
 
 // scored is one row's score; the heap keeps the worst of the current top k on top.
@@ -396,62 +417,159 @@ func (h *topK) Pop() any {
 // minParallelRows is the row count below which one goroutine scores faster than several.
 const minParallelRows = 4096
 
+// maxBatch is how many queries one pass over the vectors scores at most. A pass is bound by reading the
+// vectors from memory (3 KB a row at 768-d), not by the dot products, so while a row is in the cache
+// several queries are scored against it for little more than the cost of one.
+const maxBatch = 16
+
+// scanReq is one vector query waiting to be scored.
+type scanReq struct {
+	q       []float32
+	allowed docSet
+	k       int
+	snap    *vecSnapshot // fresh enough for this query; a batch uses the newest of its queries' snapshots
+	out     []rag.Candidate
+	done    chan struct{} // closed when out is set
+}
+
+// scan scores req against sv. Queries of the same space that wait at the same time are scored together
+// (see maxBatch): each takes its place in sv.pending, then waits for a turn; whoever gets a turn scores
+// every query waiting, in arrival order, until its own has been scored, and a query scored by someone
+// else's pass returns without a turn.
+func (s *Store) scan(ctx context.Context, sv *spaceVectors, req *scanReq) ([]rag.Candidate, error) {
+	select {
+	case sv.pending <- req:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case <-req.done:
+		return req.out, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case s.turns <- struct{}{}:
+		s.scorePending(sv, req)
+	}
+	select {
+	case <-req.done:
+		return req.out, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// scorePending scores the waiting queries of sv in passes of up to maxBatch, oldest first, until req has
+// been scored or taken by another pass. It ends the caller's turn.
+func (s *Store) scorePending(sv *spaceVectors, req *scanReq) {
+	defer s.endTurn()
+	for {
+		select {
+		case <-req.done:
+			return
+		default:
+		}
+		batch := make([]*scanReq, 0, maxBatch)
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-sv.pending:
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		if len(batch) == 0 {
+			return // another pass has taken req and is scoring it
+		}
+		v := batch[0].snap
+		for _, r := range batch[1:] {
+			if r.snap.gen > v.gen {
+				v = r.snap
+			}
+		}
+		workers := s.opts.SearchWorkers
+		if len(s.turns) > 1 {
+			workers = 1 // the cores are busy with other searches: splitting this pass would only add switches
+		}
+		v.searchBatch(batch, workers)
+	}
+}
+
+// search scores one query (for tests and benchmarks).
 func (v *vecSnapshot) search(q []float32, allowed docSet, k, workers int) []rag.Candidate {
+	r := &scanReq{q: q, allowed: allowed, k: k, snap: v, done: make(chan struct{})}
+	v.searchBatch([]*scanReq{r}, workers)
+	return r.out
+}
+
+// searchBatch scores every query of reqs against v in one pass and sets their results.
+func (v *vecSnapshot) searchBatch(reqs []*scanReq, workers int) {
 	n := len(v.ids)
 	if workers < 1 || n < minParallelRows {
 		workers = 1
 	}
-	parts := make([]topK, workers)
+	parts := make([][]topK, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[w] = v.scan(q, allowed, k, lo, hi)
+			parts[w] = v.scan(reqs, lo, hi)
 		}()
 	}
 	wg.Wait()
-	var all []scored
-	for _, p := range parts {
-		all = append(all, p...)
+	for j, r := range reqs {
+		var all []scored
+		for _, p := range parts {
+			all = append(all, p[j]...)
+		}
+		sort.Slice(all, func(a, b int) bool { return all[b].worse(all[a]) })
+		if len(all) > r.k {
+			all = all[:r.k]
+		}
+		out := make([]rag.Candidate, len(all))
+		for i, x := range all {
+			out[i] = rag.Candidate{ChunkID: x.id, Score: float64(x.score), Rank: i + 1}
+		}
+		r.out = out
+		close(r.done)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[j].worse(all[i]) })
-	if len(all) > k {
-		all = all[:k]
-	}
-	out := make([]rag.Candidate, len(all))
-	for i, x := range all {
-		out[i] = rag.Candidate{ChunkID: x.id, Score: float64(x.score), Rank: i + 1}
-	}
-	return out
 }
 
-// scan scores rows [lo, hi) and returns their best k.
-func (v *vecSnapshot) scan(q []float32, allowed docSet, k, lo, hi int) topK {
-	h := make(topK, 0, k)
+// scan scores rows [lo, hi) against each query of reqs and returns the best k of each.
+func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) []topK {
+	hs := make([]topK, len(reqs))
+	for j, r := range reqs {
+		hs[j] = make(topK, 0, r.k)
+	}
 	dim := v.dim
 	for i := lo; i < hi; i++ {
 		doc := v.docs[i]
-		if doc < 0 || (allowed != nil && !allowed.has(doc)) {
+		if doc < 0 {
 			continue
 		}
-		x := scored{vek32.Dot(q, v.vecs[i*dim:(i+1)*dim]), v.ids[i]}
-		if len(h) < k {
-			heap.Push(&h, x)
-		} else if h[0].worse(x) {
-			h[0] = x
-			heap.Fix(&h, 0)
+		row := v.vecs[i*dim : (i+1)*dim]
+		for j, r := range reqs {
+			if r.allowed != nil && !r.allowed.has(doc) {
+				continue
+			}
+			x := scored{vek32.Dot(r.q, row), v.ids[i]}
+			h := &hs[j]
+			if len(*h) < r.k {
+				heap.Push(h, x)
+			} else if (*h)[0].worse(x) {
+				(*h)[0] = x
+				heap.Fix(h, 0)
+			}
 		}
 	}
-	return h
+	return hs
 }
 
 // cachedSpace is for tests: the live vector count of sp in this Store's cache (-1 when not loaded).
 func (s *Store) cachedSpace(sp rag.Space) int {
-	s.vecs.mu.Lock()
-	sv := s.vecs.spaces[sp.ID()]
-	s.vecs.mu.Unlock()
+	sv := (*s.vecs.spaces.Load())[sp.ID()]
 	if sv == nil || sv.snap.Load() == nil {
 		return -1
 	}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Delete", func(t *testing.T) { testDelete(t, open) })
 	t.Run("Blobs", func(t *testing.T) { testBlobs(t, open) })
 	t.Run("VectorCandidates", func(t *testing.T) { testVectorCandidates(t, open) })
+	t.Run("VectorScores", func(t *testing.T) { testVectorScores(t, open) })
 	t.Run("KeywordCandidates", func(t *testing.T) { testKeywordCandidates(t, open) })
 	t.Run("Hits", func(t *testing.T) { testHits(t, open) })
 	t.Run("Spaces", func(t *testing.T) { testSpaces(t, open) })
