@@ -94,8 +94,8 @@ type Store struct {
 	// finish sooner on a few cores, would turn every mutex underneath (database/sql's pool, SQLite's
 	// allocator) into a convoy, and database/sql hands a freed connection to a random waiter, which
 	// under load left some searches waiting for seconds.
-	turns chan struct{}
-	rstmts   stmtCache
+	turns  chan struct{}
+	rstmts stmtCache
 	// q is the pool of point lookups (hits, the vector cache's counters and loads), so that they do not
 	// queue behind keyword queries that take milliseconds.
 	q      *sql.DB

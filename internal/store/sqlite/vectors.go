@@ -64,7 +64,7 @@ type vecSnapshot struct {
 	live    int
 	gen     uint64 // how many snapshots of the space were published before this one
 	lastVec int64  // highest chunk_vectors.seq of the state
-	lastTom int64 // highest vector_tombstones.seq of the state
+	lastTom int64  // highest vector_tombstones.seq of the state
 }
 
 // covers reports whether the snapshot is of the state with those counters or a later one: the counters
