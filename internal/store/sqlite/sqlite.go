@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -95,8 +96,11 @@ type Store struct {
 	// finish sooner on a few cores, would turn every mutex underneath (database/sql's pool, SQLite's
 	// allocator) into a convoy, and database/sql hands a freed connection to a random waiter, which
 	// under load left some searches waiting for seconds.
-	turns  chan struct{}
-	rstmts stmtCache
+	turns chan struct{}
+	// waiting counts the searches waiting for a turn: while none waits, a vector pass may use several
+	// cores.
+	waiting atomic.Int64
+	rstmts  stmtCache
 	// q is the pool of point lookups (hits, the vector cache's counters and loads), so that they do not
 	// queue behind keyword queries that take milliseconds.
 	q      *sql.DB
@@ -408,6 +412,13 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // turn waits for a turn (see Store.turns); endTurn ends it.
 func (s *Store) turn(ctx context.Context) error {
+	select {
+	case s.turns <- struct{}{}:
+		return nil
+	default:
+	}
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
 	select {
 	case s.turns <- struct{}{}:
 		return nil

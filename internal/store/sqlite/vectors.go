@@ -442,12 +442,16 @@ func (s *Store) scan(ctx context.Context, sv *spaceVectors, req *scanReq) ([]rag
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	s.waiting.Add(1)
 	select {
 	case <-req.done:
+		s.waiting.Add(-1)
 		return req.out, nil
 	case <-ctx.Done():
+		s.waiting.Add(-1)
 		return nil, ctx.Err()
 	case s.turns <- struct{}{}:
+		s.waiting.Add(-1)
 		s.scorePending(sv, req)
 	}
 	select {
@@ -488,8 +492,8 @@ func (s *Store) scorePending(sv *spaceVectors, req *scanReq) {
 			}
 		}
 		workers := s.opts.SearchWorkers
-		if len(s.turns) > 1 {
-			workers = 1 // the cores are busy with other searches: splitting this pass would only add switches
+		if s.waiting.Load() > 0 || len(sv.pending) > 0 {
+			workers = 1 // searches are queueing for the cores: splitting this pass would only add switches
 		}
 		v.searchBatch(batch, workers)
 	}
