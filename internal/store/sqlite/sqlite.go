@@ -5,10 +5,14 @@
 //
 // Concurrency: all writes go through one connection with BEGIN IMMEDIATE and a busy timeout, so writers of
 // this process queue in Go and writers of other processes (`ragd ingest` beside `ragd serve`) wait for the
-// file lock instead of failing with SQLITE_BUSY; reads use a separate pool and see WAL snapshots.
+// file lock instead of failing with SQLITE_BUSY; reads use separate pools and see WAL snapshots. The heavy
+// part of a search (a keyword read transaction, a vector pass) waits for one of ReadConns turns, handed
+// out first come, first served; point lookups (hits, the vector cache's freshness check) have a pool of
+// their own and take no turn, so a search that has its candidates is not queued behind new ones.
 //
 // Vectors are searched exactly, in memory: see vectors.go for how the per-space cache stays in step with the
-// database, also when another process writes.
+// database, also when another process writes, and merge.go for how the keyword index is kept in one
+// segment.
 package sqlite
 
 import (

@@ -34,6 +34,9 @@ import (
 // builds the next: rows are only ever appended after the end of the latest snapshot (where none of its
 // readers look), a removal marks its row in a fresh copy of the per-row document array (8 bytes a row,
 // not the vectors), and compaction, once a quarter of the rows are removed, writes new arrays.
+//
+// Scoring is bound by reading the vectors from memory, so queries of a space that wait at the same time
+// are scored in one pass (Store.scan), which takes a search turn like a read transaction does.
 type vectorCache struct {
 	s *Store
 	// spaces is replaced, never changed, so that searches find their space without a lock.
