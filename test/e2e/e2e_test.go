@@ -218,7 +218,7 @@ func TestFixturesEndToEnd(t *testing.T) {
 
 	t.Run("AskNotCovered", func(t *testing.T) {
 		for q, want := range map[string]string{
-			"맛있는 김치찌개 레시피 알려줘":               "찾지 못했습니다",
+			"맛있는 김치찌개 레시피 알려줘":                            "찾지 못했습니다",
 			"What is the best recipe for chocolate cake?": "do not cover",
 		} {
 			var a answer
