@@ -17,7 +17,7 @@ func TestMetrics(t *testing.T) {
 		{"NoneRelevant", []string{"x", "y", "z"}, 0, 0, 0, 0},
 		{"SecondPlace", []string{"x", "a"}, (3 / math.Log2(3)) / (3 + 1/math.Log2(3)), 0.5, 0.2, 0.5},
 		{"Empty", nil, 0, 0, 0, 0},
-		{"RelevantBeyondCutoff", []string{"1", "2", "3", "4", "5", "a"}, 3 / math.Log2(8) / (3 + 1/math.Log2(3)), 0, 0, 1.0 / 6},
+		{"RelevantBeyondCutoff", []string{"1", "2", "3", "4", "5", "a"}, 3 / math.Log2(7) / (3 + 1/math.Log2(3)), 0, 0, 1.0 / 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
