@@ -24,10 +24,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # --- Go tools --------------------------------------------------------------------------------------------
-STATICCHECK_VERSION=2026.2.2
-if ! staticcheck -version 2>/dev/null | grep -q "$STATICCHECK_VERSION"; then
-  log "go install staticcheck@$STATICCHECK_VERSION"
-  go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+# The module version (v0.8.2) is the release staticcheck calls 2026.2.2; the proxy knows only the former.
+STATICCHECK_VERSION=0.8.2
+if ! staticcheck -version 2>/dev/null | grep -q "($STATICCHECK_VERSION)"; then
+  log "go install staticcheck@v$STATICCHECK_VERSION"
+  go install "honnef.co/go/tools/cmd/staticcheck@v$STATICCHECK_VERSION"
 fi
 
 # --- static checks ---------------------------------------------------------------------------------------
