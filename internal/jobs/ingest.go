@@ -66,18 +66,16 @@ func (r *Runner) enqueueIngest(ctx context.Context, documentID, contentHash stri
 	return !res.UniqueSkippedAsDuplicate, nil
 }
 
-// Reconcile enqueues every document left queued or processing with a pending version, so that uploads
-// survive a crash between their Submit and their EnqueueIngest, and documents whose job was lost do not
-// stay in a running state. Documents whose job is alive are skipped by uniqueness. It returns how many jobs
-// it inserted. Start runs it; it is safe to run at any time and in several processes at once.
-//
-// A new version of a document that stays ready meanwhile is not seen here (it is listed as ready): its
-// job is only lost if the process dies between Submit and EnqueueIngest.
+// Reconcile enqueues every document with a pending version (queued, processing, or ready with its next
+// version waiting), so that uploads survive a crash between their Submit and their EnqueueIngest, and
+// documents whose job was lost do not stay in a running state. Documents whose job is alive are skipped by
+// uniqueness. It returns how many jobs it inserted. Start runs it; it is safe to run at any time and in
+// several processes at once.
 func (r *Runner) Reconcile(ctx context.Context) (int, error) {
 	if r.docs == nil {
 		return 0, nil
 	}
-	docs, err := r.docs.DocumentsByStatus(ctx, []rag.Status{rag.StatusQueued, rag.StatusProcessing}, r.opt.ReconcileLimit)
+	docs, err := r.docs.PendingDocuments(ctx, r.opt.ReconcileLimit)
 	if err != nil {
 		return 0, fmt.Errorf("jobs: reconcile: %w", err)
 	}

@@ -78,16 +78,14 @@ func (p *testProc) Abandon(ctx context.Context, doc, hash string, reason error) 
 	return nil
 }
 
-func (p *testProc) DocumentsByStatus(ctx context.Context, statuses []rag.Status, limit int) ([]*rag.Document, error) {
+func (p *testProc) PendingDocuments(ctx context.Context, limit int) ([]*rag.Document, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []*rag.Document
 	for _, d := range p.docs {
-		for _, s := range statuses {
-			if d.Status == s && len(out) < limit {
-				c := *d
-				out = append(out, &c)
-			}
+		if d.PendingHash != "" && len(out) < limit {
+			c := *d
+			out = append(out, &c)
 		}
 	}
 	return out, nil
@@ -416,6 +414,7 @@ func TestReconcile(t *testing.T) {
 	proc.add("enqueued", rag.StatusQueued, "h3") // its job exists already
 	proc.add("failed", rag.StatusFailed, "")
 	proc.add("ready", rag.StatusReady, "")
+	proc.add("ready-next", rag.StatusReady, "h4") // a new version submitted, its job lost in a crash
 	proc.add("queued-no-pending", rag.StatusQueued, "")
 	path := filepath.Join(t.TempDir(), "jobs.db")
 
@@ -429,12 +428,12 @@ func TestReconcile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Fatalf("reconcile enqueued %d, want 2 (queued, processing)", n)
+	if n != 3 {
+		t.Fatalf("reconcile enqueued %d, want 3 (queued, processing, ready with a next version)", n)
 	}
 	start(t, r) // reconciles again: nothing new
-	waitFor(t, "three documents processed", func() bool {
-		return proc.count("queued") == 1 && proc.count("processing") == 1 && proc.count("enqueued") == 1
+	waitFor(t, "four documents processed", func() bool {
+		return proc.count("queued") == 1 && proc.count("processing") == 1 && proc.count("enqueued") == 1 && proc.count("ready-next") == 1
 	})
 	waitFor(t, "jobs completed", func() bool {
 		for _, j := range ingestJobs(t, r) {
@@ -444,11 +443,11 @@ func TestReconcile(t *testing.T) {
 		}
 		return true
 	})
-	if n := len(ingestJobs(t, r)); n != 3 {
-		t.Fatalf("%d jobs, want 3", n)
+	if n := len(ingestJobs(t, r)); n != 4 {
+		t.Fatalf("%d jobs, want 4", n)
 	}
-	if total := proc.total(); total != 3 {
-		t.Fatalf("%d attempts in all, want 3", total)
+	if total := proc.total(); total != 4 {
+		t.Fatalf("%d attempts in all, want 4", total)
 	}
 }
 

@@ -40,8 +40,8 @@ type Processor interface {
 
 // Documents is what start-up reconciliation reads: rag.Store.
 type Documents interface {
-	// DocumentsByStatus is rag.Store.DocumentsByStatus.
-	DocumentsByStatus(ctx context.Context, statuses []rag.Status, limit int) ([]*rag.Document, error)
+	// PendingDocuments is rag.Store.PendingDocuments.
+	PendingDocuments(ctx context.Context, limit int) ([]*rag.Document, error)
 }
 
 // Options configure a Runner. The zero value is an insert-only Runner with default settings.

@@ -37,8 +37,12 @@ type Store interface {
 	// ListDocuments returns a page of visible documents matching q, newest (created) first.
 	ListDocuments(ctx context.Context, p Principal, q DocumentQuery) (*DocumentPage, error)
 	// DocumentsByStatus returns documents in any of statuses regardless of visibility (for start-up
-	// re-queueing and workers), oldest first, at most limit.
+	// re-queueing and workers), oldest first, at most limit (100 when limit ≤ 0).
 	DocumentsByStatus(ctx context.Context, statuses []Status, limit int) ([]*Document, error)
+	// PendingDocuments returns documents that have a version waiting to be processed (PendingHash set),
+	// whatever their status (a ready document keeps its status while its next version waits), regardless
+	// of visibility, oldest first, at most limit (100 when limit ≤ 0). Start-up reconciliation re-queues them.
+	PendingDocuments(ctx context.Context, limit int) ([]*Document, error)
 	// UpdateDocument changes the descriptive fields of a visible document (nil fields are left alone)
 	// without making a version. ErrNotFound.
 	UpdateDocument(ctx context.Context, p Principal, id string, u DocumentUpdate) (*Document, error)

@@ -218,7 +218,7 @@ func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.Docume
 // DocumentsByStatus returns up to limit documents in any of statuses, oldest first, whoever can see them.
 func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, limit int) ([]*rag.Document, error) {
 	if limit <= 0 {
-		return nil, nil
+		limit = 100
 	}
 	st := make([]string, len(statuses))
 	for i, v := range statuses {
@@ -232,6 +232,23 @@ func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, li
 	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("documents by status: %w", err))
+	}
+	return docs, nil
+}
+
+// PendingDocuments returns up to limit documents with a pending version, oldest first, whoever can see them.
+func (s *Store) PendingDocuments(ctx context.Context, limit int) ([]*rag.Document, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE d.pending_hash <> ''
+		ORDER BY d.created_at, d.id LIMIT $1`), limit)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("pending documents: %w", err))
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("pending documents: %w", err))
 	}
 	return docs, nil
 }

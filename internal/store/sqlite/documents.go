@@ -186,34 +186,45 @@ func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.Docume
 }
 
 // DocumentsByStatus returns documents in any of statuses regardless of visibility, oldest first, at most
-// limit (100 when limit ≤ 0).
+// limit.
 func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, limit int) ([]*rag.Document, error) {
 	if len(statuses) == 0 {
 		return nil, nil
 	}
-	if limit <= 0 {
-		limit = 100
-	}
-	args := make([]any, 0, len(statuses)+1)
+	args := make([]any, 0, len(statuses))
 	for _, x := range statuses {
 		args = append(args, string(x))
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+docCols+` FROM documents d WHERE d.status IN (`+placeholders(len(statuses))+`)
+	return s.oldestDocuments(ctx, "documents by status", `d.status IN (`+placeholders(len(statuses))+`)`, args, limit)
+}
+
+// PendingDocuments returns documents with a pending version regardless of visibility, oldest first, at
+// most limit.
+func (s *Store) PendingDocuments(ctx context.Context, limit int) ([]*rag.Document, error) {
+	return s.oldestDocuments(ctx, "pending documents", `d.pending_hash <> ''`, nil, limit)
+}
+
+// oldestDocuments returns up to limit (default 100) documents matching the condition where, oldest first.
+func (s *Store) oldestDocuments(ctx context.Context, what, where string, args []any, limit int) ([]*rag.Document, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+docCols+` FROM documents d WHERE `+where+`
 		ORDER BY d.created_at, d.seq LIMIT ?`, append(args, limit)...)
 	if err != nil {
-		return nil, dbError(err, "documents by status")
+		return nil, dbError(err, "%s", what)
 	}
 	defer rows.Close()
 	var out []*rag.Document
 	for rows.Next() {
 		d, _, err := scanDoc(rows)
 		if err != nil {
-			return nil, dbError(err, "documents by status")
+			return nil, dbError(err, "%s", what)
 		}
 		out = append(out, d)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, dbError(err, "documents by status")
+		return nil, dbError(err, "%s", what)
 	}
 	return out, nil
 }

@@ -230,6 +230,52 @@ func testDocuments(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("failed = %v, %v; want none", list, err)
 		}
 	})
+
+	t.Run("PendingDocuments/AnyStatusOldestFirst", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		queued := newDoc(t, s, c.ID, "queued.txt", func(d *rag.Document) { d.Owner = bob.ID })
+		tick()
+		processing := newDoc(t, s, c.ID, "processing.txt")
+		tick()
+		// Ready with its next version waiting: the commit was of other content, so the pending hash stays.
+		readyNext := newDoc(t, s, c.ID, "ready-next.txt")
+		tick()
+		failed := newDoc(t, s, c.ID, "failed.txt")
+		tick()
+		ready := newDoc(t, s, c.ID, "ready.txt")
+		empty := ""
+		for id, st := range map[string]rag.DocumentState{
+			processing.ID: {Status: rag.StatusProcessing, Stage: rag.StageChunk},
+			failed.ID:     {Status: rag.StatusFailed, Stage: rag.StageExtract, ErrorCode: rag.CodeInvalid, Error: "bad", PendingHash: &empty},
+		} {
+			if err := s.SetDocumentState(t.Context(), id, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		commitTexts(t, s, readyNext, spaceA, []string{"current text"}, nil)
+		commitTexts(t, s, ready, spaceA, []string{"ready text"}, nil)
+		if err := s.SetDocumentState(t.Context(), ready.ID, rag.DocumentState{Status: rag.StatusReady, Stage: rag.StageDone, Progress: 1, PendingHash: &empty}); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.PendingDocuments(t.Context(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := listIDs(list), []string{queued.ID, processing.ID, readyNext.ID}; !slices.Equal(got, want) {
+			t.Errorf("pending = %v, want %v (queued, processing, ready with a next version)", got, want)
+		}
+		if len(list) == 3 && (list[2].Status != rag.StatusReady || list[2].PendingHash != hashOf("ready-next.txt")) {
+			t.Errorf("ready document with a next version = %s pending %q", list[2].Status, list[2].PendingHash)
+		}
+		list, err = s.PendingDocuments(t.Context(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := listIDs(list), []string{queued.ID, processing.ID}; !slices.Equal(got, want) {
+			t.Errorf("limit 2 = %v, want %v", got, want)
+		}
+	})
 }
 
 // checkDocEqual compares every field of a document as a store returns it (nil and empty collections equal).
