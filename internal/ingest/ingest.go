@@ -250,6 +250,17 @@ type Attempt struct {
 // ProcessAttempt is Process for a caller that retries (the background jobs): see Attempt. A failure is
 // returned either way; Transient tells whether trying again can help.
 func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) error {
+	err := p.processAttempt(ctx, docID, a)
+	if errors.Is(err, errSuperseded) {
+		return nil
+	}
+	return err
+}
+
+// errSuperseded stops an attempt whose version is no longer the document's pending one.
+var errSuperseded = errors.New("document version superseded")
+
+func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) error {
 	doc, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, docID)
 	if err != nil {
 		return fmt.Errorf("process %s: %w", docID, err)
@@ -270,9 +281,16 @@ func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) 
 		return p.fail(ctx, doc, stage, err)
 	}
 
+	// Every state write is conditional on this version still being the pending one: an attempt at a
+	// superseded version (a newer upload, or the same version committed by another attempt) must not mark
+	// the document processing again after that one finished. It stops quietly instead.
 	progress := func(stage rag.Stage, frac float64) error {
-		st := rag.DocumentState{Status: rag.StatusProcessing, Stage: stage, Progress: frac}
+		st := rag.DocumentState{Status: rag.StatusProcessing, Stage: stage, Progress: frac, IfPending: doc.PendingHash}
 		err := p.store.SetDocumentState(ctx, doc.ID, st)
+		if errors.Is(err, rag.ErrConflict) {
+			log.Info("document version superseded while processing", slog.String("stage", string(stage)))
+			return errSuperseded
+		}
 		if err != nil && a.Retry {
 			// Put the document back in the queue rather than leave it looking processed until the retry.
 			return fail(stage, err)
@@ -418,10 +436,18 @@ func (p *Pipeline) release(ctx context.Context, doc *rag.Document, stage rag.Sta
 
 // record writes a document's state. The write outlives ctx: a cancelled or timed-out attempt must still
 // leave the document saying what happened.
+// It is conditional on doc's pending version still being pending: the failure of a superseded attempt is
+// not recorded over the newer version's state (nor does it clear the newer pending hash).
 func (p *Pipeline) record(ctx context.Context, doc *rag.Document, st rag.DocumentState) error {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return p.store.SetDocumentState(wctx, doc.ID, st)
+	st.IfPending = doc.PendingHash
+	err := p.store.SetDocumentState(wctx, doc.ID, st)
+	if errors.Is(err, rag.ErrConflict) {
+		p.opt.Logger.Info("outcome of a superseded version not recorded", slog.String("document", doc.ID), slog.String("status", string(st.Status)))
+		return nil
+	}
+	return err
 }
 
 // appError returns err as a *rag.Error, joined with the error of recording it if that failed too.

@@ -46,7 +46,8 @@ type Store interface {
 	// UpdateDocument changes the descriptive fields of a visible document (nil fields are left alone)
 	// without making a version. ErrNotFound.
 	UpdateDocument(ctx context.Context, p Principal, id string, u DocumentUpdate) (*Document, error)
-	// SetDocumentState records processing state (status, stage, progress, error, pending hash). ErrNotFound.
+	// SetDocumentState records processing state (status, stage, progress, error, pending hash). ErrNotFound;
+	// ErrConflict when st.IfPending is set and the document's pending hash is something else.
 	SetDocumentState(ctx context.Context, id string, st DocumentState) error
 	// CommitVersion atomically makes c the document's current version: in one transaction it records a
 	// DocumentVersion, replaces all chunks, vectors and keyword entries of the document with c.Chunks, and

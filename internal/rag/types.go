@@ -127,6 +127,10 @@ type DocumentState struct {
 	ErrorCode   Code
 	Error       string
 	PendingHash *string // when non-nil, replaces Document.PendingHash
+	// IfPending, when not empty, makes the write conditional: it happens only while the document's pending
+	// hash equals IfPending, and is otherwise refused with ErrConflict (the version being processed was
+	// superseded by a newer upload or already committed by another attempt).
+	IfPending string
 }
 
 // ChunkKind says what a chunk holds.

@@ -283,15 +283,27 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 // SetDocumentState records a document's processing state. ErrNotFound.
 func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.DocumentState) error {
 	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.documents SET status = $2, stage = $3, progress = $4, error_code = $5,
-		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8 WHERE id = $1`),
-		id, string(st.Status), string(st.Stage), st.Progress, string(st.ErrorCode), st.Error, st.PendingHash, s.now())
+		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8 WHERE id = $1
+		AND ($9 = '' OR pending_hash = $9)`),
+		id, string(st.Status), string(st.Stage), st.Progress, string(st.ErrorCode), st.Error, st.PendingHash, s.now(),
+		st.IfPending)
 	if err != nil {
 		return interpretError(fmt.Errorf("set document state: %w", err))
 	}
-	if tag.RowsAffected() == 0 {
+	if tag.RowsAffected() > 0 {
+		return nil
+	}
+	if st.IfPending == "" {
 		return rag.ErrNotFound
 	}
-	return nil
+	var exists bool
+	if err := s.pool.QueryRow(ctx, s.q(`SELECT EXISTS (SELECT 1 FROM {S}.documents WHERE id = $1)`), id).Scan(&exists); err != nil {
+		return interpretError(fmt.Errorf("set document state: %w", err))
+	}
+	if !exists {
+		return rag.ErrNotFound
+	}
+	return fmt.Errorf("document %s: version %.12s is no longer pending: %w", id, st.IfPending, rag.ErrConflict)
 }
 
 // DeleteDocument removes a document visible to p with its chunks, postings, vectors and versions, and the

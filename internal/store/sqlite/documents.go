@@ -290,16 +290,29 @@ func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.Document
 		args = append(args, *st.PendingHash)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, id)...)
+		cond := ` WHERE id = ?`
+		args := append(args, id)
+		if st.IfPending != "" {
+			cond += ` AND pending_hash = ?`
+			args = append(args, st.IfPending)
+		}
+		res, err := tx.ExecContext(ctx, q+cond, args...)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
-		} else if n == 0 {
-			return fmt.Errorf("document %s: %w", id, rag.ErrNotFound)
+		} else if n > 0 {
+			return nil
 		}
-		return nil
+		var one int
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM documents WHERE id = ?`, id).Scan(&one); {
+		case errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("document %s: %w", id, rag.ErrNotFound)
+		case err != nil:
+			return err
+		}
+		return fmt.Errorf("document %s: version %.12s is no longer pending: %w", id, st.IfPending, rag.ErrConflict)
 	})
 	return dbError(err, "set document state")
 }

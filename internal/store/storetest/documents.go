@@ -231,6 +231,36 @@ func testDocuments(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 	})
 
+	t.Run("SetDocumentState/IfPending", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt")
+		cur := hashOf("a.txt")
+		// The pending version matches: written.
+		if err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusProcessing, Stage: rag.StageEmbed, Progress: 0.5, IfPending: cur}); err != nil {
+			t.Fatalf("matching IfPending: %v", err)
+		}
+		got := getDoc(t, s, d.ID)
+		if got.Status != rag.StatusProcessing || got.Progress != 0.5 {
+			t.Fatalf("after a matching conditional write: %s %.2f", got.Status, got.Progress)
+		}
+		// Another version: refused with ErrConflict and nothing changes.
+		other := hashOf("older upload")
+		err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusFailed, Stage: rag.StageExtract, Error: "stale", IfPending: other})
+		if !errors.Is(err, rag.ErrConflict) {
+			t.Fatalf("stale IfPending: %v, want ErrConflict", err)
+		}
+		if after := getDoc(t, s, d.ID); after.Status != rag.StatusProcessing || after.Error != "" || after.PendingHash != cur {
+			t.Fatalf("a refused write changed the document: %s %q pending %q", after.Status, after.Error, after.PendingHash)
+		}
+		// A missing document stays ErrNotFound, conditional or not.
+		for _, cond := range []string{"", cur} {
+			if err := s.SetDocumentState(t.Context(), "no-such-document", rag.DocumentState{Status: rag.StatusReady, IfPending: cond}); !errors.Is(err, rag.ErrNotFound) {
+				t.Errorf("missing document, IfPending %q: %v, want ErrNotFound", cond, err)
+			}
+		}
+	})
+
 	t.Run("PendingDocuments/AnyStatusOldestFirst", func(t *testing.T) {
 		s := open(t)
 		c := mustCollection(t, s, "docs")
