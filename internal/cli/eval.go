@@ -51,12 +51,19 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	}
 	defer a.Close()
 
+	// On a terminal the count is redrawn in place; in a log it is one line per step.
+	tty := newProgress(env.Stderr, 0).tty
 	progress := func(stage string, done, total int) {
-		if !*asJSON && (done%200 == 0 || done == total) {
-			fmt.Fprintf(env.Stderr, "\r%s %d/%d", stage, done, total)
-			if done == total {
-				fmt.Fprintln(env.Stderr)
-			}
+		if *asJSON || (done%200 != 0 && done != total) {
+			return
+		}
+		if !tty {
+			fmt.Fprintf(env.Stderr, "%s %d/%d\n", stage, done, total)
+			return
+		}
+		fmt.Fprintf(env.Stderr, "\r%s %d/%d", stage, done, total)
+		if done == total {
+			fmt.Fprintln(env.Stderr)
 		}
 	}
 	opt := eval.Options{K: *k, Answers: *answers, Workers: cfg.IngestWorkers, Progress: progress}
