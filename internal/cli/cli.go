@@ -42,6 +42,7 @@ func commands() []command {
 		{"ask", "answer a question from the documents", runAsk},
 		{"eval", "measure retrieval (and answer) quality on a dataset", runEval},
 		{"migrate", "apply database migrations and exit", runMigrate},
+		{"spaces", "list embedding spaces; drop an old embedder's vectors", runSpaces},
 		{"bench", "load-test a running server (ragd bench http)", runBench},
 		{"version", "print the version", func(_ context.Context, env *Env, _ []string) error {
 			fmt.Fprintln(env.Stdout, "ragd", Version)

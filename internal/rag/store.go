@@ -88,6 +88,10 @@ type Store interface {
 	// PutVectors stores vectors in space for existing chunks (chunk ID → vector); vectors of chunks that
 	// were deleted meanwhile are ignored. CodeInvalid on a dimension mismatch.
 	PutVectors(ctx context.Context, space Space, vectors map[int64][]float32) error
+	// DropSpace removes every vector of space and its cached embeddings, to reclaim the room an old
+	// embedder's vectors take after a switch; the space leaves SpaceStats. It returns how many vectors it
+	// removed (0 for a space the store does not have). Callers keep the configured space (see reembed).
+	DropSpace(ctx context.Context, space Space) (int, error)
 	// SpaceStats counts, per space, how many current chunks have a vector in it, and the total chunk count.
 	SpaceStats(ctx context.Context) (*SpaceStats, error)
 

@@ -2,10 +2,13 @@ package reembed
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // Status is what GET /api/status shows of the embedding spaces.
@@ -130,4 +133,35 @@ func percent(n, total int) float64 {
 		return 100
 	}
 	return math.Floor(float64(n)*1000/float64(total)) / 10
+}
+
+// Drop removes every vector of the space id (rag.Store.DropSpace), to reclaim the room of an embedder that
+// is no longer used, and decides again which space searches use. It refuses the configured space, and the
+// space searches use now (an old space, while the re-embed into the configured one runs) unless force is
+// set: dropping that leaves search keyword-only until the re-embed completes. Errors: CodeInvalid for a
+// malformed or refused id, the store's errors. It returns how many vectors were removed.
+func (s *Service) Drop(ctx context.Context, id string, force bool) (int, error) {
+	sp, err := ParseSpace(id)
+	if err != nil {
+		return 0, rag.Errorf(rag.CodeInvalid, "%v", err)
+	}
+	if sp == s.configured.Space() {
+		return 0, rag.Errorf(rag.CodeInvalid, "space %s is the configured embedder's: new chunks are embedded into it", id)
+	}
+	if _, err := s.Refresh(ctx); err != nil {
+		return 0, err
+	}
+	if pl := s.plan.Load(); !pl.keyword && pl.space == sp && !force {
+		return 0, rag.Errorf(rag.CodeInvalid, "searches use space %s until the re-embed into %s completes (%s); force the drop to search by keyword only until then",
+			id, s.configured.Space().ID(), pl.reason)
+	}
+	n, err := s.store.DropSpace(ctx, sp)
+	if err != nil {
+		return 0, err
+	}
+	s.opt.Logger.Info("embedding space dropped", slog.String("space", id), slog.Int("vectors", n))
+	if _, err := s.Refresh(ctx); err != nil {
+		return n, err
+	}
+	return n, nil
 }

@@ -341,3 +341,81 @@ func TestSearchFollowsAnotherProcess(t *testing.T) {
 		t.Fatalf("SearchSpace %v %v", sp, ok)
 	}
 }
+
+// TestDrop covers reclaiming an old space: refused for the configured space and, without force, for the
+// space searches use; after the re-embed the old space's vectors go and search stays hybrid.
+func TestDrop(t *testing.T) {
+	t.Parallel()
+	t.Run("SQLite", func(t *testing.T) {
+		t.Parallel()
+		testDrop(t, setup(t, fixtures[:2]...))
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		t.Parallel()
+		testDrop(t, setupPostgres(t, fixtures[:2]...))
+	})
+}
+
+func testDrop(t *testing.T, b *bundle) {
+	ctx := context.Background()
+	oai := b.openai(t, "text-embedding-3-small", 768)
+	hashSpace := b.hash.Space()
+	total := len(b.chunks(t))
+	s := b.service(t, oai, hashOnly, 16)
+
+	for _, tt := range []struct{ name, id string }{
+		{"Configured", oai.Space().ID()},
+		{"Malformed", "hash-768"},
+		{"SearchedWithoutForce", hashSpace.ID()},
+	} {
+		if n, err := s.Drop(ctx, tt.id, false); rag.ErrorCode(err) != rag.CodeInvalid || n != 0 {
+			t.Errorf("%s: Drop(%q) = %d, %v; want invalid_request", tt.name, tt.id, n, err)
+		}
+	}
+	if st := status(t, s); st.Search != hashSpace.ID() || st.Spaces[1].Chunks != total {
+		t.Fatalf("a refused drop changed the store: %+v", st)
+	}
+
+	if err := s.Reembed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Drop(ctx, hashSpace.ID(), false)
+	if err != nil || n != total {
+		t.Fatalf("Drop(old space) = %d, %v; want %d vectors", n, err, total)
+	}
+	st := status(t, s)
+	if st.Search != oai.Space().ID() || st.Mode != "hybrid" || len(st.Spaces) != 1 || st.Spaces[0].Chunks != total {
+		t.Fatalf("status after the drop: %+v", st)
+	}
+	res, err := s.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: query, K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFromSpace(t, res, oai.Space(), query, fakeVec(768))
+}
+
+// TestDropForced drops the space searches use while the re-embed is pending: search goes keyword-only
+// and says so, then hybrid in the configured space once the re-embed completes.
+func TestDropForced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t, fixtures[:2]...)
+	oai := b.openai(t, "text-embedding-3-small", 768)
+	s := b.service(t, oai, hashOnly, 16)
+	if _, err := s.Drop(ctx, b.hash.Space().ID(), true); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, s); st.Mode != "keyword" || st.Search != "" || st.Reason == "" {
+		t.Fatalf("status after a forced drop: %+v", st)
+	}
+	res, err := s.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: query, K: 5})
+	if err != nil || len(res.Hits) == 0 || res.Space != "" {
+		t.Fatalf("keyword-only search after a forced drop: %+v, %v", res, err)
+	}
+	if err := s.Reembed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, s); st.Mode != "hybrid" || st.Search != oai.Space().ID() {
+		t.Fatalf("status after the re-embed: %+v", st)
+	}
+}

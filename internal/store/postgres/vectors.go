@@ -229,6 +229,36 @@ func (s *Store) SpaceStats(ctx context.Context) (*rag.SpaceStats, error) {
 	return st, nil
 }
 
+// DropSpace empties the space's table (TRUNCATE, which also resets its HNSW index) and removes its cached
+// embeddings, in one transaction. The table and the spaces row stay, so other processes that know the space
+// keep working with it empty. It returns how many vectors it removed.
+func (s *Store) DropSpace(ctx context.Context, rs rag.Space) (int, error) {
+	if checkSpace(rs) != nil {
+		return 0, nil // no such space can exist
+	}
+	sp, err := s.space(ctx, rs, false)
+	if err != nil || sp == nil {
+		return 0, err
+	}
+	var n int
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, s.q(fmt.Sprintf(`SELECT count(*) FROM %s`, sp.table))).Scan(&n); err != nil {
+			return fmt.Errorf("drop space: %w", err)
+		}
+		if _, err := tx.Exec(ctx, s.q(fmt.Sprintf(`TRUNCATE %s`, sp.table))); err != nil {
+			return fmt.Errorf("drop space: %w", err)
+		}
+		if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.embedding_cache WHERE space = $1`), rs.ID()); err != nil {
+			return fmt.Errorf("drop space: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, interpretError(err)
+	}
+	return n, nil
+}
+
 // CachedEmbeddings returns the cached vectors of space for those text hashes (missing ones absent).
 func (s *Store) CachedEmbeddings(ctx context.Context, rs rag.Space, textHashes []string) (map[string][]float32, error) {
 	out := map[string][]float32{}

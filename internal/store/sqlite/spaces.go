@@ -110,6 +110,35 @@ func (s *Store) SpaceStats(ctx context.Context) (*rag.SpaceStats, error) {
 	return st, nil
 }
 
+// DropSpace removes every vector of space (each leaves a tombstone, so vector caches of this and other
+// processes drop them) and its cached embeddings, in one transaction. It returns how many vectors it removed.
+func (s *Store) DropSpace(ctx context.Context, space rag.Space) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var spaceID int64
+		err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, space.ID()).Scan(&spaceID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM chunk_vectors WHERE space_id = ?`, spaceID)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM embedding_cache WHERE space_id = ?`, spaceID)
+		return err
+	})
+	if err != nil {
+		return 0, dbError(err, "drop space %s", space.ID())
+	}
+	return int(n), nil
+}
+
 // CachedEmbeddings returns the cached vectors of space for the given text hashes (missing ones absent).
 func (s *Store) CachedEmbeddings(ctx context.Context, space rag.Space, textHashes []string) (map[string][]float32, error) {
 	out := map[string][]float32{}

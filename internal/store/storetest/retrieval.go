@@ -249,6 +249,63 @@ func testSpaces(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("replacing a vector changed the count: %+v", st)
 		}
 	})
+	t.Run("DropSpace", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt")
+		commitTexts(t, s, d, spaceA, []string{"one", "two", "three"}, nil)
+		chunks, _ := s.ListChunks(t.Context(), alice, d.ID)
+		vb := map[int64][]float32{}
+		for i, ch := range chunks {
+			vb[ch.ID] = basis(spaceB.Dim, i)
+		}
+		if err := s.PutVectors(t.Context(), spaceB, vb); err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range []rag.Space{spaceA, spaceB} {
+			if err := s.CacheEmbeddings(t.Context(), sp, map[string][]float32{"h1": basis(sp.Dim, 0)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Searched before the drop, so that any in-memory copy of the space is loaded.
+		if vc := vector(t, s, alice, spaceB, basis(spaceB.Dim, 0), rag.Filter{}, 10); len(vc) != 3 {
+			t.Fatalf("space B before the drop: %d candidates, want 3", len(vc))
+		}
+
+		n, err := s.DropSpace(t.Context(), spaceB)
+		if err != nil || n != 3 {
+			t.Fatalf("DropSpace(B) = %d, %v; want 3 vectors", n, err)
+		}
+		if vc := vector(t, s, alice, spaceB, basis(spaceB.Dim, 0), rag.Filter{}, 10); len(vc) != 0 {
+			t.Errorf("space B after the drop: %+v, want no candidates", vc)
+		}
+		st, err := s.SpaceStats(t.Context())
+		if err != nil || st.Chunks != 3 || len(st.Spaces) != 1 || st.Spaces[spaceA.ID()] != 3 {
+			t.Errorf("SpaceStats after the drop = %+v, %v; want only space A with 3", st, err)
+		}
+		if got, err := s.CachedEmbeddings(t.Context(), spaceB, []string{"h1"}); err != nil || len(got) != 0 {
+			t.Errorf("space B cache after the drop = %v, %v; want empty", got, err)
+		}
+		if got, err := s.CachedEmbeddings(t.Context(), spaceA, []string{"h1"}); err != nil || len(got) != 1 {
+			t.Errorf("space A cache after dropping B = %v, %v; want its entry", got, err)
+		}
+		if vc := vector(t, s, alice, spaceA, textVector(spaceA.Dim, "two"), rag.Filter{}, 10); len(vc) != 3 || vc[0].ChunkID != chunks[1].ID {
+			t.Errorf("space A after dropping B: %+v", vc)
+		}
+		if todo, err := s.ChunksWithoutVector(t.Context(), spaceB, 0, 10); err != nil || len(todo) != 3 {
+			t.Errorf("space B work list after the drop: %d, %v; want 3", len(todo), err)
+		}
+		// The space can be filled again, and dropping what is not there removes nothing.
+		if err := s.PutVectors(t.Context(), spaceB, map[int64][]float32{chunks[2].ID: basis(spaceB.Dim, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		if vc := vector(t, s, alice, spaceB, basis(spaceB.Dim, 2), rag.Filter{}, 10); len(vc) != 1 || vc[0].ChunkID != chunks[2].ID {
+			t.Errorf("space B refilled: %+v", vc)
+		}
+		if n, err := s.DropSpace(t.Context(), rag.Space{Provider: "none", Model: "never", Dim: 4}); err != nil || n != 0 {
+			t.Errorf("DropSpace(unknown) = %d, %v; want 0, nil", n, err)
+		}
+	})
 	t.Run("SameDimensionSpacesDoNotMix", func(t *testing.T) {
 		s := open(t)
 		c := mustCollection(t, s, "docs")
