@@ -3,6 +3,8 @@ package embed
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"sync"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -13,6 +15,13 @@ type Cache interface {
 	CachedEmbeddings(ctx context.Context, space rag.Space, textHashes []string) (map[string][]float32, error)
 	// CacheEmbeddings stores vectors of space by key (idempotent).
 	CacheEmbeddings(ctx context.Context, space rag.Space, vectors map[string][]float32) error
+}
+
+// Batcher is implemented by embedders that send texts to an API in requests of at most size texts, up to
+// parallel requests at once. WithCache then asks them one request's worth at a time and caches every
+// request's vectors as it returns.
+type Batcher interface {
+	Batching() (size, parallel int)
 }
 
 // WithCache returns an embedder that answers from cache what it has embedded before in inner's space and
@@ -73,29 +82,45 @@ func (c *cached) embed(ctx context.Context, texts []string, key func(string) str
 		}
 	}
 	var missTexts []string
-	var missKeys []string
 	for i, t := range texts {
 		if _, ok := have[keys[i]]; !ok && seen[keys[i]] {
 			seen[keys[i]] = false // ask once per distinct text
 			missTexts = append(missTexts, t)
-			missKeys = append(missKeys, keys[i])
 		}
 	}
 	if len(missTexts) > 0 {
-		vecs, err := call(ctx, missTexts)
+		// One request's worth at a time when the inner embedder says what a request holds: each request's
+		// vectors are cached as soon as it returns, so a call that fails part-way (the API went down after
+		// some requests) keeps what was embedded, and the retry sends only the rest.
+		size, parallel := len(missTexts), 1
+		if b, ok := c.inner.(Batcher); ok {
+			if bs, bp := b.Batching(); bs > 0 {
+				size, parallel = bs, bp
+			}
+		}
+		var mu sync.Mutex
+		_, err := Batches(ctx, missTexts, size, parallel, func(ctx context.Context, batch []string) ([][]float32, error) {
+			vecs, err := call(ctx, batch)
+			if err != nil {
+				return nil, err
+			}
+			if err := Check(space, len(batch), vecs); err != nil {
+				return nil, rag.WrapError(rag.CodeEmbeddingFailed, err, "%s embedding failed: unusable response: %v", space.Provider, err)
+			}
+			fresh := make(map[string][]float32, len(vecs))
+			for i, v := range vecs {
+				fresh[key(batch[i])] = v
+			}
+			if err := c.cache.CacheEmbeddings(ctx, space, fresh); err != nil {
+				slog.WarnContext(ctx, "embedding cache write failed", slog.String("space", space.ID()), slog.Any("error", err))
+			}
+			mu.Lock()
+			maps.Copy(have, fresh)
+			mu.Unlock()
+			return vecs, nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		if err := Check(space, len(missTexts), vecs); err != nil {
-			return nil, rag.WrapError(rag.CodeEmbeddingFailed, err, "%s embedding failed: unusable response: %v", space.Provider, err)
-		}
-		fresh := make(map[string][]float32, len(vecs))
-		for i, v := range vecs {
-			fresh[missKeys[i]] = v
-			have[missKeys[i]] = v
-		}
-		if err := c.cache.CacheEmbeddings(ctx, space, fresh); err != nil {
-			slog.WarnContext(ctx, "embedding cache write failed", slog.String("space", space.ID()), slog.Any("error", err))
 		}
 	}
 	out := make([][]float32, len(texts))

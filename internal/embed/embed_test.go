@@ -13,6 +13,7 @@ import (
 	"github.com/ragd/ragd/internal/embed"
 	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -262,6 +263,40 @@ func TestWithCache(t *testing.T) {
 		}
 		if len(c.m) != 0 {
 			t.Fatal("something was cached")
+		}
+	})
+	t.Run("PartialFailureKeepsEarlierRequests", func(t *testing.T) {
+		t.Parallel()
+		fake := fakeapi.NewOpenAI("sk-cache-test-key-0000")
+		t.Cleanup(fake.Close)
+		// Two texts per request, one request at a time, no retries: the third request meets the outage.
+		inner, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64, BatchSize: 2,
+			MaxConcurrency: 1, Retry: provider.Retry{MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &memCache{m: map[string][]float32{}}
+		e := embed.WithCache(inner, c)
+		texts := []string{"t0 alpha", "t1 beta", "t2 gamma", "t3 delta", "t4 epsilon", "t5 zeta"}
+		fake.FailNext(2, fakeapi.Fault{})
+		fake.FailNext(1, fakeapi.Fault{Status: 503})
+		if _, err := e.EmbedDocuments(ctx, texts); rag.ErrorCode(err) != rag.CodeEmbeddingFailed {
+			t.Fatalf("call during the outage: %v, want embedding_failed", err)
+		}
+		if got := len(c.m); got != 4 {
+			t.Fatalf("%d vectors cached from the two requests that went through, want 4", got)
+		}
+		vecs, err := e.EmbedDocuments(ctx, texts)
+		if err != nil || len(vecs) != len(texts) {
+			t.Fatalf("retry: %d vectors, %v", len(vecs), err)
+		}
+		for _, text := range texts {
+			if n := fake.TimesEmbedded(text); n != 1 {
+				t.Errorf("%q embedded %d times, want 1", text, n)
+			}
+		}
+		if st := fake.Stats(); st.EmbedCalls != 3 || st.Faulted != 1 {
+			t.Errorf("%d answered embedding requests and %d refused, want 3 (two, then one for the rest) and 1", st.EmbedCalls, st.Faulted)
 		}
 	})
 	t.Run("KeysDiffer", func(t *testing.T) {

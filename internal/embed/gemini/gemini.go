@@ -109,6 +109,11 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 // Space is {gemini, model, dim}.
 func (e *Embedder) Space() rag.Space { return e.space }
 
+// Batching reports the texts per request and the requests at once (embed.Batcher).
+func (e *Embedder) Batching() (size, parallel int) {
+	return e.batch, max(e.caller.Policy().MaxConcurrency, 1)
+}
+
 // EmbedDocuments embeds passages with task type RETRIEVAL_DOCUMENT, in batches of at most MaxBatch.
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := e.checkTexts(texts); err != nil {

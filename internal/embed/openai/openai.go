@@ -125,6 +125,11 @@ func isOpenAI(baseURL string) bool { return strings.Contains(baseURL, "://api.op
 // Space is {openai, model, dim}.
 func (e *Embedder) Space() rag.Space { return e.space }
 
+// Batching reports the texts per request and the requests at once (embed.Batcher).
+func (e *Embedder) Batching() (size, parallel int) {
+	return e.batch, max(e.caller.Policy().MaxConcurrency, 1)
+}
+
 // EmbedDocuments embeds passages in batches.
 func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := checkTexts(texts); err != nil {
