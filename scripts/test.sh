@@ -16,6 +16,11 @@ command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 # Korean glyphs in the browser tests' screenshots.
 [ -d /usr/share/fonts/opentype/noto ] || need_apt+=(fonts-noto-cjk)
+# Native PostgreSQL with pgvector (scripts/pgvector.sh builds pgvector against Debian's server headers).
+pg_major=$(ls /usr/lib/postgresql 2>/dev/null | sort -V | tail -1)
+[ -n "$pg_major" ] || { pg_major=15; need_apt+=(postgresql); }
+[ -d "/usr/include/postgresql/$pg_major/server" ] || need_apt+=("postgresql-server-dev-$pg_major")
+command -v make >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 || need_apt+=(build-essential)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -51,3 +56,12 @@ echo "$RAGD_TEST_DATABASE_URL"
 export RAGD_TEST_OUT="${RAGD_TEST_OUT:-$root/testdata/out}"
 log "go test"
 go test -count=1 -timeout 80m ./...
+
+# The PostgreSQL store's tests again on a native server (PostgreSQL $pg_major + pgvector, built from source):
+# the COPY bulk path, real parallel sessions and pgvector's native HNSW, which PGlite cannot show.
+log "PostgreSQL $pg_major + pgvector (native)"
+native_url="$(scripts/pgvector.sh start)"
+trap 'scripts/pglite.sh stop; scripts/pgvector.sh stop' EXIT
+echo "$native_url"
+RAGD_TEST_DATABASE_URL="$native_url" RAGD_TEST_REQUIRE_COPY=1 go test -count=1 -timeout 40m \
+  ./internal/store/postgres/ ./internal/jobs/ ./internal/reembed/ ./internal/app/ ./test/scale/

@@ -3,6 +3,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -16,6 +17,10 @@ type Config struct {
 	DataDir string
 	// DatabaseURL switches to PostgreSQL + pgvector when set (RAGD_DATABASE_URL).
 	DatabaseURL string
+	// HNSWM and HNSWEfConstruction shape the HNSW index of each new embedding space on PostgreSQL
+	// (RAGD_HNSW_M, default 16; RAGD_HNSW_EF_CONSTRUCTION, default 128); HNSWEfSearch is hnsw.ef_search of
+	// vector searches (RAGD_HNSW_EF_SEARCH, default 100; a search request's ef_search overrides it).
+	HNSWM, HNSWEfConstruction, HNSWEfSearch int
 	// Addr is the HTTP listen address (RAGD_ADDR, default 127.0.0.1:8080).
 	Addr string
 
@@ -94,6 +99,9 @@ func Load(getenv func(string) string) (Config, error) {
 	e := env{getenv: getenv}
 	e.str(&c.DataDir, "RAGD_DATA_DIR")
 	e.secret(&c.DatabaseURL, "RAGD_DATABASE_URL")
+	e.int(&c.HNSWM, "RAGD_HNSW_M")
+	e.int(&c.HNSWEfConstruction, "RAGD_HNSW_EF_CONSTRUCTION")
+	e.int(&c.HNSWEfSearch, "RAGD_HNSW_EF_SEARCH")
 	e.str(&c.Addr, "RAGD_ADDR")
 	e.str(&c.Embedder, "RAGD_EMBEDDER")
 	e.str(&c.EmbedModel, "RAGD_EMBED_MODEL")
@@ -163,6 +171,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_INGEST_WORKERS must be between 1 and 64 (got %d)", c.IngestWorkers)
 	case c.VectorWeight < 0 || c.KeywordWeight < 0:
 		return fmt.Errorf("RAGD_VECTOR_WEIGHT and RAGD_KEYWORD_WEIGHT must be ≥ 0")
+	case c.HNSWM != 0 && (c.HNSWM < 2 || c.HNSWM > 100):
+		return fmt.Errorf("RAGD_HNSW_M must be between 2 and 100 (got %d)", c.HNSWM)
+	case c.HNSWEfConstruction != 0 && (c.HNSWEfConstruction > 1000 || c.HNSWEfConstruction < 2*cmp.Or(c.HNSWM, 16)):
+		return fmt.Errorf("RAGD_HNSW_EF_CONSTRUCTION must be at least twice RAGD_HNSW_M (default 16) and at most 1000 (got %d)", c.HNSWEfConstruction)
+	case c.HNSWEfSearch != 0 && (c.HNSWEfSearch < 1 || c.HNSWEfSearch > 1000):
+		return fmt.Errorf("RAGD_HNSW_EF_SEARCH must be between 1 and 1000 (got %d)", c.HNSWEfSearch)
 	case c.RateLimitChat < 0 || c.RateLimitSearch < 0:
 		return fmt.Errorf("rate limits must be ≥ 0 (0 disables)")
 	}

@@ -59,6 +59,12 @@ func TestLoad(t *testing.T) {
 		"NegativeRateLimit": {"RAGD_RATE_LIMIT_CHAT": "-1"},
 		"BadDuration":       {"RAGD_MODEL_TIMEOUT": "soon"},
 		"BadLogLevel":       {"RAGD_LOG_LEVEL": "loud"},
+		"HNSWMTooSmall":     {"RAGD_HNSW_M": "1"},
+		"HNSWMTooLarge":     {"RAGD_HNSW_M": "101"},
+		"EfConstructionLow": {"RAGD_HNSW_M": "16", "RAGD_HNSW_EF_CONSTRUCTION": "31"},
+		"EfConstructionBig": {"RAGD_HNSW_EF_CONSTRUCTION": "1001"},
+		"EfSearchTooLarge":  {"RAGD_HNSW_EF_SEARCH": "1001"},
+		"EfSearchNegative":  {"RAGD_HNSW_EF_SEARCH": "-1"},
 	}
 	for name, env := range bad {
 		t.Run("Err"+name, func(t *testing.T) {
@@ -67,6 +73,19 @@ func TestLoad(t *testing.T) {
 			}
 		})
 	}
+	t.Run("HNSWBoundaries", func(t *testing.T) {
+		c, err := Load(envOf(map[string]string{"RAGD_HNSW_M": "100", "RAGD_HNSW_EF_CONSTRUCTION": "200", "RAGD_HNSW_EF_SEARCH": "1000"}))
+		if err != nil || c.HNSWM != 100 || c.HNSWEfConstruction != 200 || c.HNSWEfSearch != 1000 {
+			t.Errorf("upper bounds: %+v, %v", c, err)
+		}
+		c, err = Load(envOf(map[string]string{"RAGD_HNSW_M": "2", "RAGD_HNSW_EF_CONSTRUCTION": "4", "RAGD_HNSW_EF_SEARCH": "1"}))
+		if err != nil || c.HNSWM != 2 || c.HNSWEfConstruction != 4 || c.HNSWEfSearch != 1 {
+			t.Errorf("lower bounds: %+v, %v", c, err)
+		}
+		if _, err := Load(envOf(map[string]string{"RAGD_HNSW_EF_CONSTRUCTION": "32"})); err != nil {
+			t.Errorf("ef_construction 32 with the default m 16: %v", err)
+		}
+	})
 	t.Run("OneWeight", func(t *testing.T) {
 		c, err := Load(envOf(map[string]string{"RAGD_VECTOR_WEIGHT": "0.4"}))
 		if err != nil {

@@ -7,7 +7,13 @@ type SearchRequest struct {
 	Query  string `json:"query"`
 	Filter Filter `json:"filter"`
 	K      int    `json:"k"`
+	// EfSearch, when > 0, is the candidate list of an approximate (HNSW) vector search for this query, 1 to
+	// MaxEfSearch: larger finds more of the true nearest neighbours and costs more. Exact stores ignore it.
+	EfSearch int `json:"ef_search,omitempty"`
 }
+
+// MaxEfSearch is the largest EfSearch (pgvector's limit for hnsw.ef_search).
+const MaxEfSearch = 1000
 
 // Candidate is a chunk proposed by one candidate query (vector or keyword) with that query's score.
 // Rank is 1-based within that query's list.
@@ -23,6 +29,8 @@ type VectorQuery struct {
 	Vector []float32
 	Filter Filter
 	K      int
+	// EfSearch overrides the store's HNSW candidate list for this query when > 0 (see SearchRequest).
+	EfSearch int
 }
 
 // KeywordQuery asks a store for the chunks that best match Terms (the analyzer's tokens of the query, ORed)

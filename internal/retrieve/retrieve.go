@@ -156,6 +156,9 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if k > r.opt.MaxK {
 		return nil, rag.Errorf(rag.CodeInvalid, "k must be at most %d", r.opt.MaxK)
 	}
+	if req.EfSearch < 0 || req.EfSearch > rag.MaxEfSearch {
+		return nil, rag.Errorf(rag.CodeInvalid, "ef_search must be between 1 and %d", rag.MaxEfSearch)
+	}
 	nc := max(r.opt.Candidates, k)
 	res := &rag.SearchResult{}
 
@@ -172,7 +175,7 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 			}
 			res.EmbedMS = ms(time.Since(t))
 			t = time.Now()
-			vec, err = r.store.VectorCandidates(gctx, p, rag.VectorQuery{Space: r.embedder.Space(), Vector: qvec, Filter: req.Filter, K: nc})
+			vec, err = r.store.VectorCandidates(gctx, p, rag.VectorQuery{Space: r.embedder.Space(), Vector: qvec, Filter: req.Filter, K: nc, EfSearch: req.EfSearch})
 			res.VectorMS = ms(time.Since(t))
 			return err
 		})

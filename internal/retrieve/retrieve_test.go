@@ -199,7 +199,7 @@ func TestSearch(t *testing.T) {
 	})
 
 	t.Run("ErrInvalid", func(t *testing.T) {
-		for _, req := range []rag.SearchRequest{{Query: "   "}, {Query: "wing", K: 101}} {
+		for _, req := range []rag.SearchRequest{{Query: "   "}, {Query: "wing", K: 101}, {Query: "wing", EfSearch: -1}, {Query: "wing", EfSearch: 1001}} {
 			_, err := r.Search(ctx, rag.LocalPrincipal, req)
 			if rag.ErrorCode(err) != rag.CodeInvalid {
 				t.Errorf("Search(%+v) = %v, want invalid_request", req, err)
@@ -207,6 +207,9 @@ func TestSearch(t *testing.T) {
 		}
 		if _, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "wing", K: 100}); err != nil {
 			t.Errorf("k=100 (the maximum): %v", err)
+		}
+		if _, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "wing", EfSearch: 1000}); err != nil {
+			t.Errorf("ef_search=1000 (the maximum): %v", err)
 		}
 	})
 }

@@ -254,6 +254,7 @@ func (e *eventStream) send(event string, data any) error {
 type searchRequest struct {
 	Query      string     `json:"query"`
 	K          int        `json:"k"`
+	EfSearch   int        `json:"ef_search"`
 	Collection string     `json:"collection"`
 	Filters    rag.Filter `json:"filters"`
 }
@@ -288,7 +289,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if req.Collection != "" {
 		f.Collections = append(f.Collections, req.Collection)
 	}
-	res, err := s.app.Spaces.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K})
+	res, err := s.app.Spaces.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

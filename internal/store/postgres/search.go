@@ -69,9 +69,13 @@ func (s *Store) vectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		if !exact {
 			// enable_sort off: the count above chose the index, so keep the planner from starting at the
 			// documents and sorting (it would, from stale or skewed estimates).
-			ef := strconv.Itoa(max(s.opts.EfSearch, min(q.K, 1000)))
+			ef := s.opts.EfSearch
+			if q.EfSearch > 0 {
+				ef = min(q.EfSearch, rag.MaxEfSearch)
+			}
+			ef = max(ef, min(q.K, rag.MaxEfSearch))
 			setting := `SELECT set_config('hnsw.ef_search', $1, true), set_config('enable_sort', 'off', true)`
-			params := []any{ef}
+			params := []any{strconv.Itoa(ef)}
 			if len(conds) > 0 && s.iterative {
 				setting += `, set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', $2, true)`
 				params = append(params, strconv.Itoa(s.opts.MaxScanTuples))

@@ -333,6 +333,22 @@ func TestFilteredVectorSearch(t *testing.T) {
 			t.Errorf("without iterative scan every query still returned %d results: the test does not exercise the filter", n)
 		}
 	})
+	t.Run("PerQueryEfSearch", func(t *testing.T) {
+		// The same filtered queries without the iterative scan, each asking for ef_search 1000: the index
+		// now returns half the corpus, of which the filter keeps ~50 rows, so every query gets k results.
+		it := s.iterative
+		s.iterative = false
+		defer func() { s.iterative = it }()
+		for _, q := range qs {
+			got, err := s.VectorCandidates(t.Context(), rag.LocalPrincipal, rag.VectorQuery{Space: space, Vector: q, Filter: filter, K: k, EfSearch: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != k {
+				t.Fatalf("ef_search 1000 for this query: %d results, want %d (the store's ef_search 10 was used?)", len(got), k)
+			}
+		}
+	})
 	t.Run("ExactBelowThreshold", func(t *testing.T) {
 		s.opts.ExactBelow = 100 // the 5 rare documents have 100 chunks
 		defer func() { s.opts.ExactBelow = 1 }()
