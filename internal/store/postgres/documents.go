@@ -224,16 +224,7 @@ func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, li
 	for i, v := range statuses {
 		st[i] = string(v)
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE d.status = ANY($1::text[])
-		ORDER BY d.created_at, d.id LIMIT $2`), st, limit)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("documents by status: %w", err))
-	}
-	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("documents by status: %w", err))
-	}
-	return docs, nil
+	return s.oldestDocuments(ctx, "documents by status", `d.status = ANY($1::text[])`, limit, st)
 }
 
 // PendingDocuments returns up to limit documents with a pending version, oldest first, whoever can see them.
@@ -241,14 +232,20 @@ func (s *Store) PendingDocuments(ctx context.Context, limit int) ([]*rag.Documen
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE d.pending_hash <> ''
-		ORDER BY d.created_at, d.id LIMIT $1`), limit)
+	return s.oldestDocuments(ctx, "pending documents", `d.pending_hash <> ''`, limit)
+}
+
+// oldestDocuments returns up to limit documents matching where (whose parameters are args, $1…), oldest
+// first.
+func (s *Store) oldestDocuments(ctx context.Context, what, where string, limit int, args ...any) ([]*rag.Document, error) {
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where+`
+		ORDER BY d.created_at, d.id LIMIT `+fmt.Sprintf("$%d", len(args)+1)), append(args, limit)...)
 	if err != nil {
-		return nil, interpretError(fmt.Errorf("pending documents: %w", err))
+		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
 	}
 	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
 	if err != nil {
-		return nil, interpretError(fmt.Errorf("pending documents: %w", err))
+		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
 	}
 	return docs, nil
 }

@@ -64,6 +64,16 @@ func ensureSpace(ctx context.Context, tx *sql.Tx, sp rag.Space) (int64, error) {
 	return id, err
 }
 
+// spaceIDOf returns the row id of sp, and false when the store has no such space.
+func spaceIDOf(ctx context.Context, tx *sql.Tx, sp rag.Space) (int64, bool, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, sp.ID()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
 // CommitVersion makes c the document's current version in one transaction (see rag.Store). Everything
 // that can be computed beforehand (validation, analyzer terms, vector encoding) is, so the write lock is
 // held only for the inserts.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/viterin/vek/vek32"
 
@@ -21,12 +20,8 @@ func (s *Store) VectorScores(ctx context.Context, space rag.Space, vector []floa
 		return nil, rag.Errorf(rag.CodeInvalid, "query vector has %d dimensions, space %s has %d", len(vector), space.ID(), space.Dim)
 	}
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		var spaceID int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, space.ID()).Scan(&spaceID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
+		spaceID, ok, err := spaceIDOf(ctx, tx, space)
+		if err != nil || !ok {
 			return err
 		}
 		buf := make([]float32, 0, space.Dim)

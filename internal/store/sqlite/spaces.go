@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -115,12 +114,8 @@ func (s *Store) SpaceStats(ctx context.Context) (*rag.SpaceStats, error) {
 func (s *Store) DropSpace(ctx context.Context, space rag.Space) (int, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var spaceID int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, space.ID()).Scan(&spaceID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
+		spaceID, ok, err := spaceIDOf(ctx, tx, space)
+		if err != nil || !ok {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM chunk_vectors WHERE space_id = ?`, spaceID)
@@ -146,12 +141,8 @@ func (s *Store) CachedEmbeddings(ctx context.Context, space rag.Space, textHashe
 		return out, nil
 	}
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		var spaceID int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM spaces WHERE key = ?`, space.ID()).Scan(&spaceID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
+		spaceID, ok, err := spaceIDOf(ctx, tx, space)
+		if err != nil || !ok {
 			return err
 		}
 		for start := 0; start < len(textHashes); start += 500 {
