@@ -144,6 +144,19 @@ func (c *common) open(ctx context.Context, env *Env) (*app.App, error) {
 	return app.Open(ctx, cfg, newLogger(env.Stderr, cfg.LogLevel))
 }
 
+// openQuiet is open for a command that reports its own results (ingest, search, ask, spaces): the log
+// shows warnings and errors only, unless RAGD_LOG_LEVEL asks for more.
+func (c *common) openQuiet(ctx context.Context, env *Env) (*app.App, error) {
+	cfg, err := c.load(env)
+	if err != nil {
+		return nil, err
+	}
+	if env.Getenv("RAGD_LOG_LEVEL") == "" {
+		cfg.LogLevel = "warn"
+	}
+	return app.Open(ctx, cfg, newLogger(env.Stderr, cfg.LogLevel))
+}
+
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))

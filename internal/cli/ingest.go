@@ -48,7 +48,7 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.open(ctx, env)
+	a, err := c.openQuiet(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := q.open(ctx, env)
+	a, err := q.openQuiet(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := q.open(ctx, env)
+	a, err := q.openQuiet(ctx, env)
 	if err != nil {
 		return err
 	}

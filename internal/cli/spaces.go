@@ -29,7 +29,7 @@ func runSpaces(ctx context.Context, env *Env, args []string) error {
 	if drop != (len(pos) == 1) || len(pos) > 1 {
 		return usageErr(spacesUsage)
 	}
-	a, err := c.open(ctx, env)
+	a, err := c.openQuiet(ctx, env)
 	if err != nil {
 		return err
 	}
