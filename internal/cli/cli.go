@@ -118,6 +118,9 @@ func describe(err error) string {
 // common holds the flags every command has.
 type common struct {
 	dataDir string
+	// quiet is set by commands that report their own results (ingest, search, ask, spaces): their log
+	// shows warnings and errors only, unless RAGD_LOG_LEVEL asks for more.
+	quiet bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -141,17 +144,7 @@ func (c *common) open(ctx context.Context, env *Env) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, cfg, newLogger(env.Stderr, cfg.LogLevel))
-}
-
-// openQuiet is open for a command that reports its own results (ingest, search, ask, spaces): the log
-// shows warnings and errors only, unless RAGD_LOG_LEVEL asks for more.
-func (c *common) openQuiet(ctx context.Context, env *Env) (*app.App, error) {
-	cfg, err := c.load(env)
-	if err != nil {
-		return nil, err
-	}
-	if env.Getenv("RAGD_LOG_LEVEL") == "" {
+	if c.quiet && env.Getenv("RAGD_LOG_LEVEL") == "" {
 		cfg.LogLevel = "warn"
 	}
 	return app.Open(ctx, cfg, newLogger(env.Stderr, cfg.LogLevel))

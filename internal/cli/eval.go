@@ -52,7 +52,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	defer a.Close()
 
 	// On a terminal the count is redrawn in place; in a log it is one line per step.
-	tty := newProgress(env.Stderr, 0).tty
+	tty := isTerminal(env.Stderr)
 	progress := func(stage string, done, total int) {
 		if *asJSON || (done%200 != 0 && done != total) {
 			return

@@ -18,7 +18,7 @@ import (
 
 func runIngest(ctx context.Context, env *Env, args []string) error {
 	fset := newFlagSet("ingest")
-	var c common
+	c := common{quiet: true}
 	c.register(fset)
 	collection := fset.String("collection", "", "collection name (default \"default\")")
 	var tags, metas multi
@@ -48,7 +48,7 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.openQuiet(ctx, env)
+	a, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -193,13 +193,17 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
+	return &progress{w: w, total: total, tty: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a terminal (where a progress line may be redrawn in place).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
-	return p
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // line prints a finished item's line on out and redraws the bar.

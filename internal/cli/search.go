@@ -57,7 +57,7 @@ func (q *queryFlags) register(fs *flag.FlagSet, defaultK int) {
 
 func runSearch(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("search")
-	var q queryFlags
+	q := queryFlags{common: common{quiet: true}}
 	q.register(fs, 10)
 	pos, err := parse(fs, args, env.Stderr)
 	if err != nil {
@@ -71,7 +71,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := q.openQuiet(ctx, env)
+	a, err := q.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 
 func runAsk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("ask")
-	var q queryFlags
+	q := queryFlags{common: common{quiet: true}}
 	q.register(fs, 0)
 	pos, err := parse(fs, args, env.Stderr)
 	if err != nil {
@@ -118,7 +118,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := q.openQuiet(ctx, env)
+	a, err := q.open(ctx, env)
 	if err != nil {
 		return err
 	}

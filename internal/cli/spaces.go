@@ -16,9 +16,8 @@ func runSpaces(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && (args[0] == "drop" || args[0] == "reembed") {
 		sub, args = args[0], args[1:]
 	}
-	drop := sub == "drop"
 	fs := newFlagSet("spaces")
-	var c common
+	c := common{quiet: true}
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the status as JSON (listing only)")
 	force := fs.Bool("force", false, "drop the space searches use now (search is keyword-only until the re-embed completes)")
@@ -26,10 +25,14 @@ func runSpaces(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if drop != (len(pos) == 1) || len(pos) > 1 {
+	wantArgs := 0 // drop takes the space; the listing and reembed take nothing
+	if sub == "drop" {
+		wantArgs = 1
+	}
+	if len(pos) != wantArgs {
 		return usageErr(spacesUsage)
 	}
-	a, err := c.openQuiet(ctx, env)
+	a, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -48,7 +51,7 @@ func runSpaces(ctx context.Context, env *Env, args []string) error {
 			st.Reembed.Done, st.Reembed.Total, st.Configured, describeSearch(st.Mode, st.Search))
 		return nil
 	}
-	if drop {
+	if sub == "drop" {
 		n, err := a.Spaces.Drop(ctx, pos[0], *force)
 		if err != nil {
 			return err
