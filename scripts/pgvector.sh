@@ -44,7 +44,7 @@ build() {
   src=$(cd / && go mod download -json "github.com/pgvector/pgvector@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   [ -d "$src" ] || { echo "pgvector.sh: cannot fetch pgvector $version from the Go module proxy" >&2; exit 1; }
   work=$(mktemp -d)
-  cp -r "$src/." "$work/src" 2>/dev/null || cp -r "$src" "$work/src"
+  cp -r "$src/." "$work/src"
   chmod -R u+w "$work/src"
   echo "pgvector.sh: building pgvector $version for PostgreSQL $major" >&2
   make -C "$work/src" -s -j"$(nproc)" PG_CONFIG="$pgbin/pg_config" with_llvm=no >&2

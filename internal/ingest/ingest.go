@@ -346,15 +346,13 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 		}
 	}
 
+	// progress is conditional on this version still being pending: a newer upload that arrived meanwhile
+	// has its own job, and committing this one now could land after it.
 	if err := progress(rag.StageIndex, 0.92); err != nil {
 		return err
 	}
-	// A newer upload that arrived meanwhile has its own job: committing this one now could land after it.
 	if cur, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, doc.ID); err != nil {
 		return fail(rag.StageIndex, err)
-	} else if cur.PendingHash != doc.PendingHash {
-		log.Info("document version superseded before commit")
-		return nil
 	} else if cur.Title != doc.Title {
 		title = cur.Title // renamed while processing: the user's title wins
 	}

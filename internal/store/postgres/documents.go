@@ -217,9 +217,6 @@ func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.Docume
 
 // DocumentsByStatus returns up to limit documents in any of statuses, oldest first, whoever can see them.
 func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, limit int) ([]*rag.Document, error) {
-	if limit <= 0 {
-		limit = 100
-	}
 	st := make([]string, len(statuses))
 	for i, v := range statuses {
 		st[i] = string(v)
@@ -229,15 +226,15 @@ func (s *Store) DocumentsByStatus(ctx context.Context, statuses []rag.Status, li
 
 // PendingDocuments returns up to limit documents with a pending version, oldest first, whoever can see them.
 func (s *Store) PendingDocuments(ctx context.Context, limit int) ([]*rag.Document, error) {
-	if limit <= 0 {
-		limit = 100
-	}
 	return s.oldestDocuments(ctx, "pending documents", `d.pending_hash <> ''`, limit)
 }
 
-// oldestDocuments returns up to limit documents matching where (whose parameters are args, $1…), oldest
-// first.
+// oldestDocuments returns up to limit (default 100) documents matching where (whose parameters are args,
+// $1…), oldest first.
 func (s *Store) oldestDocuments(ctx context.Context, what, where string, limit int, args ...any) ([]*rag.Document, error) {
+	if limit <= 0 {
+		limit = 100
+	}
 	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where+`
 		ORDER BY d.created_at, d.id LIMIT `+fmt.Sprintf("$%d", len(args)+1)), append(args, limit)...)
 	if err != nil {

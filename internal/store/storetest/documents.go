@@ -305,6 +305,15 @@ func testDocuments(t *testing.T, open func(t *testing.T) rag.Store) {
 		if got, want := listIDs(list), []string{queued.ID, processing.ID}; !slices.Equal(got, want) {
 			t.Errorf("limit 2 = %v, want %v", got, want)
 		}
+		// limit ≤ 0 takes the default (100), on this method and on DocumentsByStatus alike.
+		for _, limit := range []int{0, -1} {
+			if list, err := s.PendingDocuments(t.Context(), limit); err != nil || len(list) != 3 {
+				t.Errorf("PendingDocuments(limit %d) = %d documents, %v; want the 3 (default limit)", limit, len(list), err)
+			}
+			if list, err := s.DocumentsByStatus(t.Context(), []rag.Status{rag.StatusQueued, rag.StatusProcessing}, limit); err != nil || len(list) != 2 {
+				t.Errorf("DocumentsByStatus(limit %d) = %d documents, %v; want the 2 (default limit)", limit, len(list), err)
+			}
+		}
 	})
 }
 
