@@ -21,14 +21,19 @@ const query = "렌더링 커밋 단계"
 // is embedded into the hash space too, and once every chunk is in the OpenAI space searches use it. No chunk
 // is sent to the API twice.
 func TestSwitchHashToOpenAI(t *testing.T) {
+	onBothStores(t, testSwitch, fixtures[:3]...)
+}
+
+// onBothStores runs test in parallel on a SQLite and a PostgreSQL store populated from files.
+func onBothStores(t *testing.T, test func(*testing.T, *bundle), files ...string) {
 	t.Parallel()
 	t.Run("SQLite", func(t *testing.T) {
 		t.Parallel()
-		testSwitch(t, setup(t, fixtures[:3]...))
+		test(t, setup(t, files...))
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
 		t.Parallel()
-		testSwitch(t, setupPostgres(t, fixtures[:3]...))
+		test(t, setupPostgres(t, files...))
 	})
 }
 
@@ -345,15 +350,7 @@ func TestSearchFollowsAnotherProcess(t *testing.T) {
 // TestDrop covers reclaiming an old space: refused for the configured space and, without force, for the
 // space searches use; after the re-embed the old space's vectors go and search stays hybrid.
 func TestDrop(t *testing.T) {
-	t.Parallel()
-	t.Run("SQLite", func(t *testing.T) {
-		t.Parallel()
-		testDrop(t, setup(t, fixtures[:2]...))
-	})
-	t.Run("PostgreSQL", func(t *testing.T) {
-		t.Parallel()
-		testDrop(t, setupPostgres(t, fixtures[:2]...))
-	})
+	onBothStores(t, testDrop, fixtures[:2]...)
 }
 
 func testDrop(t *testing.T, b *bundle) {
