@@ -1,0 +1,3 @@
+-- Start-up reconciliation lists the documents with a pending version, oldest first (Store.PendingDocuments):
+-- a partial index keeps that a short ordered scan however many documents are ready.
+CREATE INDEX documents_pending ON documents (created_at, seq) WHERE pending_hash <> '';
