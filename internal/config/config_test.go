@@ -85,6 +85,9 @@ func TestLoad(t *testing.T) {
 		if _, err := Load(envOf(map[string]string{"RAGD_HNSW_EF_CONSTRUCTION": "32"})); err != nil {
 			t.Errorf("ef_construction 32 with the default m 16: %v", err)
 		}
+		if _, err := Load(envOf(map[string]string{"RAGD_HNSW_EF_CONSTRUCTION": "1000"})); err != nil {
+			t.Errorf("ef_construction 1000 (the maximum): %v", err)
+		}
 	})
 	t.Run("OneWeight", func(t *testing.T) {
 		c, err := Load(envOf(map[string]string{"RAGD_VECTOR_WEIGHT": "0.4"}))

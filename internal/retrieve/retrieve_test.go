@@ -208,8 +208,10 @@ func TestSearch(t *testing.T) {
 		if _, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "wing", K: 100}); err != nil {
 			t.Errorf("k=100 (the maximum): %v", err)
 		}
-		if _, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "wing", EfSearch: 1000}); err != nil {
-			t.Errorf("ef_search=1000 (the maximum): %v", err)
+		for _, ef := range []int{1, 1000} {
+			if _, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "wing", EfSearch: ef}); err != nil {
+				t.Errorf("ef_search=%d (a bound): %v", ef, err)
+			}
 		}
 	})
 }
