@@ -1,0 +1,193 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Item is one question of a project question set (testdata/eval/NAME/questions.jsonl; the format is
+// documented in testdata/eval/README.md).
+type Item struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	// History holds the earlier questions of a conversation, oldest first; Question is the follow-up.
+	History []string `json:"history,omitempty"`
+	// File is the answering document, relative to the set's docs folder; Pages are the 1-based pages of it
+	// that answer (empty for formats without pages).
+	File  string `json:"file,omitempty"`
+	Pages []int  `json:"pages,omitempty"`
+	// Answer is an expected answer span, verbatim in the answering page's text.
+	Answer string `json:"answer,omitempty"`
+	// Paraphrase marks a question worded differently from the text that answers it.
+	Paraphrase bool `json:"paraphrase,omitempty"`
+	// Unanswerable marks a plausible question that no document of the set answers.
+	Unanswerable bool `json:"unanswerable,omitempty"`
+	// Extraction names a known fault of ragd's extraction of the cited page ("mirrored": the page's text
+	// comes out reversed), under which Answer is not found verbatim.
+	Extraction string `json:"extraction,omitempty"`
+	// KorQuADID is the id of the KorQuAD question this one rewords (korquad sets): its paragraph and gold
+	// answers come from the KorQuAD file.
+	KorQuADID string `json:"korquad_id,omitempty"`
+}
+
+// QuestionSet is a project question set: set.json plus questions.jsonl in one folder.
+type QuestionSet struct {
+	Name string
+	// Kind is "documents" (Docs is a folder of files the items cite) or "korquad" (Source is the KorQuAD
+	// v1 dev file whose questions the items reword).
+	Kind   string
+	Docs string
+	// Include are the glob patterns, relative to Docs, of the files indexed for the set (the answering
+	// files and the others among which they must be found).
+	Include []string
+	Source  string
+	Items   []Item
+}
+
+// Set kinds.
+const (
+	KindDocuments = "documents"
+	KindKorQuAD   = "korquad"
+)
+
+// IsQuestionSet reports whether dir holds a project question set (a set.json).
+func IsQuestionSet(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "set.json"))
+	return err == nil
+}
+
+// LoadQuestionSet reads dir/set.json and dir/questions.jsonl and checks every item: ids unique, a question,
+// and either an answering file with an answer span (pages positive) or the unanswerable mark, or for korquad
+// sets a KorQuAD id. Paths in set.json are relative to dir.
+func LoadQuestionSet(dir string) (*QuestionSet, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "set.json"))
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var meta struct {
+		Name   string `json:"name"`
+		Kind   string `json:"kind"`
+		Docs    string   `json:"docs"`
+		Include []string `json:"include"`
+		Source  string   `json:"source"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&meta); err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", filepath.Join(dir, "set.json"), err)
+	}
+	qs := &QuestionSet{Name: meta.Name, Kind: meta.Kind}
+	if qs.Name == "" {
+		qs.Name = filepath.Base(dir)
+	}
+	switch meta.Kind {
+	case KindDocuments:
+		if meta.Docs == "" {
+			return nil, fmt.Errorf("eval: %s: set.json: a documents set needs \"docs\"", dir)
+		}
+		if len(meta.Include) == 0 {
+			return nil, fmt.Errorf("eval: %s: set.json: a documents set needs \"include\" patterns", dir)
+		}
+		qs.Docs, qs.Include = filepath.Join(dir, meta.Docs), meta.Include
+	case KindKorQuAD:
+		if meta.Source == "" {
+			return nil, fmt.Errorf("eval: %s: set.json: a korquad set needs \"source\"", dir)
+		}
+		qs.Source = filepath.Join(dir, meta.Source)
+	default:
+		return nil, fmt.Errorf("eval: %s: set.json: kind %q is not %q or %q", dir, meta.Kind, KindDocuments, KindKorQuAD)
+	}
+	seen := map[string]bool{}
+	path := filepath.Join(dir, "questions.jsonl")
+	err = readJSONL(path, func(line []byte) error {
+		var it Item
+		d := json.NewDecoder(strings.NewReader(string(line)))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&it); err != nil {
+			return err
+		}
+		if err := qs.check(it); err != nil {
+			return err
+		}
+		if seen[it.ID] {
+			return fmt.Errorf("id %q repeated", it.ID)
+		}
+		seen[it.ID] = true
+		qs.Items = append(qs.Items, it)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(qs.Items) == 0 {
+		return nil, fmt.Errorf("eval: %s: no questions", path)
+	}
+	return qs, nil
+}
+
+func (qs *QuestionSet) check(it Item) error {
+	switch {
+	case it.ID == "":
+		return fmt.Errorf("an item needs an id")
+	case strings.TrimSpace(it.Question) == "":
+		return fmt.Errorf("%s: empty question", it.ID)
+	case slices.ContainsFunc(it.History, func(h string) bool { return strings.TrimSpace(h) == "" }):
+		return fmt.Errorf("%s: empty history question", it.ID)
+	case slices.ContainsFunc(it.Pages, func(p int) bool { return p < 1 }):
+		return fmt.Errorf("%s: pages are 1-based", it.ID)
+	}
+	if qs.Kind == KindKorQuAD {
+		if it.KorQuADID == "" {
+			return fmt.Errorf("%s: a korquad item needs korquad_id", it.ID)
+		}
+		return nil
+	}
+	if it.Unanswerable {
+		if it.File != "" || it.Answer != "" {
+			return fmt.Errorf("%s: an unanswerable item has no file or answer", it.ID)
+		}
+		return nil
+	}
+	if it.File == "" || strings.TrimSpace(it.Answer) == "" {
+		return fmt.Errorf("%s: an answerable item needs file and answer (or \"unanswerable\": true)", it.ID)
+	}
+	if filepath.IsAbs(it.File) || strings.HasPrefix(filepath.Clean(it.File), "..") {
+		return fmt.Errorf("%s: file %q must be relative to the docs folder", it.ID, it.File)
+	}
+	return nil
+}
+
+// Files returns the files the set indexes (matches of Include under Docs, relative to Docs, sorted), and an
+// error when a pattern matches nothing or an item cites a file that is not among them.
+func (qs *QuestionSet) Files() ([]string, error) {
+	var out []string
+	for _, pat := range qs.Include {
+		m, err := filepath.Glob(filepath.Join(qs.Docs, pat))
+		if err != nil {
+			return nil, fmt.Errorf("eval: %s: include %q: %w", qs.Name, pat, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("eval: %s: include %q matches no file under %s", qs.Name, pat, qs.Docs)
+		}
+		for _, f := range m {
+			rel, err := filepath.Rel(qs.Docs, f)
+			if err != nil {
+				return nil, err
+			}
+			if rel = filepath.ToSlash(rel); !slices.Contains(out, rel) {
+				out = append(out, rel)
+			}
+		}
+	}
+	slices.Sort(out)
+	for _, it := range qs.Items {
+		if it.File != "" && !slices.Contains(out, it.File) {
+			return nil, fmt.Errorf("eval: %s: %s cites %q, which include does not match", qs.Name, it.ID, it.File)
+		}
+	}
+	return out, nil
+}
