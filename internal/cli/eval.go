@@ -17,12 +17,16 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	answers := fs.Bool("answers", false, "also run the answer pipeline on questions with gold answers")
 	limit := fs.Int("limit", 0, "evaluate only the first N queries (0 = all)")
+	baseline := fs.String("baseline", "bm25", "reference ranking reported beside ragd's: bm25 (plain bigram BM25 over the same passages) or none")
 	pos, err := parse(fs, args, env.Stderr)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErr("ragd eval DATASET [--data-dir DIR] [--k 10] [--json] [--answers]")
+		return usageErr("ragd eval DATASET [--data-dir DIR] [--k 10] [--json] [--answers] [--baseline bm25|none]")
+	}
+	if *baseline != "bm25" && *baseline != "none" {
+		return usageErr("--baseline is bm25 or none")
 	}
 	ds, err := eval.Load(pos[0])
 	if err != nil {
@@ -67,7 +71,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	opt := eval.Options{K: *k, Answers: *answers, Workers: cfg.IngestWorkers, Progress: progress}
-	secs, err := eval.Index(ctx, a.Ingest, ds, opt)
+	idx, err := eval.Index(ctx, a.Ingest, ds, opt)
 	if err != nil {
 		return err
 	}
@@ -75,20 +79,54 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep.IndexSeconds = secs
+	rep.IndexSeconds = idx.Seconds
+	if *baseline == "bm25" {
+		if rep.Baseline, err = eval.BaselineBM25(ctx, a.Store, ds, idx, opt); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return writeJSON(env.Stdout, rep)
 	}
-	fmt.Fprintf(env.Stdout, "dataset       %s (%d documents, %d queries)\n", rep.Dataset, rep.Documents, rep.Queries)
+	printReport(env, rep)
+	return nil
+}
+
+func printReport(env *Env, rep *eval.Report) {
+	fmt.Fprintf(env.Stdout, "dataset       %s (%d documents, %d queries: %d judged", rep.Dataset, rep.Documents, rep.Queries, rep.Judged)
+	if rep.Unanswerable > 0 {
+		fmt.Fprintf(env.Stdout, ", %d unanswerable", rep.Unanswerable)
+	}
+	fmt.Fprintln(env.Stdout, ")")
+	fmt.Fprintf(env.Stdout, "hit@5         %.4f\n", rep.Hit5)
 	fmt.Fprintf(env.Stdout, "nDCG@10       %.4f\n", rep.NDCG10)
 	fmt.Fprintf(env.Stdout, "Recall@5      %.4f\n", rep.Recall5)
 	fmt.Fprintf(env.Stdout, "Precision@5   %.4f\n", rep.Precision5)
 	fmt.Fprintf(env.Stdout, "MRR@10        %.4f\n", rep.MRR10)
 	fmt.Fprintf(env.Stdout, "latency       p50 %.2f ms, p95 %.2f ms\n", rep.LatencyP50, rep.LatencyP95)
 	fmt.Fprintf(env.Stdout, "indexing      %.1f s\n", rep.IndexSeconds)
+	row := func(name string, r eval.Retrieval) {
+		fmt.Fprintf(env.Stdout, "  %-16s %5d  %.4f  %.4f  %.4f  %.4f\n", name, r.Queries, r.Hit5, r.NDCG10, r.Recall5, r.MRR10)
+	}
+	if rep.Pages != nil || rep.Baseline != nil {
+		fmt.Fprintf(env.Stdout, "  %-16s %5s  %-6s  %-6s  %-6s  %-6s\n", "ranking", "n", "hit@5", "nDCG@10", "Rec@5", "MRR@10")
+		row("ragd file", eval.Retrieval{Queries: rep.Judged, Hit5: rep.Hit5, NDCG10: rep.NDCG10, Recall5: rep.Recall5, MRR10: rep.MRR10})
+		if rep.Pages != nil {
+			row("ragd file+page", *rep.Pages)
+		}
+		if b := rep.Baseline; b != nil {
+			row("bm25 file", b.Retrieval)
+			if b.Pages != nil {
+				row("bm25 file+page", *b.Pages)
+			}
+		}
+	}
 	if rep.AnswerContains != nil {
 		fmt.Fprintf(env.Stdout, "answers       contain gold %.4f, median %.0f chars, p95 %.1f ms, not found %d\n",
 			*rep.AnswerContains, *rep.AnswerCharsP50, *rep.AnswerMSP95, *rep.NotFound)
+		fmt.Fprintf(env.Stdout, "              answered %.4f of answerable\n", *rep.Answered)
 	}
-	return nil
+	if rep.RefusedUnanswerable != nil {
+		fmt.Fprintf(env.Stdout, "unanswerable  refused %.4f, false answers %d of %d\n", *rep.RefusedUnanswerable, *rep.FalseAnswers, rep.Unanswerable)
+	}
 }

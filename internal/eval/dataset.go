@@ -1,5 +1,6 @@
-// Package eval measures retrieval and answer quality on public datasets: BEIR folders (corpus.jsonl,
-// queries.jsonl, qrels/test.tsv) and SQuAD-v1 JSON files. It indexes the corpus through the same ingestion
+// Package eval measures retrieval and answer quality on public datasets — BEIR folders (corpus.jsonl,
+// queries.jsonl, qrels/test.tsv) and SQuAD-v1 JSON files — and on the project's own question sets
+// (testdata/eval: files with file+page judgments, answer spans, unanswerable and follow-up questions). It indexes the corpus through the same ingestion
 // pipeline as real documents and runs every query through the same retrieval and answer pipeline as the server.
 package eval
 
@@ -15,11 +16,13 @@ import (
 	"strings"
 )
 
-// Doc is one corpus entry; ID becomes the document's external id.
+// Doc is one corpus entry; ID becomes the document's external id. A Doc with a Path is that file, ingested
+// as it is (its extension selects the extractor); otherwise Text is ingested as a text document.
 type Doc struct {
 	ID    string
 	Title string
 	Text  string
+	Path  string
 }
 
 // Query is one evaluation question with its graded relevant documents (grade > 0 is relevant) and, for
@@ -29,6 +32,12 @@ type Query struct {
 	Text     string
 	Relevant map[string]int
 	Answers  []string
+	// RelevantPages judges pages (PageID(file, page)) when the set gives them.
+	RelevantPages map[string]int
+	// Unanswerable marks a question no document answers: it counts only in the refusal figures.
+	Unanswerable bool
+	// History holds the conversation's earlier questions, oldest first.
+	History []string
 }
 
 // Dataset is a corpus with queries.
@@ -38,11 +47,18 @@ type Dataset struct {
 	Queries []Query
 }
 
-// Load reads a BEIR folder or a SQuAD-v1 JSON file.
+// Load reads a project question set (a folder with set.json), a BEIR folder or a SQuAD-v1 JSON file.
 func Load(path string) (*Dataset, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
+	}
+	if st.IsDir() && IsQuestionSet(path) {
+		qs, err := LoadQuestionSet(path)
+		if err != nil {
+			return nil, err
+		}
+		return qs.Dataset()
 	}
 	if st.IsDir() {
 		return loadBEIR(path)

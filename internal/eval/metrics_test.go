@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -97,4 +98,26 @@ func TestLoad(t *testing.T) {
 			t.Error("want an error for a missing dataset")
 		}
 	})
+}
+
+func TestRankedPagesAndHit(t *testing.T) {
+	hits := []hitRef{{"a.pdf", 2, 3}, {"b.md", 0, 0}, {"a.pdf", 3, 3}, {"a.pdf", 1, 1}}
+	got := rankedPages(hits, 10)
+	want := []string{"a.pdf#2", "a.pdf#3", "b.md#0", "a.pdf#1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rankedPages = %v, want %v", got, want)
+	}
+	if got := rankedPages(hits, 2); len(got) != 2 {
+		t.Errorf("rankedPages k=2 gave %d", len(got))
+	}
+	if got := rankedDocs(hits, 10); strings.Join(got, " ") != "a.pdf b.md" {
+		t.Errorf("rankedDocs = %v", got)
+	}
+	var r Retrieval
+	r.accumulate([]string{"x", "a.pdf#1"}, map[string]int{"a.pdf#1": 1})                     // hit at rank 2
+	r.accumulate([]string{"1", "2", "3", "4", "5", "a.pdf#1"}, map[string]int{"a.pdf#1": 1}) // rank 6: no hit@5
+	r.mean()
+	if r.Queries != 2 || r.Hit5 != 0.5 || math.Abs(r.MRR10-(0.5+1.0/6)/2) > 1e-9 || r.Recall5 != 0.5 {
+		t.Errorf("figures = %+v", r)
+	}
 }

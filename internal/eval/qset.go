@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -39,7 +40,7 @@ type QuestionSet struct {
 	Name string
 	// Kind is "documents" (Docs is a folder of files the items cite) or "korquad" (Source is the KorQuAD
 	// v1 dev file whose questions the items reword).
-	Kind   string
+	Kind string
 	Docs string
 	// Include are the glob patterns, relative to Docs, of the files indexed for the set (the answering
 	// files and the others among which they must be found).
@@ -62,15 +63,15 @@ func IsQuestionSet(dir string) bool {
 
 // LoadQuestionSet reads dir/set.json and dir/questions.jsonl and checks every item: ids unique, a question,
 // and either an answering file with an answer span (pages positive) or the unanswerable mark, or for korquad
-// sets a KorQuAD id. Paths in set.json are relative to dir.
+// sets a KorQuAD id. Paths in set.json are relative to dir (or absolute).
 func LoadQuestionSet(dir string) (*QuestionSet, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "set.json"))
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	var meta struct {
-		Name   string `json:"name"`
-		Kind   string `json:"kind"`
+		Name    string   `json:"name"`
+		Kind    string   `json:"kind"`
 		Docs    string   `json:"docs"`
 		Include []string `json:"include"`
 		Source  string   `json:"source"`
@@ -92,12 +93,12 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 		if len(meta.Include) == 0 {
 			return nil, fmt.Errorf("eval: %s: set.json: a documents set needs \"include\" patterns", dir)
 		}
-		qs.Docs, qs.Include = filepath.Join(dir, meta.Docs), meta.Include
+		qs.Docs, qs.Include = inDir(dir, meta.Docs), meta.Include
 	case KindKorQuAD:
 		if meta.Source == "" {
 			return nil, fmt.Errorf("eval: %s: set.json: a korquad set needs \"source\"", dir)
 		}
-		qs.Source = filepath.Join(dir, meta.Source)
+		qs.Source = inDir(dir, meta.Source)
 	default:
 		return nil, fmt.Errorf("eval: %s: set.json: kind %q is not %q or %q", dir, meta.Kind, KindDocuments, KindKorQuAD)
 	}
@@ -127,6 +128,14 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 		return nil, fmt.Errorf("eval: %s: no questions", path)
 	}
 	return qs, nil
+}
+
+// inDir resolves a path of set.json: relative to the set's folder unless absolute.
+func inDir(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 func (qs *QuestionSet) check(it Item) error {
@@ -190,4 +199,57 @@ func (qs *QuestionSet) Files() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// PageID is the judgment id of a page of a file.
+func PageID(file string, page int) string { return file + "#" + strconv.Itoa(page) }
+
+// Dataset turns the set into a Dataset: for a documents set, every file Include matches (ID the path
+// relative to Docs) and a query per item judged by file, and by page when the item gives pages; for a korquad
+// set, the KorQuAD paragraphs with each item's reworded question in place of the original (its judgment and
+// gold answers are the original's).
+func (qs *QuestionSet) Dataset() (*Dataset, error) {
+	if qs.Kind == KindKorQuAD {
+		ds, err := loadSQuAD(qs.Source)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]Query, len(ds.Queries))
+		for _, q := range ds.Queries {
+			byID[q.ID] = q
+		}
+		ds.Name, ds.Queries = qs.Name, nil
+		for _, it := range qs.Items {
+			q, ok := byID[it.KorQuADID]
+			if !ok {
+				return nil, fmt.Errorf("eval: %s: %s: no question %q in %s", qs.Name, it.ID, it.KorQuADID, qs.Source)
+			}
+			q.ID, q.Text, q.History = it.ID, it.Question, it.History
+			ds.Queries = append(ds.Queries, q)
+		}
+		return ds, nil
+	}
+	files, err := qs.Files()
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset{Name: qs.Name}
+	for _, f := range files {
+		ds.Docs = append(ds.Docs, Doc{ID: f, Path: filepath.Join(qs.Docs, filepath.FromSlash(f))})
+	}
+	for _, it := range qs.Items {
+		q := Query{ID: it.ID, Text: it.Question, History: it.History, Unanswerable: it.Unanswerable}
+		if !it.Unanswerable {
+			q.Relevant = map[string]int{it.File: 1}
+			q.Answers = []string{it.Answer}
+			if len(it.Pages) > 0 {
+				q.RelevantPages = map[string]int{}
+				for _, p := range it.Pages {
+					q.RelevantPages[PageID(it.File, p)] = 1
+				}
+			}
+		}
+		ds.Queries = append(ds.Queries, q)
+	}
+	return ds, nil
 }

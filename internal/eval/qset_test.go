@@ -112,3 +112,85 @@ func reverse(s string) string {
 	slices.Reverse(r)
 	return string(r)
 }
+
+func TestLoadQuestionSet(t *testing.T) {
+	ds, err := Load(filepath.Join(setsDir, "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unanswerable, paged int
+	for _, q := range ds.Queries {
+		if q.Unanswerable {
+			unanswerable++
+			if len(q.Relevant) != 0 || len(q.Answers) != 0 {
+				t.Errorf("%s: unanswerable with judgments %v %v", q.ID, q.Relevant, q.Answers)
+			}
+		}
+		if len(q.RelevantPages) > 0 {
+			paged++
+		}
+	}
+	if len(ds.Docs) != 14 || unanswerable != 15 || paged == 0 {
+		t.Errorf("fixtures: %d documents, %d unanswerable, %d with pages", len(ds.Docs), unanswerable, paged)
+	}
+	for _, d := range ds.Docs {
+		if _, err := os.Stat(d.Path); err != nil {
+			t.Errorf("document %s: %v", d.ID, err)
+		}
+	}
+}
+
+// TestLoadQuestionSetErrors: a malformed set is refused with a message naming the file, line and fault.
+func TestLoadQuestionSetErrors(t *testing.T) {
+	docs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\ntext"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := `{"kind": "documents", "docs": "` + docs + `", "include": ["*.md"]}`
+	tests := []struct {
+		name, set, questions, want string
+	}{
+		{"NotJSON", set, `{"id": "a", "question": `, "questions.jsonl line 1"},
+		{"UnknownField", set, `{"id": "a", "question": "q", "file": "a.md", "answer": "text", "page": 3}`, `unknown field "page"`},
+		{"NoAnswer", set, `{"id": "a", "question": "q", "file": "a.md"}`, "needs file and answer"},
+		{"UnanswerableWithFile", set, `{"id": "a", "question": "q", "file": "a.md", "unanswerable": true}`, "has no file or answer"},
+		{"RepeatedID", set, "{\"id\": \"a\", \"question\": \"q\", \"unanswerable\": true}\n{\"id\": \"a\", \"question\": \"r\", \"unanswerable\": true}", `line 2: id "a" repeated`},
+		{"PageZero", set, `{"id": "a", "question": "q", "file": "a.md", "answer": "text", "pages": [0]}`, "pages are 1-based"},
+		{"Empty", set, "\n", "no questions"},
+		{"BadKind", `{"kind": "beir"}`, `{"id": "a", "question": "q"}`, `kind "beir"`},
+		{"NoInclude", `{"kind": "documents", "docs": "x"}`, `{"id": "a", "question": "q"}`, `"include"`},
+		{"KorQuADWithoutID", `{"kind": "korquad", "source": "x.json"}`, `{"id": "a", "question": "q"}`, "needs korquad_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "set.json"), []byte(tt.set), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(tt.questions), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("CitesUnindexedFile", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "set.json"), []byte(set), 0o644)
+		os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(`{"id": "a", "question": "q", "file": "b.md", "answer": "x"}`), 0o644)
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), `cites "b.md"`) {
+			t.Errorf("Load = %v, want an error naming b.md", err)
+		}
+	})
+	t.Run("UnknownKorQuADID", func(t *testing.T) {
+		dir := t.TempDir()
+		src, _ := filepath.Abs("../../../shared/eval/korquad/KorQuAD_v1.0_dev.json")
+		os.WriteFile(filepath.Join(dir, "set.json"), []byte(`{"kind": "korquad", "source": "`+src+`"}`), 0o644)
+		os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(`{"id": "a", "question": "q", "korquad_id": "nope"}`), 0o644)
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), `no question "nope"`) {
+			t.Errorf("Load = %v, want an error naming the id", err)
+		}
+	})
+}

@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/ragd/ragd/internal/answer"
+	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/retrieve"
@@ -32,11 +35,13 @@ type Options struct {
 	Progress func(stage string, done, total int)
 }
 
-// Report holds the measured figures; JSON keys are those `ragd eval --json` prints.
+// Report holds the measured figures; JSON keys are those `ragd eval --json` prints. The retrieval figures
+// (by document) are averaged over the judged queries; unanswerable questions count only in the answer figures.
 type Report struct {
 	Dataset      string  `json:"dataset"`
 	Documents    int     `json:"documents"`
 	Queries      int     `json:"queries"`
+	Hit5         float64 `json:"hit@5"`
 	NDCG10       float64 `json:"ndcg@10"`
 	Recall5      float64 `json:"recall@5"`
 	Precision5   float64 `json:"precision@5"`
@@ -44,17 +49,72 @@ type Report struct {
 	LatencyP50   float64 `json:"latency_ms_p50"`
 	LatencyP95   float64 `json:"latency_ms_p95"`
 	IndexSeconds float64 `json:"index_seconds"`
+	// Judged counts the queries with relevant documents; Unanswerable those marked unanswerable.
+	Judged       int `json:"judged"`
+	Unanswerable int `json:"unanswerable,omitempty"`
+	// Pages are the figures by file+page, over the queries whose judgments give pages.
+	Pages *Retrieval `json:"pages,omitempty"`
+	// Baseline is plain BM25 (bm25.PlainTerms, k1 0.9, b 0.4) over the same passages, when asked for.
+	Baseline *Baseline `json:"baseline_bm25,omitempty"`
 
 	AnswerContains *float64 `json:"answer_contains,omitempty"`
 	AnswerCharsP50 *float64 `json:"answer_chars_p50,omitempty"`
 	AnswerMSP95    *float64 `json:"answer_ms_p95,omitempty"`
-	// NotFound counts questions the answer pipeline answered with "not covered".
+	// NotFound counts answerable questions the answer pipeline answered with "not covered".
 	NotFound *int `json:"answers_not_found,omitempty"`
+	// Answered is the share of answerable questions not refused; RefusedUnanswerable the share of
+	// unanswerable ones refused, and FalseAnswers how many unanswerable ones got an answer.
+	Answered            *float64 `json:"answered,omitempty"`
+	RefusedUnanswerable *float64 `json:"refused_unanswerable,omitempty"`
+	FalseAnswers        *int     `json:"false_answers,omitempty"`
 }
 
-// Index ingests the corpus through pipe (each entry as a text document with its id as external id) and
-// returns the seconds it took. Entries already indexed with the same text are left alone.
-func Index(ctx context.Context, pipe *ingest.Pipeline, ds *Dataset, opt Options) (float64, error) {
+// Retrieval is a set of ranking figures averaged over Queries judged queries.
+type Retrieval struct {
+	Queries    int     `json:"queries"`
+	Hit5       float64 `json:"hit@5"`
+	NDCG10     float64 `json:"ndcg@10"`
+	Recall5    float64 `json:"recall@5"`
+	Precision5 float64 `json:"precision@5"`
+	MRR10      float64 `json:"mrr@10"`
+}
+
+// Baseline holds the baseline's figures by document and, where pages are judged, by page.
+type Baseline struct {
+	Retrieval
+	Pages *Retrieval `json:"pages,omitempty"`
+}
+
+// accumulate adds one query's ranking to the sums in r.
+func (r *Retrieval) accumulate(ranked []string, rel map[string]int) {
+	r.Queries++
+	if Recall(ranked, rel, 5) > 0 {
+		r.Hit5++
+	}
+	r.NDCG10 += NDCG(ranked, rel, 10)
+	r.Recall5 += Recall(ranked, rel, 5)
+	r.Precision5 += Precision(ranked, rel, 5)
+	r.MRR10 += MRR(ranked, rel, 10)
+}
+
+// mean turns the sums into averages.
+func (r *Retrieval) mean() {
+	if r.Queries == 0 {
+		return
+	}
+	n := float64(r.Queries)
+	r.Hit5, r.NDCG10, r.Recall5, r.Precision5, r.MRR10 = r.Hit5/n, r.NDCG10/n, r.Recall5/n, r.Precision5/n, r.MRR10/n
+}
+
+// Indexed is what Index stored: the seconds it took and each corpus entry's document ID.
+type Indexed struct {
+	Seconds   float64
+	Documents map[string]string // Doc.ID → stored document ID
+}
+
+// Index ingests the corpus through pipe (a file entry as that file, any other as a text document; its id is
+// the external id). Entries already indexed with the same content are left alone.
+func Index(ctx context.Context, pipe *ingest.Pipeline, ds *Dataset, opt Options) (*Indexed, error) {
 	start := time.Now()
 	workers := max(opt.Workers, 1)
 	if opt.Workers == 0 {
@@ -62,6 +122,7 @@ func Index(ctx context.Context, pipe *ingest.Pipeline, ds *Dataset, opt Options)
 	}
 	coll := collectionName(ds, opt)
 	jobs := make(chan Doc)
+	out := &Indexed{Documents: map[string]string{}}
 	var (
 		done     atomic.Int64
 		firstErr error
@@ -70,28 +131,37 @@ func Index(ctx context.Context, pipe *ingest.Pipeline, ds *Dataset, opt Options)
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for d := range jobs {
-				body := d.Text
-				if strings.TrimSpace(body) == "" {
-					body = d.Title
+				req := ingest.Request{Collection: coll, ExternalID: d.ID, Name: d.ID + ".txt", Title: d.Title, Data: []byte(d.Text)}
+				if strings.TrimSpace(d.Text) == "" {
+					req.Data = []byte(d.Title)
 				}
-				_, _, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{
-					Collection: coll,
-					ExternalID: d.ID,
-					Name:       d.ID + ".txt",
-					Title:      d.Title,
-					Data:       []byte(body),
-				})
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("index %s: %w", d.ID, err)
-						cancel()
+				if d.Path != "" {
+					data, err := os.ReadFile(d.Path)
+					if err != nil {
+						fail(fmt.Errorf("index %s: %w", d.ID, err))
+						continue
 					}
+					req.Name, req.Data = filepath.Base(d.Path), data
+				}
+				doc, _, err := pipe.Ingest(ctx, rag.LocalPrincipal, req)
+				if err != nil {
+					fail(fmt.Errorf("index %s: %w", d.ID, err))
+				} else {
+					mu.Lock()
+					out.Documents[d.ID] = doc.ID
 					mu.Unlock()
 				}
 				if n := done.Add(1); opt.Progress != nil {
@@ -101,7 +171,7 @@ func Index(ctx context.Context, pipe *ingest.Pipeline, ds *Dataset, opt Options)
 		}()
 	}
 	for _, d := range ds.Docs {
-		if strings.TrimSpace(d.Title+d.Text) == "" {
+		if d.Path == "" && strings.TrimSpace(d.Title+d.Text) == "" {
 			// Nothing to index (Cranfield has two empty entries); it can only count as not retrieved.
 			done.Add(1)
 			continue
@@ -114,81 +184,150 @@ func Index(ctx context.Context, pipe *ingest.Pipeline, ds *Dataset, opt Options)
 	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
-		return 0, firstErr
+		return nil, firstErr
 	}
-	return time.Since(start).Seconds(), nil
+	out.Seconds = time.Since(start).Seconds()
+	return out, nil
 }
 
 // Evaluate runs every query through ret (and, with opt.Answers, through ans) restricted to the dataset's
-// collection, and computes the figures.
+// collection, and computes the figures. A query with history is retrieved through ans (the conversation's
+// earlier questions asked first, their answers passed as history), as the server does; so sets with
+// follow-ups need ans.
 func Evaluate(ctx context.Context, ret *retrieve.Retriever, ans *answer.Service, ds *Dataset, opt Options) (*Report, error) {
 	k := max(opt.K, 10)
 	filter := rag.Filter{Collections: []string{collectionName(ds, opt)}}
 	rep := &Report{Dataset: ds.Name, Documents: len(ds.Docs), Queries: len(ds.Queries)}
 	lat := make([]float64, 0, len(ds.Queries))
+	var docs, pages Retrieval
+	history := map[string][]rag.Turn{}
 	for i, q := range ds.Queries {
+		if q.Unanswerable {
+			rep.Unanswerable++
+		}
+		var hits []rag.Hit
 		t := time.Now()
-		res, err := ret.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: q.Text, Filter: filter, K: min(3*k, 100)})
-		if err != nil {
-			return nil, fmt.Errorf("query %s: %w", q.ID, err)
+		if len(q.History) > 0 {
+			if ans == nil {
+				return nil, fmt.Errorf("query %s: a follow-up question needs the answer pipeline", q.ID)
+			}
+			turns, err := conversation(ctx, ans, q.History, filter)
+			if err != nil {
+				return nil, fmt.Errorf("query %s: %w", q.ID, err)
+			}
+			history[q.ID] = turns
+			t = time.Now()
+			a, err := ans.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: q.Text, History: turns, Filter: filter, K: min(k, 20)}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("query %s: %w", q.ID, err)
+			}
+			if a.Retrieval != nil {
+				hits = a.Retrieval.Hits
+			}
+		} else {
+			res, err := ret.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: q.Text, Filter: filter, K: min(3*k, 100)})
+			if err != nil {
+				return nil, fmt.Errorf("query %s: %w", q.ID, err)
+			}
+			hits = res.Hits
 		}
 		lat = append(lat, float64(time.Since(t).Microseconds())/1000)
-		ranked := rankedDocs(res.Hits, k)
-		rep.NDCG10 += NDCG(ranked, q.Relevant, 10)
-		rep.Recall5 += Recall(ranked, q.Relevant, 5)
-		rep.Precision5 += Precision(ranked, q.Relevant, 5)
-		rep.MRR10 += MRR(ranked, q.Relevant, 10)
+		refs := make([]hitRef, len(hits))
+		for j, h := range hits {
+			refs[j] = hitRef{h.ExternalID, h.PageStart, h.PageEnd}
+		}
+		if len(q.Relevant) > 0 {
+			docs.accumulate(rankedDocs(refs, k), q.Relevant)
+		}
+		if len(q.RelevantPages) > 0 {
+			pages.accumulate(rankedPages(refs, k), q.RelevantPages)
+		}
 		if opt.Progress != nil {
 			opt.Progress("search", i+1, len(ds.Queries))
 		}
 	}
-	n := float64(len(ds.Queries))
-	rep.NDCG10 /= n
-	rep.Recall5 /= n
-	rep.Precision5 /= n
-	rep.MRR10 /= n
+	docs.mean()
+	rep.Judged = docs.Queries
+	rep.Hit5, rep.NDCG10, rep.Recall5, rep.Precision5, rep.MRR10 = docs.Hit5, docs.NDCG10, docs.Recall5, docs.Precision5, docs.MRR10
+	if pages.Queries > 0 {
+		pages.mean()
+		rep.Pages = &pages
+	}
 	rep.LatencyP50 = percentile(lat, 50)
 	rep.LatencyP95 = percentile(lat, 95)
 
 	if opt.Answers && ans != nil {
-		if err := evaluateAnswers(ctx, ans, ds, filter, rep, opt); err != nil {
+		if err := evaluateAnswers(ctx, ans, ds, filter, history, rep, opt); err != nil {
 			return nil, err
 		}
 	}
 	return rep, nil
 }
 
-func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filter rag.Filter, rep *Report, opt Options) error {
-	var contains, notFound, total int
+// conversation asks the questions in order, each with the turns before it, and returns the turns (question,
+// answer) to pass as the history of the next question.
+func conversation(ctx context.Context, ans *answer.Service, questions []string, filter rag.Filter) ([]rag.Turn, error) {
+	var turns []rag.Turn
+	for _, hq := range questions {
+		a, err := ans.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: hq, History: turns, Filter: filter}, nil)
+		if err != nil {
+			return nil, err
+		}
+		turns = append(turns, rag.Turn{Role: rag.RoleUser, Content: hq}, rag.Turn{Role: rag.RoleAssistant, Content: a.Text})
+	}
+	return turns, nil
+}
+
+// Refused reports whether a is the "not covered" reply: flagged by the answer service, or the generator's
+// fixed not-found text in the answer's language.
+func Refused(a *rag.Answer) bool {
+	return a.NotFound || squash(a.Text) == squash(generate.NotFound(a.Language))
+}
+
+func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filter rag.Filter, history map[string][]rag.Turn, rep *Report, opt Options) error {
+	var contains, notFound, total, unanswerable, refusedUn int
 	var chars, times []float64
 	for i, q := range ds.Queries {
-		if len(q.Answers) == 0 {
+		if len(q.Answers) == 0 && !q.Unanswerable {
 			continue
 		}
-		total++
 		t := time.Now()
-		a, err := ans.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: q.Text, Filter: filter}, nil)
+		a, err := ans.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: q.Text, History: history[q.ID], Filter: filter}, nil)
 		if err != nil {
 			return fmt.Errorf("answer %s: %w", q.ID, err)
 		}
-		times = append(times, float64(time.Since(t).Microseconds())/1000)
-		chars = append(chars, float64(utf8.RuneCountInString(a.Text)))
-		if a.NotFound {
-			notFound++
-		}
-		if ContainsAnswer(a.Text, q.Answers) {
-			contains++
+		refused := Refused(a)
+		if q.Unanswerable {
+			unanswerable++
+			if refused {
+				refusedUn++
+			}
+		} else {
+			total++
+			times = append(times, float64(time.Since(t).Microseconds())/1000)
+			chars = append(chars, float64(utf8.RuneCountInString(a.Text)))
+			if refused {
+				notFound++
+			}
+			if ContainsAnswer(a.Text, q.Answers) {
+				contains++
+			}
 		}
 		if opt.Progress != nil {
 			opt.Progress("answer", i+1, len(ds.Queries))
 		}
 	}
-	if total == 0 {
-		return nil
+	if total > 0 {
+		share := float64(contains) / float64(total)
+		answered := float64(total-notFound) / float64(total)
+		p50, p95 := percentile(chars, 50), percentile(times, 95)
+		rep.AnswerContains, rep.AnswerCharsP50, rep.AnswerMSP95, rep.NotFound, rep.Answered = &share, &p50, &p95, &notFound, &answered
 	}
-	share := float64(contains) / float64(total)
-	p50, p95 := percentile(chars, 50), percentile(times, 95)
-	rep.AnswerContains, rep.AnswerCharsP50, rep.AnswerMSP95, rep.NotFound = &share, &p50, &p95, &notFound
+	if unanswerable > 0 {
+		refused := float64(refusedUn) / float64(unanswerable)
+		falseAnswers := unanswerable - refusedUn
+		rep.RefusedUnanswerable, rep.FalseAnswers = &refused, &falseAnswers
+	}
 	return nil
 }
 
@@ -208,16 +347,42 @@ func ContainsAnswer(answer string, gold []string) bool {
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// rankedDocs turns chunk hits into the ranked list of distinct external ids.
-func rankedDocs(hits []rag.Hit, k int) []string {
+// hitRef is a ranked passage: its document's external id and pages (0 for formats without pages).
+type hitRef struct {
+	ext                string
+	pageStart, pageEnd int
+}
+
+// rankedDocs turns ranked passages into the ranked list of distinct external ids.
+func rankedDocs(hits []hitRef, k int) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, h := range hits {
-		if !seen[h.ExternalID] {
-			seen[h.ExternalID] = true
-			out = append(out, h.ExternalID)
+		if !seen[h.ext] {
+			seen[h.ext] = true
+			out = append(out, h.ext)
 			if len(out) == k {
 				break
+			}
+		}
+	}
+	return out
+}
+
+// rankedPages turns ranked passages into the ranked list of distinct pages (PageID), a passage spanning
+// pages giving each of them in order.
+func rankedPages(hits []hitRef, k int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range hits {
+		for p := h.pageStart; p <= max(h.pageEnd, h.pageStart); p++ {
+			id := PageID(h.ext, p)
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+				if len(out) == k {
+					return out
+				}
 			}
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/internal/eval/bm25"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -146,82 +147,6 @@ func loadKorQuAD(t testing.TB, withTitle bool) *qset {
 	return s
 }
 
-// bm25 is an in-memory copy of FTS5's bm25(): idf = ln((N-n+0.5)/(n+0.5)), at least 1e-6.
-type bm25 struct {
-	k1, b    float64
-	ids      map[string]int
-	postings [][]posting
-	dl       []float64
-	avgdl    float64
-}
-
-type posting struct {
-	doc int
-	tf  float64
-}
-
-func newBM25(docs []string, k1, b float64) *bm25 {
-	ix := &bm25{k1: k1, b: b, ids: map[string]int{}, dl: make([]float64, len(docs))}
-	var total float64
-	for d, doc := range docs {
-		terms := textproc.IndexTerms(doc)
-		ix.dl[d] = float64(len(terms))
-		total += ix.dl[d]
-		tf := map[int]float64{}
-		for _, t := range terms {
-			id, ok := ix.ids[t]
-			if !ok {
-				id = len(ix.postings)
-				ix.ids[t] = id
-				ix.postings = append(ix.postings, nil)
-			}
-			tf[id]++
-		}
-		for id, n := range tf {
-			ix.postings[id] = append(ix.postings[id], posting{d, n})
-		}
-	}
-	ix.avgdl = total / float64(len(docs))
-	return ix
-}
-
-func (ix *bm25) search(query string, k int) []int {
-	n := float64(len(ix.dl))
-	scores := map[int]float64{}
-	for _, t := range textproc.QueryTerms(query) {
-		id, ok := ix.ids[t]
-		if !ok {
-			continue
-		}
-		ps := ix.postings[id]
-		idf := math.Log((n - float64(len(ps)) + 0.5) / (float64(len(ps)) + 0.5))
-		if idf <= 0 {
-			idf = 1e-6
-		}
-		for _, p := range ps {
-			scores[p.doc] += idf * p.tf * (ix.k1 + 1) / (p.tf + ix.k1*(1-ix.b+ix.b*ix.dl[p.doc]/ix.avgdl))
-		}
-	}
-	return topK(scores, k)
-}
-
-func topK(scores map[int]float64, k int) []int {
-	out := make([]int, 0, len(scores))
-	for d := range scores {
-		out = append(out, d)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if scores[out[i]] != scores[out[j]] {
-			return scores[out[i]] > scores[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	if len(out) > k {
-		out = out[:k]
-	}
-	return out
-}
-
 func vectorSearch(docs [][]float32, q []float32, k int) []int {
 	scores := make(map[int]float64, len(docs))
 	for d, v := range docs {
@@ -233,7 +158,7 @@ func vectorSearch(docs [][]float32, q []float32, k int) []int {
 			scores[d] = float64(s)
 		}
 	}
-	return topK(scores, k)
+	return bm25.TopK(scores, k)
 }
 
 func fuse(vec, kw []int, wv, wk float64) []int {
@@ -244,7 +169,7 @@ func fuse(vec, kw []int, wv, wk float64) []int {
 	for r, d := range kw {
 		scores[d] += wk / float64(60+r+1)
 	}
-	return topK(scores, 100)
+	return bm25.TopK(scores, 100)
 }
 
 type metrics struct{ ndcg, recall, mrr float64 }
@@ -294,10 +219,15 @@ func evaluate(s *qset, ranked [][]int) metrics {
 }
 
 func keywordRuns(s *qset) [][]int {
-	ix := newBM25(s.chunks, 1.2, 0.75)
+	terms := make([][]string, len(s.chunks))
+	for i, c := range s.chunks {
+		terms[i] = textproc.IndexTerms(c)
+	}
+	// FTS5's bm25() parameters.
+	ix := bm25.New(terms, 1.2, 0.75)
 	out := make([][]int, len(s.queries))
 	for i, q := range s.queries {
-		out[i] = ix.search(q.text, 100)
+		out[i] = ix.Search(textproc.QueryTerms(q.text), 100)
 	}
 	return out
 }
