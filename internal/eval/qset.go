@@ -45,8 +45,10 @@ type QuestionSet struct {
 	// Include are the glob patterns, relative to Docs, of the files indexed for the set (the answering
 	// files and the others among which they must be found).
 	Include []string
-	Source  string
-	Items   []Item
+	// Cover says every included file is the answering file of at least one item (checked by the tests).
+	Cover  bool
+	Source string
+	Items  []Item
 }
 
 // Set kinds.
@@ -74,6 +76,7 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 		Kind    string   `json:"kind"`
 		Docs    string   `json:"docs"`
 		Include []string `json:"include"`
+		Cover   bool     `json:"cover"`
 		Source  string   `json:"source"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
@@ -81,7 +84,7 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 	if err := dec.Decode(&meta); err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", filepath.Join(dir, "set.json"), err)
 	}
-	qs := &QuestionSet{Name: meta.Name, Kind: meta.Kind}
+	qs := &QuestionSet{Name: meta.Name, Kind: meta.Kind, Cover: meta.Cover}
 	if qs.Name == "" {
 		qs.Name = filepath.Base(dir)
 	}

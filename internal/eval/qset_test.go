@@ -17,7 +17,7 @@ const setsDir = "../../testdata/eval"
 
 // TestQuestionSets checks every item of every documents set against ragd's own extraction of the file it
 // cites: the expected span occurs in the text of one of the cited pages (of the whole file when it has no
-// pages), and every indexed file has at least one question. An item marked "extraction": "mirrored" must
+// pages), and in a set that says "cover", every indexed file has at least one question. An item marked "extraction": "mirrored" must
 // instead be found reversed — and must not be found as written, so that once extraction is fixed the mark
 // has to be removed.
 func TestQuestionSets(t *testing.T) {
@@ -91,7 +91,7 @@ func TestQuestionSets(t *testing.T) {
 				}
 			}
 			for _, f := range files {
-				if !cited[f] {
+				if qs.Cover && !cited[f] {
 					t.Errorf("%s: no question is answered by %s", qs.Name, f)
 				}
 			}
