@@ -140,6 +140,39 @@ func TestLoadQuestionSet(t *testing.T) {
 	}
 }
 
+func TestLoadKorQuADParaphrase(t *testing.T) {
+	ds, err := Load(filepath.Join(setsDir, "korquad-paraphrase"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := Load("../../../shared/eval/korquad/KorQuAD_v1.0_dev.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]string{}
+	for _, q := range orig.Queries {
+		byID[q.Text] = q.ID
+	}
+	if len(ds.Docs) != len(orig.Docs) || len(ds.Queries) < 200 {
+		t.Fatalf("%d paragraphs, %d questions", len(ds.Docs), len(ds.Queries))
+	}
+	articles := map[string]bool{}
+	for _, q := range ds.Queries {
+		if len(q.Relevant) != 1 || len(q.Answers) == 0 {
+			t.Errorf("%s: judgments %v answers %v", q.ID, q.Relevant, q.Answers)
+		}
+		if _, same := byID[q.Text]; same {
+			t.Errorf("%s: %q is the original question, not a rewording", q.ID, q.Text)
+		}
+		for id := range q.Relevant {
+			articles[strings.SplitN(id, "-", 2)[0]] = true
+		}
+	}
+	if len(articles) < 50 {
+		t.Errorf("questions from %d articles; want them spread over many", len(articles))
+	}
+}
+
 // TestLoadQuestionSetErrors: a malformed set is refused with a message naming the file, line and fault.
 func TestLoadQuestionSetErrors(t *testing.T) {
 	docs := t.TempDir()
