@@ -110,7 +110,7 @@ func printReport(env *Env, rep *eval.Report) {
 	}
 	if rep.Pages != nil || rep.Baseline != nil {
 		fmt.Fprintf(env.Stdout, "  %-16s %5s  %-6s  %-6s  %-6s  %-6s\n", "ranking", "n", "hit@5", "nDCG@10", "Rec@5", "MRR@10")
-		row("ragd file", eval.Retrieval{Queries: rep.Judged, Hit5: rep.Hit5, NDCG10: rep.NDCG10, Recall5: rep.Recall5, MRR10: rep.MRR10})
+		row("ragd file", rep.Retrieval)
 		if rep.Pages != nil {
 			row("ragd file+page", *rep.Pages)
 		}

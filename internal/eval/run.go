@@ -38,14 +38,11 @@ type Options struct {
 // Report holds the measured figures; JSON keys are those `ragd eval --json` prints. The retrieval figures
 // (by document) are averaged over the judged queries; unanswerable questions count only in the answer figures.
 type Report struct {
-	Dataset      string  `json:"dataset"`
-	Documents    int     `json:"documents"`
-	Queries      int     `json:"queries"`
-	Hit5         float64 `json:"hit@5"`
-	NDCG10       float64 `json:"ndcg@10"`
-	Recall5      float64 `json:"recall@5"`
-	Precision5   float64 `json:"precision@5"`
-	MRR10        float64 `json:"mrr@10"`
+	Dataset   string `json:"dataset"`
+	Documents int    `json:"documents"`
+	Queries   int    `json:"queries"`
+	// Retrieval holds the figures by document (its query count, shadowed in JSON by Queries, is Judged).
+	Retrieval
 	LatencyP50   float64 `json:"latency_ms_p50"`
 	LatencyP95   float64 `json:"latency_ms_p95"`
 	IndexSeconds float64 `json:"index_seconds"`
@@ -247,8 +244,7 @@ func Evaluate(ctx context.Context, ret *retrieve.Retriever, ans *answer.Service,
 		}
 	}
 	docs.mean()
-	rep.Judged = docs.Queries
-	rep.Hit5, rep.NDCG10, rep.Recall5, rep.Precision5, rep.MRR10 = docs.Hit5, docs.NDCG10, docs.Recall5, docs.Precision5, docs.MRR10
+	rep.Retrieval, rep.Judged = docs, docs.Queries
 	if pages.Queries > 0 {
 		pages.mean()
 		rep.Pages = &pages

@@ -100,16 +100,11 @@ func PlainTerms(text string) []string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
 		out = append(out, w)
-		var prev rune
-		for _, r := range w {
-			if !unicode.Is(unicode.Hangul, r) {
-				prev = 0
-				continue
+		rs := []rune(w)
+		for i := 1; i < len(rs); i++ {
+			if unicode.Is(unicode.Hangul, rs[i-1]) && unicode.Is(unicode.Hangul, rs[i]) {
+				out = append(out, string(rs[i-1:i+1]))
 			}
-			if prev != 0 {
-				out = append(out, string([]rune{prev, r}))
-			}
-			prev = r
 		}
 	}
 	return out
