@@ -1,0 +1,93 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/config"
+)
+
+// TestRunQuestionSet runs a small documents set through the real pipeline (SQLite store, offline models):
+// answerable, unanswerable and follow-up items, the answer figures and the baseline.
+func TestRunQuestionSet(t *testing.T) {
+	docs := t.TempDir()
+	files := map[string]string{
+		"apple.md": "# 사과 재배\n\n사과나무는 봄에 하얀 꽃이 핀다. 사과 수확은 가을 10월에 한다. 사과는 서늘한 기후를 좋아한다.",
+		"pear.md":  "# 배 재배\n\n배나무는 봄에 꽃이 핀다. 배 수확은 9월에 시작한다. 배는 봉지를 씌워 기른다.",
+		"rice.md":  "# Rice farming\n\nRice is planted in May and harvested in October. Paddies are flooded while the rice grows.",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(set, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("set.json", `{"name": "tiny", "kind": "documents", "docs": "`+docs+`", "include": ["*.md"]}`)
+	write("questions.jsonl", `{"id": "1", "question": "배 수확은 몇 월에 시작하나요?", "file": "pear.md", "answer": "9월"}
+{"id": "2", "question": "When is rice planted?", "file": "rice.md", "answer": "May"}
+{"id": "3", "question": "What is the launch date of the Mars rover?", "unanswerable": true}
+{"id": "4", "history": ["사과 재배에 대해 알려 주세요."], "question": "그 수확은 언제 하나요?", "file": "apple.md", "answer": "10월"}
+`)
+	ds, err := Load(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	ctx := context.Background()
+	a, err := app.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	opt := Options{Answers: true}
+	idx, err := Index(ctx, a.Ingest, ds, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Documents) != 3 {
+		t.Fatalf("indexed %v, want the 3 files", idx.Documents)
+	}
+	rep, err := Evaluate(ctx, a.Retriever, a.Answers, ds, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Queries != 4 || rep.Judged != 3 || rep.Unanswerable != 1 || rep.Pages != nil {
+		t.Errorf("counts: %d queries, %d judged, %d unanswerable, pages %v", rep.Queries, rep.Judged, rep.Unanswerable, rep.Pages)
+	}
+	if rep.Hit5 < 2.0/3 {
+		t.Errorf("hit@5 %.3f: the two direct questions name their document's words", rep.Hit5)
+	}
+	if rep.Answered == nil || rep.AnswerContains == nil || rep.RefusedUnanswerable == nil || rep.FalseAnswers == nil {
+		t.Fatalf("answer figures missing: %+v", rep)
+	}
+	if got := *rep.RefusedUnanswerable + float64(*rep.FalseAnswers); got != 1 {
+		t.Errorf("refused %.2f + false answers %d should cover the one unanswerable question", *rep.RefusedUnanswerable, *rep.FalseAnswers)
+	}
+	b, err := BaselineBM25(ctx, a.Store, ds, idx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Queries != 3 || b.Pages != nil {
+		t.Errorf("baseline judged %d queries (pages %v), want 3", b.Queries, b.Pages)
+	}
+	// Plain BM25 finds the two direct questions' documents first ("수확", "rice" and "planted" are theirs).
+	if b.MRR10 < 2.0/3 {
+		t.Errorf("baseline MRR@10 %.3f", b.MRR10)
+	}
+}
+
+func TestFollowUpNeedsAnswers(t *testing.T) {
+	ds := &Dataset{Name: "x", Queries: []Query{{ID: "1", Text: "그건요?", History: []string{"무엇?"}, Relevant: map[string]int{"a": 1}}}}
+	if _, err := Evaluate(context.Background(), nil, nil, ds, Options{}); err == nil {
+		t.Error("a follow-up without the answer pipeline should be an error")
+	}
+}
