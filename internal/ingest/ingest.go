@@ -5,6 +5,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -89,132 +90,166 @@ const (
 	// Rejected: the input was refused before processing (too large, unsupported, empty); the document is
 	// recorded with the reason and the error is returned.
 	Rejected Outcome = "rejected"
+	// Failed: the request could not be carried out — the store failed (CodeDBError), the document's key
+	// belongs to a document the principal cannot see (CodeConflict), or processing failed (Ingest). The error
+	// says which; a store failure leaves nothing half-recorded that a later submit cannot supersede.
+	Failed Outcome = "failed"
 )
 
+// submitAttempts bounds Submit: a create that conflicts with a document created meanwhile by another submit
+// of the same key is retried once as an update of that document.
+const submitAttempts = 2
+
 // Submit stores the request's bytes and records a queued document (or a queued new version of an existing
-// one). It does not process. Errors: the *rag.Error of a rejected input (with the document recorded as failed
-// when it had no ready version), CodeDBError.
+// one). It does not process. Errors: the *rag.Error of a rejected input (outcome Rejected, with the document
+// recorded as failed when it had no ready version); CodeDBError, or CodeConflict when the key is taken by a
+// document the principal cannot see (outcome Failed).
 func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Request) (*rag.Document, Outcome, error) {
-	if req.Name == "" {
-		req.Name = req.Source
+	req, err := normalize(principal, req)
+	if err != nil {
+		return nil, Rejected, err
 	}
-	if req.Source == "" {
-		req.Source = req.Name
-	}
-	if req.ExternalID == "" {
-		req.ExternalID = req.Source
-	}
-	if req.ExternalID == "" {
-		return nil, Rejected, rag.Errorf(rag.CodeInvalid, "a document needs a name, source or external id")
-	}
-	if req.Owner == "" {
-		req.Owner = principal.ID
-	}
-	collName := req.Collection
-	if collName == "" {
-		collName = rag.DefaultCollection
-	}
+	collName := cmp.Or(req.Collection, rag.DefaultCollection)
 	coll, err := p.store.EnsureCollection(ctx, collName, principal.ID)
 	if err != nil {
-		return nil, Rejected, fmt.Errorf("ingest %s: collection: %w", req.Name, err)
+		return nil, Failed, storeError(req, "collection "+collName, err)
 	}
-
 	reject := p.validate(req)
 	sum := sha256.Sum256(req.Data)
 	hash := hex.EncodeToString(sum[:])
-
-	doc, err := p.store.FindDocument(ctx, principal, coll.ID, req.ExternalID)
-	switch {
-	case errors.Is(err, rag.ErrNotFound):
-		doc = nil
-	case err != nil:
-		return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
-	}
-
-	if doc != nil && reject == nil && doc.ContentHash == hash && doc.Version > 0 {
-		if doc.Status != rag.StatusReady || doc.PendingHash != "" || doc.Error != "" {
-			// A failed or pending newer attempt is superseded by re-submitting the current content.
-			empty := ""
-			if err := p.store.SetDocumentState(ctx, doc.ID, rag.DocumentState{Status: rag.StatusReady, Stage: rag.StageDone, Progress: 1, PendingHash: &empty}); err != nil {
-				return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
-			}
-			doc, err = p.store.GetDocument(ctx, principal, doc.ID)
-			if err != nil {
-				return nil, Rejected, err
+	for range submitAttempts {
+		doc, err := p.store.FindDocument(ctx, principal, coll.ID, req.ExternalID)
+		switch {
+		case errors.Is(err, rag.ErrNotFound):
+			doc = nil
+		case err != nil:
+			return nil, Failed, storeError(req, "find document", err)
+		case reject == nil && doc.ContentHash == hash && doc.Version > 0:
+			return p.unchanged(ctx, principal, req, doc)
+		}
+		if reject == nil {
+			if err := p.store.PutBlob(ctx, hash, req.Data); err != nil {
+				return nil, Failed, storeError(req, "store upload", err)
 			}
 		}
-		return doc, Unchanged, nil
-	}
-
-	if reject == nil {
-		if err := p.store.PutBlob(ctx, hash, req.Data); err != nil {
-			return nil, Rejected, fmt.Errorf("ingest %s: store upload: %w", req.Name, err)
+		if doc != nil {
+			return p.update(ctx, principal, req, doc, hash, reject)
 		}
-	}
-
-	if doc == nil {
-		doc = &rag.Document{
-			CollectionID: coll.ID,
-			ExternalID:   req.ExternalID,
-			Title:        firstNonEmpty(req.Title, baseTitle(req.Name)),
-			Source:       req.Source,
-			MediaType:    extract.MediaType(req.Name, req.Data),
-			Size:         int64(len(req.Data)),
-			Status:       rag.StatusQueued,
-			Stage:        rag.StageQueued,
-			PendingHash:  hash,
-			Metadata:     req.Metadata,
-			Tags:         req.Tags,
-			Owner:        req.Owner,
-			Readers:      req.Readers,
+		doc, err = p.create(ctx, coll, req, hash, reject)
+		if errors.Is(err, rag.ErrConflict) {
+			continue // created meanwhile by another submit of the same key: update that one
 		}
-		if reject != nil {
-			doc.Status, doc.Stage, doc.PendingHash = rag.StatusFailed, rag.StageQueued, ""
-			doc.ErrorCode, doc.Error = rag.ErrorCode(reject), rag.ErrorMessage(reject)
-		}
-		if err := p.store.CreateDocument(ctx, doc); err != nil {
-			if errors.Is(err, rag.ErrConflict) {
-				// Created concurrently by another submit of the same key: retry once as an update.
-				return p.Submit(ctx, principal, req)
-			}
-			return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+		if err != nil {
+			return nil, Failed, storeError(req, "create document", err)
 		}
 		if reject != nil {
 			return doc, Rejected, reject
 		}
 		return doc, Queued, nil
 	}
+	// The key is taken, yet the principal cannot find it: it belongs to a document the principal cannot see.
+	return nil, Failed, rag.Errorf(rag.CodeConflict,
+		"%s: collection %q already has a document with this id, which you cannot see", req.Name, coll.Name)
+}
 
-	// An existing document: describe the new attempt, keep the current version searchable.
+// normalize fills a request's defaults: Name and Source stand in for each other, ExternalID defaults to
+// Source, Owner to the principal. A request that names nothing is invalid.
+func normalize(principal rag.Principal, req Request) (Request, error) {
+	req.Name = cmp.Or(req.Name, req.Source)
+	req.Source = cmp.Or(req.Source, req.Name)
+	req.ExternalID = cmp.Or(req.ExternalID, req.Source)
+	if req.ExternalID == "" {
+		return req, rag.Errorf(rag.CodeInvalid, "a document needs a name, source or external id")
+	}
+	req.Owner = cmp.Or(req.Owner, principal.ID)
+	return req, nil
+}
+
+// create records a new document: queued with its pending version, or failed with reject's reason. It returns
+// the store's error as is (ErrConflict when the key was taken meanwhile).
+func (p *Pipeline) create(ctx context.Context, coll *rag.Collection, req Request, hash string, reject error) (*rag.Document, error) {
+	doc := &rag.Document{
+		CollectionID: coll.ID,
+		ExternalID:   req.ExternalID,
+		Title:        cmp.Or(req.Title, baseTitle(req.Name)),
+		Source:       req.Source,
+		MediaType:    extract.MediaType(req.Name, req.Data),
+		Size:         int64(len(req.Data)),
+		Status:       rag.StatusQueued,
+		Stage:        rag.StageQueued,
+		PendingHash:  hash,
+		Metadata:     req.Metadata,
+		Tags:         req.Tags,
+		Owner:        req.Owner,
+		Readers:      req.Readers,
+	}
+	if reject != nil {
+		doc.Status, doc.Stage, doc.PendingHash = rag.StatusFailed, rag.StageQueued, ""
+		doc.ErrorCode, doc.Error = rag.ErrorCode(reject), rag.ErrorMessage(reject)
+	}
+	if err := p.store.CreateDocument(ctx, doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// unchanged handles a re-submit of a document's current content: a failed or pending newer attempt is
+// superseded by it, and the document is ready again.
+func (p *Pipeline) unchanged(ctx context.Context, principal rag.Principal, req Request, doc *rag.Document) (*rag.Document, Outcome, error) {
+	if doc.Status == rag.StatusReady && doc.PendingHash == "" && doc.Error == "" {
+		return doc, Unchanged, nil
+	}
+	empty := ""
+	if err := p.store.SetDocumentState(ctx, doc.ID, rag.DocumentState{Status: rag.StatusReady, Stage: rag.StageDone, Progress: 1, PendingHash: &empty}); err != nil {
+		return nil, Failed, storeError(req, "set state", err)
+	}
+	doc, err := p.store.GetDocument(ctx, principal, doc.ID)
+	if err != nil {
+		return nil, Failed, storeError(req, "reload document", err)
+	}
+	return doc, Unchanged, nil
+}
+
+// update describes a new attempt at an existing document (its title, metadata, tags and readers, then the
+// pending version, or reject's reason) while the current version stays searchable.
+func (p *Pipeline) update(ctx context.Context, principal rag.Principal, req Request, doc *rag.Document, hash string, reject error) (*rag.Document, Outcome, error) {
 	u := rag.DocumentUpdate{Metadata: req.Metadata, Tags: req.Tags, Readers: req.Readers}
 	if req.Title != "" {
 		u.Title = &req.Title
 	}
 	if u.Metadata != nil || u.Tags != nil || u.Readers != nil || u.Title != nil {
 		if _, err := p.store.UpdateDocument(ctx, principal, doc.ID, u); err != nil {
-			return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
+			return nil, Failed, storeError(req, "update document", err)
 		}
 	}
 	if reject != nil {
-		if err := p.fail(ctx, doc, rag.StageQueued, reject); err != nil {
-			return nil, Rejected, err
+		if err := p.record(ctx, doc, failedState(doc, rag.StageQueued, reject)); err != nil {
+			return nil, Failed, storeError(req, "record rejection", err)
 		}
-		doc, _ = p.store.GetDocument(ctx, principal, doc.ID)
+	} else {
+		st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued, PendingHash: &hash}
+		if doc.Version > 0 {
+			// The current version stays ready and searchable while the new one is processed.
+			st.Status = rag.StatusReady
+		}
+		if err := p.store.SetDocumentState(ctx, doc.ID, st); err != nil {
+			return nil, Failed, storeError(req, "set state", err)
+		}
+	}
+	doc, err := p.store.GetDocument(ctx, principal, doc.ID)
+	if err != nil {
+		return nil, Failed, storeError(req, "reload document", err)
+	}
+	if reject != nil {
 		return doc, Rejected, reject
 	}
-	st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued, PendingHash: &hash}
-	if doc.Version > 0 {
-		// The current version stays ready and searchable while the new one is processed.
-		st.Status = rag.StatusReady
-	}
-	if err := p.store.SetDocumentState(ctx, doc.ID, st); err != nil {
-		return nil, Rejected, fmt.Errorf("ingest %s: %w", req.Name, err)
-	}
-	doc, err = p.store.GetDocument(ctx, principal, doc.ID)
-	if err != nil {
-		return nil, Rejected, err
-	}
 	return doc, Queued, nil
+}
+
+// storeError reports a store failure during the submit of req: it keeps the store's code (CodeDBError,
+// CodeNotFound, CodeConflict) and says which step failed.
+func storeError(req Request, step string, err error) error {
+	return fmt.Errorf("ingest %s: %s: %w", req.Name, step, err)
 }
 
 // validate checks what can be checked before storing anything: size, emptiness, type.
@@ -382,11 +417,17 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 		return doc, outcome, err
 	}
 	if err := p.Process(ctx, doc.ID); err != nil {
-		d, _ := p.store.GetDocument(ctx, principal, doc.ID)
-		return d, Rejected, err
+		d, gerr := p.store.GetDocument(ctx, principal, doc.ID)
+		if gerr != nil {
+			return nil, Failed, errors.Join(err, storeError(req, "reload document", gerr))
+		}
+		return d, Failed, err
 	}
 	doc, err = p.store.GetDocument(ctx, principal, doc.ID)
-	return doc, Queued, err
+	if err != nil {
+		return nil, Failed, storeError(req, "reload document", err)
+	}
+	return doc, Queued, nil
 }
 
 // EmbeddingText is the text embedded for a chunk: the same context (title, section) that the keyword index
@@ -498,15 +539,6 @@ func asCode(err error, code rag.Code, msg string) error {
 		return err
 	}
 	return rag.WrapError(code, err, "%s: %s", msg, err.Error())
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func baseTitle(name string) string {

@@ -244,3 +244,123 @@ func BenchmarkIngestKoreanPDFsAndHandbook(b *testing.B) {
 		b.ReportMetric(time.Since(start).Seconds(), "s/all-four")
 	}
 }
+
+// countingStore is the real SQLite store that counts CreateDocument calls and can run a hook between a
+// FindDocument and the CreateDocument that follows it (where another submit of the same key can land).
+type countingStore struct {
+	*sqlite.Store
+	mu        sync.Mutex
+	creates   int
+	afterFind func()
+}
+
+func (s *countingStore) FindDocument(ctx context.Context, pr rag.Principal, collectionID, externalID string) (*rag.Document, error) {
+	d, err := s.Store.FindDocument(ctx, pr, collectionID, externalID)
+	s.mu.Lock()
+	hook := s.afterFind
+	s.afterFind = nil
+	s.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	return d, err
+}
+
+func (s *countingStore) CreateDocument(ctx context.Context, d *rag.Document) error {
+	s.mu.Lock()
+	s.creates++
+	s.mu.Unlock()
+	return s.Store.CreateDocument(ctx, d)
+}
+
+func TestSubmitConflicts(t *testing.T) {
+	ctx := context.Background()
+	newPipe := func(t *testing.T) (*countingStore, *ingest.Pipeline) {
+		b := setup(t, ingest.Options{})
+		ex, err := extract.New(extract.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ex.Close() })
+		cs := &countingStore{Store: b.store}
+		return cs, ingest.New(cs, ex, hash.New(0), ingest.Options{})
+	}
+
+	t.Run("ErrInvisibleDocument", func(t *testing.T) {
+		// Alice's document is not visible to Bob: Bob's FindDocument says not found and every create of the
+		// same key conflicts. Submit must stop after its bounded attempts with a clear conflict.
+		cs, pipe := newPipe(t)
+		alice := rag.Principal{ID: "user:alice"}
+		bob := rag.Principal{ID: "user:bob"}
+		req := ingest.Request{Name: "plan.md", Data: []byte("# Plan\n\nAlice's plan.\n")}
+		if _, out, err := pipe.Submit(ctx, alice, req); err != nil || out != ingest.Queued {
+			t.Fatalf("alice: %v %v", out, err)
+		}
+		cs.creates = 0
+		req.Data = []byte("# Plan\n\nBob's plan.\n")
+		doc, out, err := pipe.Submit(ctx, bob, req)
+		if rag.ErrorCode(err) != rag.CodeConflict || out != ingest.Failed || doc != nil {
+			t.Fatalf("bob: %v %v %+v, want a conflict", out, err, doc)
+		}
+		if msg := rag.ErrorMessage(err); !strings.Contains(msg, "plan.md") || !strings.Contains(msg, "cannot see") {
+			t.Errorf("message %q must name the file and say why", msg)
+		}
+		if cs.creates != 2 {
+			t.Errorf("%d creates, want 2 (bounded)", cs.creates)
+		}
+		got, err := cs.FindDocument(ctx, alice, docCollection(t, cs, alice), "plan.md")
+		if err != nil || got.PendingHash == "" || got.Owner != alice.ID {
+			t.Fatalf("alice's document after bob's submit: %+v %v", got, err)
+		}
+	})
+
+	t.Run("CreatedMeanwhileBecomesUpdate", func(t *testing.T) {
+		// Another submit of the same key lands between this submit's find and its create: the create
+		// conflicts and the second attempt updates that document.
+		cs, pipe := newPipe(t)
+		cs.afterFind = func() {
+			if _, out, err := pipe.Submit(ctx, p, ingest.Request{Name: "race.txt", Data: []byte("first words")}); err != nil || out != ingest.Queued {
+				t.Errorf("interleaved submit: %v %v", out, err)
+			}
+		}
+		doc, out, err := pipe.Submit(ctx, p, ingest.Request{Name: "race.txt", Data: []byte("second words")})
+		if err != nil || out != ingest.Queued {
+			t.Fatalf("submit: %v %v", out, err)
+		}
+		if cs.creates != 2 {
+			t.Errorf("%d creates, want 2 (the interleaved one and the conflicting one)", cs.creates)
+		}
+		page, err := cs.ListDocuments(ctx, p, rag.DocumentQuery{})
+		if err != nil || page.Total != 1 || page.Documents[0].ID != doc.ID {
+			t.Fatalf("documents: %+v %v, want only %s", page, err, doc.ID)
+		}
+		if err := pipe.Process(ctx, doc.ID); err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := cs.ListChunks(ctx, p, doc.ID)
+		if err != nil || len(chunks) == 0 || !strings.Contains(chunks[0].Text, "second words") {
+			t.Fatalf("the later submit must win: %+v %v", chunks, err)
+		}
+	})
+
+	t.Run("ErrDatabase", func(t *testing.T) {
+		cs, pipe := newPipe(t)
+		if err := cs.Close(); err != nil {
+			t.Fatal(err)
+		}
+		doc, out, err := pipe.Submit(ctx, p, ingest.Request{Name: "a.txt", Data: []byte("words")})
+		if rag.ErrorCode(err) != rag.CodeDBError || out != ingest.Failed || doc != nil {
+			t.Fatalf("closed store: %v %v %+v, want %s and outcome failed", out, err, doc, rag.CodeDBError)
+		}
+	})
+}
+
+// docCollection returns the ID of the default collection.
+func docCollection(t *testing.T, st rag.Store, pr rag.Principal) string {
+	t.Helper()
+	c, err := st.EnsureCollection(context.Background(), rag.DefaultCollection, pr.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
