@@ -62,26 +62,18 @@ func New(retriever Searcher, generator rag.Generator, opt Options) *Service {
 // Generator returns the generator's name.
 func (s *Service) Generator() string { return s.generator.Name() }
 
-// EventType names a streaming event.
-type EventType string
+// EventType names a streaming event (rag.AnswerEventType).
+type EventType = rag.AnswerEventType
 
 // Streaming events, in order: one Sources, any number of Delta, then Done (or an error from Ask).
 const (
-	EventSources EventType = "sources"
-	EventDelta   EventType = "delta"
-	EventDone    EventType = "done"
+	EventSources = rag.AnswerSources
+	EventDelta   = rag.AnswerDelta
+	EventDone    = rag.AnswerDone
 )
 
-// Event is one step of a streamed answer.
-type Event struct {
-	Type EventType
-	// Sources (EventSources) are the passages given to the generator, numbered as the answer cites them.
-	Sources []rag.Source
-	// Delta (EventDelta) is the next piece of answer text.
-	Delta string
-	// Answer (EventDone) is the final answer, citations checked.
-	Answer *rag.Answer
-}
+// Event is one step of a streamed answer (rag.AnswerEvent).
+type Event = rag.AnswerEvent
 
 // Ask answers req. emit, when non-nil, receives the answer as it is produced; an error returned by emit stops
 // the pipeline and is returned. Errors: CodeQuestionRequired (blank question), CodeInvalid, CodeEmbeddingFailed,

@@ -139,6 +139,30 @@ func TestOpenJobsSQLite(t *testing.T) {
 		}
 		waitReady(t, a, doc.ID)
 	})
+	t.Run("QueuedUploadSurvivesRestart", func(t *testing.T) {
+		// Recorded but never enqueued, as when a server stops right after accepting an upload: the
+		// restarted process's runner finds it in its start-up sweep.
+		cfg := config.Default()
+		cfg.DataDir = t.TempDir()
+		a := openApp(t, cfg)
+		doc, outcome, err := a.Ingest.Submit(context.Background(), rag.LocalPrincipal,
+			ingest.Request{Name: "pending.md", Data: []byte("# 보류\n\n재시작 뒤에도 처리되어야 하는 문서입니다.")})
+		if err != nil || outcome != ingest.Queued {
+			t.Fatalf("submit: %v %v", outcome, err)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		restarted := openApp(t, cfg)
+		r, err := restarted.OpenJobs(context.Background(), jobs.Options{Work: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitReady(t, restarted, doc.ID)
+	})
 }
 
 func TestOpenJobsPostgres(t *testing.T) {

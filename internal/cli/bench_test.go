@@ -41,10 +41,15 @@ func benchServer(t *testing.T, mutate func(*config.Config)) string {
 		t.Fatal(err)
 	}
 	// The bench only searches: an insert-only job runner is enough for the server.
-	if _, err := a.OpenJobs(context.Background(), jobs.Options{}); err != nil {
+	runner, err := a.OpenJobs(context.Background(), jobs.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(server.New(a))
+	srv, err := server.New(a.ServerDeps(runner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return ts.URL
 }

@@ -59,3 +59,24 @@ type Span struct {
 	Citations []int   `json:"citations"`
 	Support   float64 `json:"support"`
 }
+
+// AnswerEventType names a step of a streamed answer.
+type AnswerEventType string
+
+// Streaming events, in order: one AnswerSources, any number of AnswerDelta, then AnswerDone (or an error).
+const (
+	AnswerSources AnswerEventType = "sources"
+	AnswerDelta   AnswerEventType = "delta"
+	AnswerDone    AnswerEventType = "done"
+)
+
+// AnswerEvent is one step of a streamed answer.
+type AnswerEvent struct {
+	Type AnswerEventType
+	// Sources (AnswerSources) are the passages given to the generator, numbered as the answer cites them.
+	Sources []Source
+	// Delta (AnswerDelta) is the next piece of answer text.
+	Delta string
+	// Answer (AnswerDone) is the final answer, citations checked.
+	Answer *Answer
+}

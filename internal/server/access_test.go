@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -26,7 +25,7 @@ func keyPrincipal(key string) string {
 }
 
 func TestAPIKeys(t *testing.T) {
-	b := setup(t, func(c *config.Config) { c.APIKeys = []string{keyA, keyB} })
+	b := setup(t, func(c *Settings) { c.APIKeys = []string{keyA, keyB} })
 	search := jsonBody(map[string]any{"query": "아무거나"})
 	b.run(t, []scenario{
 		{name: "ErrMissingKey", method: "POST", path: "/api/search", body: search, status: 401, code: rag.CodeUnauthorized,
@@ -96,7 +95,7 @@ func TestKeyringConstantTimeShape(t *testing.T) {
 
 func TestCORS(t *testing.T) {
 	const allowed, other = "https://app.example", "https://evil.example"
-	b := setup(t, func(c *config.Config) {
+	b := setup(t, func(c *Settings) {
 		c.CORSOrigins = []string{allowed, "http://localhost:5173/"}
 		c.APIKeys = []string{keyA}
 	})
@@ -143,7 +142,7 @@ func TestCORS(t *testing.T) {
 			wantHeaders: map[string]string{"Access-Control-Allow-Origin": ""}},
 	})
 
-	wild := setup(t, func(c *config.Config) { c.CORSOrigins = []string{"*"} })
+	wild := setup(t, func(c *Settings) { c.CORSOrigins = []string{"*"} })
 	wild.run(t, []scenario{
 		{name: "Wildcard", method: "OPTIONS", path: "/api/chat", headers: preflight(other), status: 204,
 			wantHeaders: map[string]string{"Access-Control-Allow-Origin": other}},
@@ -152,7 +151,7 @@ func TestCORS(t *testing.T) {
 
 func TestRateLimits(t *testing.T) {
 	const chatN, searchN = 3, 5
-	b := setup(t, func(c *config.Config) {
+	b := setup(t, func(c *Settings) {
 		c.RateLimitChat, c.RateLimitSearch = chatN, searchN
 		c.APIKeys = []string{keyA, keyB}
 	})
@@ -206,7 +205,7 @@ func TestRateLimits(t *testing.T) {
 }
 
 func TestRateLimitPerClientIP(t *testing.T) {
-	b := setup(t, func(c *config.Config) { c.RateLimitSearch = 2 })
+	b := setup(t, func(c *Settings) { c.RateLimitSearch = 2 })
 	call := func(ip string) int {
 		r := httptest.NewRequest("POST", "/api/search", strings.NewReader(`{"query": "렌더링"}`))
 		r.RemoteAddr = ip + ":40000"
@@ -291,7 +290,7 @@ func TestHealthStatusAndUI(t *testing.T) {
 	})
 
 	// A store that is gone: readyz and reads fail with db_error, not a crash.
-	if err := b.app.Store.Close(); err != nil {
+	if err := b.store.Close(); err != nil {
 		t.Fatal(err)
 	}
 	b.run(t, []scenario{

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -171,8 +170,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	stream := req.Stream || strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	if !stream {
 		var passages []rag.Source
-		ans, err := s.app.Answers.Ask(r.Context(), principalOf(r), ask, func(ev answer.Event) error {
-			if ev.Type == answer.EventSources {
+		ans, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
+			if ev.Type == rag.AnswerSources {
 				passages = ev.Sources
 			}
 			return nil
@@ -190,14 +189,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	// an "error" event.
 	sse := &eventStream{w: w, rc: http.NewResponseController(w)}
 	var passages []rag.Source
-	_, err := s.app.Answers.Ask(r.Context(), principalOf(r), ask, func(ev answer.Event) error {
+	_, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
 		switch ev.Type {
-		case answer.EventSources:
+		case rag.AnswerSources:
 			passages = ev.Sources
 			return sse.send("sources", map[string]any{"sources": viewSources(ev.Sources)})
-		case answer.EventDelta:
+		case rag.AnswerDelta:
 			return sse.send("delta", map[string]string{"text": ev.Delta})
-		case answer.EventDone:
+		case rag.AnswerDone:
 			return sse.send("done", viewAnswer(ev.Answer, passages, len(history)))
 		}
 		return nil
@@ -289,7 +288,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if req.Collection != "" {
 		f.Collections = append(f.Collections, req.Collection)
 	}
-	res, err := s.app.Spaces.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
+	res, err := s.deps.Search.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

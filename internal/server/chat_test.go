@@ -253,7 +253,8 @@ func TestChatProviderErrors(t *testing.T) {
 	b := setup(t, nil)
 	b.ingestFile(t, renderDoc, nil)
 	const q = "컴포넌트 렌더링이 일어나는 이유는 무엇인가요?"
-	b.app.Answers = answer.New(b.app.Retriever, failingGenerator{}, answer.Options{})
+	b.deps.Answers = answer.New(b.spaces, failingGenerator{}, answer.Options{})
+	b.serve(t)
 
 	b.run(t, []scenario{
 		{name: "LLMFailedJSON", method: "POST", path: "/api/chat", status: 502, code: rag.CodeLLMFailed,
@@ -279,12 +280,13 @@ func TestChatProviderErrors(t *testing.T) {
 		t.Error("a 502 must be logged with its cause")
 	}
 
-	spaces, err := reembed.New(context.Background(), b.app.Store, failingEmbedder{space: b.app.Embedder.Space()}, nil, reembed.Options{})
+	spaces, err := reembed.New(context.Background(), b.store, failingEmbedder{space: b.emb.Space()}, nil, reembed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.app.Spaces = spaces
-	b.app.Answers = answer.New(spaces, b.app.Generator, answer.Options{})
+	b.deps.Search = spaces
+	b.deps.Answers = answer.New(spaces, b.gen, answer.Options{})
+	b.serve(t)
 	b.run(t, []scenario{
 		{name: "EmbeddingFailedChat", method: "POST", path: "/api/chat", status: 502, code: rag.CodeEmbeddingFailed,
 			body: jsonBody(map[string]any{"question": q}), notContains: []string{"connection refused"}},

@@ -10,7 +10,7 @@ import (
 )
 
 func (s *Server) handleListCollections(w http.ResponseWriter, r *http.Request) {
-	cs, err := s.app.Store.ListCollections(r.Context())
+	cs, err := s.deps.Collections.ListCollections(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -45,7 +45,7 @@ func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	c := &rag.Collection{Name: name, Description: req.Description, Settings: req.Settings, Owner: principalOf(r).ID}
-	if err := s.app.Store.CreateCollection(r.Context(), c); err != nil {
+	if err := s.deps.Collections.CreateCollection(r.Context(), c); err != nil {
 		if rag.ErrorCode(err) == rag.CodeConflict {
 			err = rag.WrapError(rag.CodeConflict, err, "a collection named %q already exists", name)
 		}
@@ -89,20 +89,17 @@ type limitsView struct {
 }
 
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
-	cfg := s.app.Config
-	sp := s.app.Embedder.Space()
+	set := s.set
+	sp := set.Embedder
 	st := statusView{
-		Store:     "sqlite",
+		Store:     set.StoreKind,
 		Embedder:  embedderView{Space: sp.ID(), Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim, Lexical: sp.Provider == "hash"},
-		Generator: s.app.Generator.Name(),
+		Generator: set.Generator,
 		Auth:      s.keys.enabled(),
 		Limits: limitsView{
-			ChatPerMinute: cfg.RateLimitChat, SearchPerMinute: cfg.RateLimitSearch, MaxUploadBytes: cfg.MaxUploadBytes,
+			ChatPerMinute: set.RateLimitChat, SearchPerMinute: set.RateLimitSearch, MaxUploadBytes: set.MaxUploadBytes,
 			MaxQuestionChars: rag.MaxQuestionChars, MaxJSONBytes: MaxJSONBody, HistoryTurns: rag.MaxHistoryTurns,
 		},
-	}
-	if cfg.DatabaseURL != "" {
-		st.Store = "postgres"
 	}
 	if st.Embedder.Lexical {
 		st.Embedder.Note = "The default hash embedder is lexical: it matches words and word pieces, not meaning. " +
@@ -114,7 +111,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.Documents = counts
-	emb, err := s.app.Spaces.Status(r.Context())
+	emb, err := s.deps.Embedding.Status(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -128,7 +125,7 @@ func (s *Server) documentCounts(ctx context.Context, p rag.Principal) (map[strin
 	out := map[string]int{}
 	total := 0
 	for _, st := range []rag.Status{rag.StatusQueued, rag.StatusProcessing, rag.StatusReady, rag.StatusFailed} {
-		page, err := s.app.Store.ListDocuments(ctx, p, rag.DocumentQuery{Statuses: []rag.Status{st}, Limit: 1})
+		page, err := s.deps.Documents.ListDocuments(ctx, p, rag.DocumentQuery{Statuses: []rag.Status{st}, Limit: 1})
 		if err != nil {
 			return nil, err
 		}

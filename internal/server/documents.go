@@ -172,7 +172,7 @@ func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	page, err := s.app.Store.ListDocuments(r.Context(), principalOf(r), q)
+	page, err := s.deps.Documents.ListDocuments(r.Context(), principalOf(r), q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -186,12 +186,12 @@ func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleGetDocument(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
-	d, err := s.app.Store.GetDocument(r.Context(), p, r.PathValue("id"))
+	d, err := s.deps.Documents.GetDocument(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	versions, err := s.app.Store.ListVersions(r.Context(), p, d.ID)
+	versions, err := s.deps.Documents.ListVersions(r.Context(), p, d.ID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -205,7 +205,7 @@ func (s *Server) handleGetDocument(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleListChunks(w http.ResponseWriter, r *http.Request) {
-	chunks, err := s.app.Store.ListChunks(r.Context(), principalOf(r), r.PathValue("id"))
+	chunks, err := s.deps.Documents.ListChunks(r.Context(), principalOf(r), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -217,7 +217,7 @@ func (s *Server) handleListChunks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteDocument(w http.ResponseWriter, r *http.Request) {
-	if err := s.app.Store.DeleteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
+	if err := s.deps.Documents.DeleteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -263,7 +263,7 @@ const maxFormField = 64 << 10
 // Errors: CodePayloadTooLarge, CodeUnsupportedMediaType, CodeInvalid.
 // defaultName names a JSON text that has no "name" ("" means its title + ".md").
 func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, defaultName string) (*uploadForm, error) {
-	maxFile := s.app.Config.MaxUploadBytes
+	maxFile := s.set.MaxUploadBytes
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "multipart/form-data":
@@ -451,12 +451,12 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 // submit records one upload and schedules it. A document that cannot be scheduled stays queued and is
 // picked up by the job runner's start-up sweep.
 func (s *Server) submit(r *http.Request, p rag.Principal, req ingest.Request) (documentView, error) {
-	doc, outcome, err := s.app.Ingest.Submit(r.Context(), p, req)
+	doc, outcome, err := s.deps.Ingest.Submit(r.Context(), p, req)
 	if err != nil {
 		return documentView{}, err
 	}
 	if outcome == ingest.Queued {
-		if err := s.enqueuer.EnqueueIngest(r.Context(), doc.ID, doc.PendingHash); err != nil {
+		if err := s.deps.Enqueuer.EnqueueIngest(r.Context(), doc.ID, doc.PendingHash); err != nil {
 			return documentView{}, rag.WrapError(rag.CodeInternal, err, "%s was stored but could not be scheduled; it is processed at the next start", req.Name)
 		}
 	}
@@ -470,7 +470,7 @@ func (s *Server) submit(r *http.Request, p rag.Principal, req ingest.Request) (d
 // background while the current one stays searchable.
 func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
-	doc, err := s.app.Store.GetDocument(r.Context(), p, r.PathValue("id"))
+	doc, err := s.deps.Documents.GetDocument(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -485,7 +485,7 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		if f.title != "" {
 			u.Title = &f.title
 		}
-		d, err := s.app.Store.UpdateDocument(r.Context(), p, doc.ID, u)
+		d, err := s.deps.Documents.UpdateDocument(r.Context(), p, doc.ID, u)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -503,7 +503,7 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a new version of %s must be of the same type (%s); upload %s as a new document", doc.Source, want, u.name))
 		return
 	}
-	coll, err := s.app.Store.GetCollection(r.Context(), doc.CollectionID)
+	coll, err := s.deps.Collections.GetCollection(r.Context(), doc.CollectionID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -2,17 +2,13 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ragd/ragd/internal/config"
-	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -176,7 +172,7 @@ func TestDocumentsUploadAndRead(t *testing.T) {
 
 func TestDocumentsUploadLimits(t *testing.T) {
 	const limit = 2000
-	b := setup(t, func(c *config.Config) { c.MaxUploadBytes = limit })
+	b := setup(t, func(c *Settings) { c.MaxUploadBytes = limit })
 	text := func(n int) []byte { return bytes.Repeat([]byte("a"), n) }
 	count := func() int { return b.list(t, "").Total }
 
@@ -282,32 +278,6 @@ func TestDocumentsFailureIsVisible(t *testing.T) {
 	}
 	if res := b.list(t, "status=failed"); res.Total != 1 {
 		t.Fatalf("failed documents: %d", res.Total)
-	}
-}
-
-func TestQueuedUploadsSurviveRestart(t *testing.T) {
-	b := setup(t, nil)
-	// Recorded but never processed, as when a server stops right after accepting an upload.
-	doc, outcome, err := b.app.Ingest.Submit(context.Background(), rag.LocalPrincipal,
-		ingest.Request{Name: "pending.md", Data: []byte("# 보류\n\n재시작 뒤에도 처리되어야 하는 문서입니다.")})
-	if err != nil || outcome != ingest.Queued {
-		t.Fatalf("submit: %v %v", outcome, err)
-	}
-	// The restarted process's job runner picks it up.
-	b.restart(t)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		d, err := b.app.Store.GetDocument(context.Background(), rag.LocalPrincipal, doc.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Status == rag.StatusReady && d.PendingHash == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("document still %s/%s after restart", d.Status, d.Stage)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

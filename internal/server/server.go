@@ -1,17 +1,21 @@
 // Package server is ragd's HTTP API and web UI. All routes are listed in one place (routes); handlers decode,
-// call the app's services and encode — they contain no SQL and no retrieval logic. Middleware, outermost
-// first: panic recovery, request log, CORS (answers preflights), API-key authentication of /api/*; chat and
-// search are rate limited per key (or per client IP without keys).
+// call the services given in Deps and encode — they contain no SQL and no retrieval logic. The server knows
+// those services only through the small interfaces below, so it depends on no store, job runner or model
+// SDK: `ragd serve` (internal/cli) builds Deps from the wired app. Middleware, outermost first: panic
+// recovery, request log, CORS (answers preflights), API-key authentication of /api/*; chat and search are
+// rate limited per key (or per client IP without keys).
 package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
-	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/reembed"
 )
 
 // MaxJSONBody is the largest JSON request body accepted by chat and search (10 KB); larger bodies are 413.
@@ -20,16 +24,92 @@ const MaxJSONBody = 10 * 1024
 // MaxFilesPerUpload is how many files one upload request may carry.
 const MaxFilesPerUpload = 100
 
+// Documents reads and changes documents as a principal sees them (rag.Store implements it).
+type Documents interface {
+	ListDocuments(ctx context.Context, p rag.Principal, q rag.DocumentQuery) (*rag.DocumentPage, error)
+	GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
+	UpdateDocument(ctx context.Context, p rag.Principal, id string, u rag.DocumentUpdate) (*rag.Document, error)
+	DeleteDocument(ctx context.Context, p rag.Principal, id string) error
+	ListVersions(ctx context.Context, p rag.Principal, id string) ([]*rag.DocumentVersion, error)
+	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)
+}
+
+// Collections lists, reads and creates collections (rag.Store implements it).
+type Collections interface {
+	ListCollections(ctx context.Context) ([]*rag.Collection, error)
+	GetCollection(ctx context.Context, idOrName string) (*rag.Collection, error)
+	CreateCollection(ctx context.Context, c *rag.Collection) error
+}
+
+// Pinger answers /readyz: whether the store can be reached (rag.Store implements it).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Answerer answers questions, streaming the steps to emit (*answer.Service implements it).
+type Answerer interface {
+	Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(rag.AnswerEvent) error) (*rag.Answer, error)
+}
+
+// Searcher searches the documents (*reembed.Service implements it: it follows a re-embed as it completes).
+type Searcher interface {
+	Search(ctx context.Context, p rag.Principal, req rag.SearchRequest) (*rag.SearchResult, error)
+}
+
+// EmbeddingStatus says how far the chunks are embedded in the configured space (*reembed.Service
+// implements it).
+type EmbeddingStatus interface {
+	Status(ctx context.Context) (*reembed.Status, error)
+}
+
+// Submitter records uploads as queued documents (*ingest.Pipeline implements it).
+type Submitter interface {
+	Submit(ctx context.Context, p rag.Principal, req ingest.Request) (*rag.Document, ingest.Outcome, error)
+}
+
 // Enqueuer schedules the processing of a submitted document version. The durable job runner
-// (*jobs.Runner) implements it; the server calls it after ingest.Pipeline.Submit has recorded a queued
-// document, so an upload survives a crash between the two (the runner's start-up reconciliation enqueues it).
+// (*jobs.Runner) implements it; the server calls it after Submitter.Submit has recorded a queued document,
+// so an upload survives a crash between the two (the runner's start-up reconciliation enqueues it).
 type Enqueuer interface {
 	EnqueueIngest(ctx context.Context, documentID, contentHash string) error
 }
 
-// Server serves the API and the UI over an App.
+// Deps is what a Server serves: its services and its settings. Every service is required.
+type Deps struct {
+	Documents   Documents
+	Collections Collections
+	Store       Pinger
+	Answers     Answerer
+	Search      Searcher
+	Embedding   EmbeddingStatus
+	Ingest      Submitter
+	// Enqueuer processes uploads in the background. There is no in-process fallback — one mechanism,
+	// whether the jobs run in this process or in `ragd worker`s. The server only enqueues: starting and
+	// stopping the runner is the caller's (ragd serve's) business.
+	Enqueuer Enqueuer
+	Settings Settings
+	Logger   *slog.Logger // nil discards
+	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
+	Now func() time.Time
+}
+
+// Settings are the server's limits and what /api/status reports.
+type Settings struct {
+	APIKeys         []string // empty: the API is open
+	CORSOrigins     []string
+	RateLimitChat   int // requests per minute per key or client; 0 is unlimited
+	RateLimitSearch int
+	MaxUploadBytes  int64
+	// StoreKind ("sqlite" or "postgres"), Embedder and Generator describe the installation in /api/status.
+	StoreKind string
+	Embedder  rag.Space
+	Generator string
+}
+
+// Server serves the API and the UI.
 type Server struct {
-	app     *app.App
+	deps    Deps
+	set     Settings
 	log     *slog.Logger
 	mux     *http.ServeMux
 	handler http.Handler
@@ -39,44 +119,28 @@ type Server struct {
 	cors        corsPolicy
 	chatLimit   *limiter
 	searchLimit *limiter
-
-	enqueuer Enqueuer
 }
 
-// Option configures a Server.
-type Option func(*Server)
-
-// WithEnqueuer makes uploads schedule their processing through e instead of the app's job runner.
-func WithEnqueuer(e Enqueuer) Option { return func(s *Server) { s.enqueuer = e } }
-
-// WithClock replaces the clock of the rate limiters (tests fix time with it).
-func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
-
-// New returns a Server for a. Uploads are processed in the background by the durable job runner: a.Jobs
-// (see app.App.OpenJobs), or the Enqueuer given WithEnqueuer. There is no in-process fallback — one
-// mechanism, whether the jobs run in this process or in `ragd worker`s — so New panics when it has neither.
-// The server only enqueues: starting and stopping the runner is the caller's (ragd serve's) business.
-func New(a *app.App, opts ...Option) *Server {
-	s := &Server{app: a, log: a.Logger, mux: http.NewServeMux(), now: time.Now}
+// New returns a Server over d. It fails when a service is missing.
+func New(d Deps) (*Server, error) {
+	if d.Documents == nil || d.Collections == nil || d.Store == nil || d.Answers == nil || d.Search == nil ||
+		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil {
+		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer)")
+	}
+	s := &Server{deps: d, set: d.Settings, log: d.Logger, mux: http.NewServeMux(), now: d.Now}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	for _, o := range opts {
-		o(s)
+	if s.now == nil {
+		s.now = time.Now
 	}
-	s.keys = newKeyring(a.Config.APIKeys)
-	s.cors = newCORSPolicy(a.Config.CORSOrigins)
-	s.chatLimit = newLimiter(a.Config.RateLimitChat, s.now)
-	s.searchLimit = newLimiter(a.Config.RateLimitSearch, s.now)
-	if s.enqueuer == nil && a.Jobs != nil {
-		s.enqueuer = a.Jobs
-	}
-	if s.enqueuer == nil {
-		panic("server: no job runner to process uploads: open it with App.OpenJobs or pass WithEnqueuer")
-	}
+	s.keys = newKeyring(s.set.APIKeys)
+	s.cors = newCORSPolicy(s.set.CORSOrigins)
+	s.chatLimit = newLimiter(s.set.RateLimitChat, s.now)
+	s.searchLimit = newLimiter(s.set.RateLimitSearch, s.now)
 	s.routes()
 	s.handler = s.recoverPanics(s.logRequests(s.withCORS(s.authenticate(s.mux))))
-	return s
+	return s, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -116,7 +180,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
-	if err := s.app.Store.Ping(r.Context()); err != nil {
+	if err := s.deps.Store.Ping(r.Context()); err != nil {
 		s.writeError(w, r, rag.WrapError(rag.CodeDBError, err, "store not ready"))
 		return
 	}

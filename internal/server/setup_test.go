@@ -17,11 +17,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/embed/hash"
+	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/ingest"
-	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/reembed"
+	"github.com/ragd/ragd/internal/store/sqlite"
 )
 
 // fixture returns the path of a shared fixture, relative to this package's directory.
@@ -79,71 +83,90 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
-// bundle is a real app on a temp-dir SQLite store, with its durable job runner working, behind a real HTTP
-// server.
+// bundle is a real SQLite store with the offline embedder and generator, the real ingestion pipeline and
+// answer service, behind a real HTTP server. Uploads are processed in this process (inlineJobs) rather than
+// by the durable job runner, which the server does not know: it only enqueues.
 type bundle struct {
-	app   *app.App
-	srv   *Server
-	ts    *httptest.Server
-	clock *clock
-	logs  *logBuffer
+	store   *sqlite.Store
+	pipe    *ingest.Pipeline
+	emb     rag.Embedder
+	gen     rag.Generator
+	spaces  *reembed.Service
+	answers *answer.Service
+	deps    Deps
+	srv     *Server
+	ts      *httptest.Server
+	clock   *clock
+	logs    *logBuffer
 }
 
-// setup opens an app with the default configuration (rate limits off unless mutate sets them), starts its
-// job runner on the temp dir (<dir>/jobs.db, as `ragd serve`) and serves it.
-func setup(t *testing.T, mutate func(*config.Config)) *bundle {
+// setup serves the default settings (rate limits off unless mutate sets them) over a temp-dir store.
+func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	t.Helper()
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.RateLimitChat, cfg.RateLimitSearch = 0, 0
-	cfg.IngestWorkers = 1
+	ctx := context.Background()
+	def := config.Default()
+	set := Settings{MaxUploadBytes: def.MaxUploadBytes, StoreKind: "sqlite"}
 	if mutate != nil {
-		mutate(&cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
+		mutate(&set)
 	}
 	logs := &logBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	a, err := app.Open(context.Background(), cfg, logger)
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = a.Close() }) // stops the runner, then closes the store
-	startJobs(t, a)
-	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	srv := New(a, WithClock(clk.now))
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return &bundle{app: a, srv: srv, ts: ts, clock: clk, logs: logs}
+	ex, err := extract.New(extract.Options{MaxBytes: set.MaxUploadBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{store: st, emb: hash.New(hash.DefaultDim), gen: extractive.New(extractive.Options{}), logs: logs,
+		clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	b.spaces, err = reembed.New(ctx, st, b.emb, nil, reembed.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.answers = answer.New(b.spaces, b.gen, answer.Options{Collections: st})
+	b.pipe = ingest.New(st, ex, b.emb, ingest.Options{MaxBytes: set.MaxUploadBytes, Logger: logger})
+	jobs := &inlineJobs{pipe: b.pipe}
+	// Cleanups run last-in first-out: the server stops, then the jobs finish, then the store closes.
+	t.Cleanup(func() { _ = st.Close(); _ = ex.Close() })
+	t.Cleanup(jobs.wait)
+	set.Embedder, set.Generator = b.emb.Space(), b.gen.Name()
+	b.deps = Deps{Documents: st, Collections: st, Store: st, Answers: b.answers, Search: b.spaces, Embedding: b.spaces,
+		Ingest: b.pipe, Enqueuer: jobs, Settings: set, Logger: logger, Now: b.clock.now}
+	b.serve(t)
+	return b
 }
 
-// startJobs opens and starts a's job runner, working. Start returns after its start-up sweep, so that the
-// sweep does not race the documents a test ingests itself.
-func startJobs(t *testing.T, a *app.App) *jobs.Runner {
+// serve (re)starts the HTTP server over b.deps, after a test has replaced a service.
+func (b *bundle) serve(t *testing.T) {
 	t.Helper()
-	r, err := a.OpenJobs(context.Background(), jobs.Options{Work: true})
+	srv, err := New(b.deps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Start(context.Background()); err != nil {
-		t.Fatal(err)
+	if b.ts != nil {
+		b.ts.Close()
 	}
-	return r
+	b.srv, b.ts = srv, httptest.NewServer(srv)
+	t.Cleanup(b.ts.Close)
 }
 
-// restart opens a second app on the bundle's data directory and starts its job runner, as a restarted
-// `ragd serve` does; it is closed when the test ends.
-func (b *bundle) restart(t *testing.T) *app.App {
-	t.Helper()
-	a, err := app.Open(context.Background(), b.app.Config, b.app.Logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	startJobs(t, a)
-	return a
+// inlineJobs processes each enqueued document version in a goroutine of this process, as one attempt of
+// the durable runner would; the outcome is recorded on the document.
+type inlineJobs struct {
+	pipe *ingest.Pipeline
+	wg   sync.WaitGroup
 }
+
+func (j *inlineJobs) EnqueueIngest(_ context.Context, documentID, contentHash string) error {
+	j.wg.Go(func() {
+		_ = j.pipe.ProcessAttempt(context.Background(), documentID, ingest.Attempt{ContentHash: contentHash})
+	})
+	return nil
+}
+
+func (j *inlineJobs) wait() { j.wg.Wait() }
 
 // ingestFile indexes a fixture synchronously (the CLI's path) and returns the document.
 func (b *bundle) ingestFile(t *testing.T, rel string, mutate func(*ingest.Request)) *rag.Document {
@@ -157,7 +180,7 @@ func (b *bundle) ingestFile(t *testing.T, rel string, mutate func(*ingest.Reques
 
 func (b *bundle) ingest(t *testing.T, req ingest.Request) *rag.Document {
 	t.Helper()
-	doc, _, err := b.app.Ingest.Ingest(context.Background(), rag.LocalPrincipal, req)
+	doc, _, err := b.pipe.Ingest(context.Background(), rag.LocalPrincipal, req)
 	if err != nil {
 		t.Fatalf("ingest %s: %v", req.Name, err)
 	}

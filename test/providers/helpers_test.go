@@ -113,7 +113,12 @@ func start(t *testing.T, cfg config.Config) *env {
 		a.Close()
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(server.New(a))
+	handler, err := server.New(a.ServerDeps(runner))
+	if err != nil {
+		a.Close()
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
 		srv.Close()
 		if err := a.Close(); err != nil {

@@ -1,0 +1,34 @@
+package app
+
+import "github.com/ragd/ragd/internal/server"
+
+// ServerDeps gives the HTTP server the app's services, enq to process uploads (the job runner, see OpenJobs)
+// and the configuration's limits. The server knows them only through its own small interfaces.
+func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
+	cfg := a.Config
+	kind := "sqlite"
+	if cfg.DatabaseURL != "" {
+		kind = "postgres"
+	}
+	return server.Deps{
+		Documents:   a.Store,
+		Collections: a.Store,
+		Store:       a.Store,
+		Answers:     a.Answers,
+		Search:      a.Spaces,
+		Embedding:   a.Spaces,
+		Ingest:      a.Ingest,
+		Enqueuer:    enq,
+		Logger:      a.Logger,
+		Settings: server.Settings{
+			APIKeys:         cfg.APIKeys,
+			CORSOrigins:     cfg.CORSOrigins,
+			RateLimitChat:   cfg.RateLimitChat,
+			RateLimitSearch: cfg.RateLimitSearch,
+			MaxUploadBytes:  cfg.MaxUploadBytes,
+			StoreKind:       kind,
+			Embedder:        a.Embedder.Space(),
+			Generator:       a.Generator.Name(),
+		},
+	}
+}
