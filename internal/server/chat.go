@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/rag"
-	"github.com/ragd/ragd/internal/textproc"
 )
 
 // chatRequest is the body of POST /api/chat.
@@ -247,54 +245,4 @@ func (e *eventStream) send(event string, data any) error {
 		return fmt.Errorf("flush %s event: %w", event, err)
 	}
 	return nil
-}
-
-// searchRequest is the body of POST /api/search.
-type searchRequest struct {
-	Query      string     `json:"query"`
-	K          int        `json:"k"`
-	EfSearch   int        `json:"ef_search"`
-	Collection string     `json:"collection"`
-	Filters    rag.Filter `json:"filters"`
-}
-
-// searchResponse is the retrieval result with every score, plus the query as searched.
-type searchResponse struct {
-	Query     string `json:"query"`
-	Truncated bool   `json:"truncated"`
-	*rag.SearchResult
-}
-
-func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
-	var req searchRequest
-	if err := decodeJSON(w, r, MaxJSONBody, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	q := strings.TrimSpace(textproc.Normalize(req.Query))
-	if q == "" {
-		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "query is required"))
-		return
-	}
-	if req.K < 0 {
-		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "k must be positive"))
-		return
-	}
-	truncated := false
-	if utf8.RuneCountInString(q) > rag.MaxQuestionChars {
-		q, truncated = string([]rune(q)[:rag.MaxQuestionChars]), true
-	}
-	f := req.Filters
-	if req.Collection != "" {
-		f.Collections = append(f.Collections, req.Collection)
-	}
-	res, err := s.deps.Search.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if res.Hits == nil {
-		res.Hits = []rag.Hit{}
-	}
-	writeJSON(w, http.StatusOK, searchResponse{Query: q, Truncated: truncated, SearchResult: res})
 }

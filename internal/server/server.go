@@ -165,7 +165,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
 
-	// Anything else under /api/ is a JSON 404 (or 405 from the patterns above), never the UI.
+	// Anything else under /api/ is a JSON not_found 404, never the UI — a known path with a method it does
+	// not take included: this pattern matches every method, so the mux never answers 405 (SPEC.md's error
+	// codes have none for it).
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
