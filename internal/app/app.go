@@ -113,7 +113,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 
 func (a *App) openStore(ctx context.Context) error {
 	if a.Config.DatabaseURL != "" {
-		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL),
+		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL), Logger: a.Logger,
 			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch})
 		if err != nil {
 			return fmt.Errorf("open postgres: %w", err)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ragd/ragd/internal/config"
 )
 
 // benchQueries are the default search queries of `ragd bench http`: Korean and English, short and long,
@@ -68,7 +70,11 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		return usageErr("--clients, --duration and --k must be positive")
 	}
 	if *apiKey == "" {
-		*apiKey = env.Getenv("RAGD_API_KEY")
+		cfg, err := config.Load(env.Getenv)
+		if err != nil {
+			return fmt.Errorf("configuration: %w", err)
+		}
+		*apiKey = cfg.BenchAPIKey
 	}
 	queries := benchQueries
 	if *queriesFile != "" {

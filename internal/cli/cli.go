@@ -139,20 +139,29 @@ func (c *common) load(env *Env) (config.Config, error) {
 	return cfg, nil
 }
 
+// open loads the configuration and opens the app on it.
 func (c *common) open(ctx context.Context, env *Env) (*app.App, error) {
 	cfg, err := c.load(env)
 	if err != nil {
 		return nil, err
 	}
-	if c.quiet && env.Getenv("RAGD_LOG_LEVEL") == "" {
+	return c.openConfig(ctx, env, cfg)
+}
+
+// openConfig opens the app on cfg, loaded by c.load (once) and changed by the command's own flags.
+func (c *common) openConfig(ctx context.Context, env *Env, cfg config.Config) (*app.App, error) {
+	if c.quiet && cfg.LogLevel == "" {
 		cfg.LogLevel = "warn"
 	}
 	return app.Open(ctx, cfg, newLogger(env.Stderr, cfg.LogLevel))
 }
 
+// newLogger logs at level ("" is info; config.Validate has checked the rest).
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
-	_ = l.UnmarshalText([]byte(level))
+	if level != "" {
+		_ = l.UnmarshalText([]byte(level))
+	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 

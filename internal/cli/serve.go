@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -32,11 +31,6 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if _, err := parse(fs, args, env.Stderr); err != nil {
 		return err
 	}
-	work, err := workerEnv(env)
-	if err != nil {
-		return err
-	}
-	work = work && !*noWorker
 	cfg, err := c.load(env)
 	if err != nil {
 		return err
@@ -44,8 +38,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if *addr != "" {
 		cfg.Addr = *addr
 	}
-	c.dataDir = cfg.DataDir
-	a, err := c.open(ctx, env)
+	if *noWorker {
+		cfg.Worker = false
+	}
+	work := cfg.Worker
+	a, err := c.openConfig(ctx, env, cfg)
 	if err != nil {
 		return err
 	}
@@ -123,18 +120,6 @@ func warm(ctx context.Context, a *app.App) {
 		return
 	}
 	a.Logger.Debug("vector cache warm", slog.Duration("took", time.Since(start)))
-}
-
-// workerEnv reads RAGD_WORKER: whether `ragd serve` runs background jobs itself (default true).
-func workerEnv(env *Env) (bool, error) {
-	switch v := strings.ToLower(strings.TrimSpace(env.Getenv("RAGD_WORKER"))); v {
-	case "", "1", "true", "yes", "on":
-		return true, nil
-	case "0", "false", "no", "off":
-		return false, nil
-	default:
-		return false, usageErr("RAGD_WORKER must be true or false (got %q)", v)
-	}
 }
 
 // storeName says which store a process runs against, without secrets: the data directory, or the

@@ -12,27 +12,6 @@ import (
 	"github.com/ragd/ragd/internal/config"
 )
 
-func TestWorkerEnv(t *testing.T) {
-	for _, tc := range []struct {
-		v    string
-		want bool
-		bad  bool
-	}{
-		{"", true, false}, {"true", true, false}, {"1", true, false}, {" On ", true, false},
-		{"false", false, false}, {"0", false, false}, {"NO", false, false}, {"maybe", false, true},
-	} {
-		got, err := workerEnv(&Env{Getenv: func(k string) string {
-			if k == "RAGD_WORKER" {
-				return tc.v
-			}
-			return ""
-		}})
-		if got != tc.want || (err != nil) != tc.bad || (err != nil && !errors.Is(err, errUsage)) {
-			t.Errorf("RAGD_WORKER=%q: %v %v, want %v (error %v)", tc.v, got, err, tc.want, tc.bad)
-		}
-	}
-}
-
 func TestStoreNameHidesSecrets(t *testing.T) {
 	cfg := config.Default()
 	cfg.DatabaseURL = "postgres://ragd:s3cret@db.internal:6543/prod?sslmode=require&search_path=tenant1,public"

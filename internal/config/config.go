@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // Config is the whole configuration of a ragd process.
@@ -72,8 +74,15 @@ type Config struct {
 	RateLimitChat   int
 	RateLimitSearch int
 
-	// LogLevel is debug|info|warn|error (RAGD_LOG_LEVEL, default info).
+	// LogLevel is debug|info|warn|error (RAGD_LOG_LEVEL). Unset (""), it is info, or warn for the commands
+	// that print their own results (ingest, search, ask, spaces).
 	LogLevel string
+
+	// Worker says whether `ragd serve` runs background jobs itself (RAGD_WORKER, default true; serve
+	// --no-worker sets it false), or only queues them for `ragd worker` processes.
+	Worker bool
+	// BenchAPIKey is the API key `ragd bench http` sends (RAGD_API_KEY; its --api-key flag overrides it).
+	BenchAPIKey string
 }
 
 // Default returns the zero-configuration defaults: embedded store, offline models.
@@ -83,13 +92,13 @@ func Default() Config {
 		Addr:            "127.0.0.1:8080",
 		Embedder:        "hash",
 		Generator:       "extractive",
-		MaxUploadBytes:  50 << 20,
+		MaxUploadBytes:  rag.DefaultMaxUploadBytes,
 		ChunkSize:       1000,
 		ChunkOverlap:    200,
 		IngestWorkers:   2,
 		RateLimitChat:   30,
 		RateLimitSearch: 120,
-		LogLevel:        "info",
+		Worker:          true,
 	}
 }
 
@@ -138,6 +147,8 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
 	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
 	e.str(&c.LogLevel, "RAGD_LOG_LEVEL")
+	e.bool(&c.Worker, "RAGD_WORKER")
+	e.secret(&c.BenchAPIKey, "RAGD_API_KEY")
 	if e.err != nil {
 		return c, e.err
 	}
@@ -181,7 +192,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rate limits must be ≥ 0 (0 disables)")
 	}
 	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
+	case "", "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("RAGD_LOG_LEVEL must be debug, info, warn or error (got %q)", c.LogLevel)
 	}
@@ -196,6 +207,19 @@ type env struct {
 func (e *env) str(dst *string, name string) {
 	if v := strings.TrimSpace(e.getenv(name)); v != "" {
 		*dst = v
+	}
+}
+
+// bool reads NAME as true (1, true, yes, on) or false (0, false, no, off).
+func (e *env) bool(dst *bool, name string) {
+	switch v := strings.ToLower(strings.TrimSpace(e.getenv(name))); v {
+	case "":
+	case "1", "true", "yes", "on":
+		*dst = true
+	case "0", "false", "no", "off":
+		*dst = false
+	default:
+		e.fail(fmt.Errorf("%s must be true or false (got %q)", name, v))
 	}
 }
 

@@ -111,3 +111,22 @@ func TestLoad(t *testing.T) {
 		}
 	})
 }
+
+func TestWorker(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+		bad  bool
+	}{
+		{"", true, false}, {"true", true, false}, {"1", true, false}, {" On ", true, false},
+		{"false", false, false}, {"0", false, false}, {"NO", false, false}, {"maybe", false, true},
+	} {
+		c, err := Load(envOf(map[string]string{"RAGD_WORKER": tc.v}))
+		if (err != nil) != tc.bad || (err == nil && c.Worker != tc.want) {
+			t.Errorf("RAGD_WORKER=%q: %v %v, want %v (error %v)", tc.v, c.Worker, err, tc.want, tc.bad)
+		}
+		if err != nil && !strings.Contains(err.Error(), "RAGD_WORKER") {
+			t.Errorf("RAGD_WORKER=%q: error %q must name the variable", tc.v, err)
+		}
+	}
+}

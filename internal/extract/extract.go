@@ -23,8 +23,8 @@ const (
 	MediaText     = "text/plain"
 )
 
-// DefaultMaxBytes is the default size limit of one file (50 MiB).
-const DefaultMaxBytes = 50 << 20
+// DefaultMaxBytes is the default size limit of one file (rag.DefaultMaxUploadBytes).
+const DefaultMaxBytes = rag.DefaultMaxUploadBytes
 
 // Options configures an Extractor. The zero value is usable: every field has a default.
 type Options struct {

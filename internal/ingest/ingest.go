@@ -24,7 +24,7 @@ import (
 
 // Options configure a Pipeline.
 type Options struct {
-	// MaxBytes is the largest file accepted (default 50 MiB).
+	// MaxBytes is the largest file accepted (default rag.DefaultMaxUploadBytes).
 	MaxBytes int64
 	// Chunk sizes (chunk package defaults when zero).
 	Chunk chunk.Options
@@ -36,7 +36,7 @@ type Options struct {
 // WithDefaults returns o with zero fields set to their defaults.
 func (o Options) WithDefaults() Options {
 	if o.MaxBytes == 0 {
-		o.MaxBytes = 50 << 20
+		o.MaxBytes = rag.DefaultMaxUploadBytes
 	}
 	if o.EmbedBatch == 0 {
 		o.EmbedBatch = 64

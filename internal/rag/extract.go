@@ -2,6 +2,10 @@ package rag
 
 import "context"
 
+// DefaultMaxUploadBytes is the default size limit of one file (50 MiB): the configuration's default
+// (RAGD_MAX_UPLOAD_BYTES), and the extractor's and ingestion pipeline's when given none.
+const DefaultMaxUploadBytes = 50 << 20
+
 // BlockKind says what an extracted block is.
 type BlockKind string
 
