@@ -1,38 +1,31 @@
 package cli
 
 import (
+	"errors"
 	"reflect"
 	"testing"
-
-	"github.com/ragd/ragd/internal/rag"
+	"time"
 )
 
+// TestParseFilters checks the CLI surface of package filter: --collection comes first, errors are usage
+// errors, and dates and type names mean what they mean over HTTP.
 func TestParseFilters(t *testing.T) {
-	f, err := parseFilters([]string{
-		"region=서울|경기", "deposit<=5000", "status!=closed", "tag=lease", "type=application/pdf",
-		"created_after=2024-01-02", "year>2020", "open=true", "collection=housing",
-	}, []string{"base"})
+	f, err := parseFilters([]string{"collection=housing", "created_before=2024-05-01", "type=pdf", "region=서울"}, []string{"base"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(f.Collections, []string{"base", "housing"}) || !reflect.DeepEqual(f.Tags, []string{"lease"}) ||
-		!reflect.DeepEqual(f.MediaTypes, []string{"application/pdf"}) || f.CreatedAfter == nil || f.CreatedAfter.Day() != 2 {
-		t.Errorf("document conditions: %+v", f)
-	}
-	want := []rag.MetaCond{
-		{Key: "region", Op: rag.OpIn, Values: []any{"서울", "경기"}},
-		{Key: "deposit", Op: rag.OpLte, Values: []any{5000.0}},
-		{Key: "status", Op: rag.OpNe, Values: []any{"closed"}},
-		{Key: "year", Op: rag.OpGt, Values: []any{2020.0}},
-		{Key: "open", Op: rag.OpEq, Values: []any{true}},
-	}
-	if !reflect.DeepEqual(f.Metadata, want) {
-		t.Errorf("metadata = %#v\nwant %#v", f.Metadata, want)
+	endOfDay := time.Date(2024, 5, 1, 23, 59, 59, 999999999, time.UTC)
+	if !reflect.DeepEqual(f.Collections, []string{"base", "housing"}) || !reflect.DeepEqual(f.MediaTypes, []string{"application/pdf"}) ||
+		f.CreatedBefore == nil || !f.CreatedBefore.Equal(endOfDay) || len(f.Metadata) != 1 {
+		t.Errorf("filter %+v (created_before %v, want %v)", f, f.CreatedBefore, endOfDay)
 	}
 	for _, bad := range []string{"novalue", "=x", "created_after=yesterday"} {
-		if _, err := parseFilters([]string{bad}, nil); err == nil {
-			t.Errorf("parseFilters(%q) succeeded, want an error", bad)
+		if _, err := parseFilters([]string{bad}, nil); !errors.Is(err, errUsage) {
+			t.Errorf("parseFilters(%q): %v, want a usage error", bad, err)
 		}
+	}
+	if f, err := parseFilters(nil, nil); err != nil || !f.IsZero() {
+		t.Errorf("no filters: %+v %v", f, err)
 	}
 }
 

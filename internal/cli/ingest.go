@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -38,7 +39,7 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 		if !ok || k == "" {
 			return usageErr("--meta %q: want key=value", m)
 		}
-		meta[k] = typed(v)
+		meta[k] = filter.Value(v)
 	}
 	if len(meta) == 0 {
 		meta = nil

@@ -158,10 +158,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "k must be between 1 and 20"))
 		return
 	}
-	f := req.Filters
-	if req.Collection != "" {
-		f.Collections = append(f.Collections, req.Collection)
-	}
+	f := requestFilter(req.Filters, req.Collection)
 	history := recentTurns(req.History, rag.MaxHistoryTurns)
 	ask := rag.AskRequest{Question: req.Question, History: history, Filter: f, K: req.K}
 

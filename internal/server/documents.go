@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -65,31 +66,16 @@ func viewDocument(d *rag.Document) documentView {
 
 // ---- listing and reading ----
 
-// mediaAliases lets the type filter use short names.
-var mediaAliases = map[string][]string{
-	"pdf":      {extract.MediaPDF},
-	"docx":     {extract.MediaDOCX},
-	"word":     {extract.MediaDOCX},
-	"md":       {extract.MediaMarkdown, extract.MediaMDX},
-	"markdown": {extract.MediaMarkdown, extract.MediaMDX},
-	"html":     {extract.MediaHTML},
-	"text":     {extract.MediaText},
-	"txt":      {extract.MediaText},
-}
-
 // documentQuery reads GET /api/documents parameters: q (title contains), tag, type, collection, status
-// (each repeatable or comma-separated), created_after/created_before/updated_after/updated_before
-// (RFC 3339 or YYYY-MM-DD; a date-only "before" includes that whole day), limit (1–500, default 50), offset.
+// (each repeatable or comma-separated), created_after/created_before/updated_after/updated_before, limit
+// (1–500, default 50), offset. Types and dates read as everywhere (package filter): a short type name such as
+// pdf stands for its media types, and a date YYYY-MM-DD for the whole day.
 func documentQuery(r *http.Request) (rag.DocumentQuery, error) {
 	v := r.URL.Query()
 	q := rag.DocumentQuery{TitleContains: strings.TrimSpace(v.Get("q")), Limit: 50}
-	q.Tags = listParam(v["tag"])
-	q.Collections = listParam(v["collection"])
-	for _, t := range listParam(v["type"]) {
-		if mts, ok := mediaAliases[strings.ToLower(t)]; ok {
-			q.MediaTypes = append(q.MediaTypes, mts...)
-		} else {
-			q.MediaTypes = append(q.MediaTypes, t)
+	for _, key := range []string{"tag", "collection", "type"} {
+		if err := filter.Field(&q.Filter, key, listParam(v[key])); err != nil {
+			return q, err
 		}
 	}
 	for _, st := range listParam(v["status"]) {
@@ -100,23 +86,12 @@ func documentQuery(r *http.Request) (rag.DocumentQuery, error) {
 			return q, rag.Errorf(rag.CodeInvalid, "status must be queued, processing, ready or failed (got %q)", st)
 		}
 	}
-	for _, p := range []struct {
-		name string
-		dst  **time.Time
-		end  bool
-	}{
-		{"created_after", &q.CreatedAfter, false}, {"created_before", &q.CreatedBefore, true},
-		{"updated_after", &q.UpdatedAfter, false}, {"updated_before", &q.UpdatedBefore, true},
-	} {
-		s := strings.TrimSpace(v.Get(p.name))
-		if s == "" {
-			continue
+	for _, key := range []string{"created_after", "created_before", "updated_after", "updated_before"} {
+		if d := strings.TrimSpace(v.Get(key)); d != "" {
+			if err := filter.Field(&q.Filter, key, []string{d}); err != nil {
+				return q, err
+			}
 		}
-		t, err := parseTime(s, p.end)
-		if err != nil {
-			return q, rag.Errorf(rag.CodeInvalid, "%s: %v", p.name, err)
-		}
-		*p.dst = &t
 	}
 	var err error
 	if q.Limit, err = intParam(v.Get("limit"), 50, 1, 500); err != nil {
@@ -149,21 +124,6 @@ func intParam(s string, def, lo, hi int) (int, error) {
 		return 0, fmt.Errorf("must be an integer between %d and %d", lo, hi)
 	}
 	return n, nil
-}
-
-// parseTime reads RFC 3339 or a date; endOfDay makes a date mean its last instant (inclusive bounds).
-func parseTime(s string, endOfDay bool) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("want RFC 3339 or YYYY-MM-DD, got %q", s)
-	}
-	if endOfDay {
-		t = t.Add(24*time.Hour - time.Nanosecond)
-	}
-	return t, nil
 }
 
 func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) {

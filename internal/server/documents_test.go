@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -122,6 +123,11 @@ func TestDocumentsUploadAndRead(t *testing.T) {
 
 	leave, notes, imp, render := titles["leave"], titles["notes"], titles["import"], titles["render"]
 	all := []string{leave, notes, imp, render} // newest first
+	// A date stands for its whole day (package filter): created_before the newest document's day includes
+	// it, which a midnight bound would not.
+	docs := b.list(t, "").Documents
+	newestDay, oldestDay := docs[0].CreatedAt.UTC().Format(time.DateOnly), docs[len(docs)-1].CreatedAt.UTC().Format(time.DateOnly)
+	dayBefore := docs[len(docs)-1].CreatedAt.UTC().AddDate(0, 0, -1).Format(time.DateOnly)
 	listCases := []struct {
 		query string
 		want  []string
@@ -140,6 +146,10 @@ func TestDocumentsUploadAndRead(t *testing.T) {
 		{"status=failed", nil},
 		{"created_after=2000-01-01&created_before=2999-12-31", all},
 		{"created_after=2999-01-01", nil},
+		{"created_before=" + newestDay, all},
+		{"created_after=" + oldestDay, all},
+		{"created_before=" + dayBefore, nil},
+		{"updated_before=" + newestDay, all},
 		{"updated_before=2000-01-01T00:00:00Z", nil},
 		{"limit=2", all[:2]},
 		{"limit=2&offset=2", all[2:]},

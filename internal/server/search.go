@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -44,10 +45,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if utf8.RuneCountInString(q) > rag.MaxQuestionChars {
 		q, truncated = string([]rune(q)[:rag.MaxQuestionChars]), true
 	}
-	f := req.Filters
-	if req.Collection != "" {
-		f.Collections = append(f.Collections, req.Collection)
-	}
+	f := requestFilter(req.Filters, req.Collection)
 	res, err := s.deps.Search.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -57,4 +55,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		res.Hits = []rag.Hit{}
 	}
 	writeJSON(w, http.StatusOK, searchResponse{Query: q, Truncated: truncated, SearchResult: res})
+}
+
+// requestFilter is the filter of a chat or search request: its filters, in its collection when it names one,
+// with short type names (pdf, md, …) read as their media types as everywhere else.
+func requestFilter(f rag.Filter, collection string) rag.Filter {
+	if collection != "" {
+		f.Collections = append(f.Collections, collection)
+	}
+	f.MediaTypes = filter.MediaTypes(f.MediaTypes)
+	return f
 }
