@@ -118,7 +118,7 @@ func describe(err error) string {
 // common holds the flags every command has.
 type common struct {
 	dataDir string
-	// quiet is set by commands that report their own results (ingest, search, ask, spaces): their log
+	// quiet is set by commands that report their own results (ingest, search, ask, spaces, eval): their log
 	// shows warnings and errors only, unless RAGD_LOG_LEVEL asks for more.
 	quiet bool
 }

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/eval"
 )
 
 func runEval(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("eval")
-	var c common
+	c := common{quiet: true}
 	c.register(fs)
 	k := fs.Int("k", 10, "hits retrieved per query (at least 10)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -48,8 +47,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 		defer os.RemoveAll(dir)
 		cfg.DataDir = dir
 	}
-	cfg.LogLevel = "warn"
-	a, err := app.Open(ctx, cfg, newLogger(env.Stderr, cfg.LogLevel))
+	a, err := c.openConfig(ctx, env, cfg)
 	if err != nil {
 		return err
 	}
