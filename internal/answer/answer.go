@@ -99,8 +99,8 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if k <= 0 {
 		k = s.opt.Passages
 	}
-	if k > 20 {
-		return nil, rag.Errorf(rag.CodeInvalid, "k must be at most 20")
+	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
+		return nil, err
 	}
 	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: q, Filter: req.Filter, K: k})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // benchQueries are the default search queries of `ragd bench http`: Korean and English, short and long,
@@ -52,22 +54,35 @@ type benchResult struct {
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 || args[0] != "http" {
-		return usageErr("usage: ragd bench http [--url URL] [--clients N] [--duration D] [--k K] [--queries FILE]")
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		printHelp(env.Stdout, newFlagSet("bench"))
+		return flag.ErrHelp
+	case len(args) == 0:
+		return usageErr("a subcommand is required: http")
+	case args[0] != "http":
+		return usageErr("unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"http"}, ""))
 	}
 	fs := newFlagSet("bench http")
-	url := fs.String("url", "http://127.0.0.1:8080", "base URL of a running ragd serve")
+	url := fs.String("url", "http://127.0.0.1:8080", "base `URL` of a running ragd serve")
 	clients := fs.Int("clients", 50, "concurrent clients")
 	duration := fs.Duration("duration", 60*time.Second, "how long to run")
-	k := fs.Int("k", 5, "hits per search")
-	queriesFile := fs.String("queries", "", "file with one query per line (default: a built-in Korean and English mix)")
-	apiKey := fs.String("api-key", "", "API key (env RAGD_API_KEY)")
+	k := fs.Int("k", 5, fmt.Sprintf("hits per search, 1 to %d; 0 is the server's default", rag.MaxSearchK))
+	queriesFile := fs.String("queries", "", "`FILE` with one query per line (default: a built-in Korean and English mix)")
+	apiKey := fs.String("api-key", "", "API `KEY` (env RAGD_API_KEY)")
 	timeout := fs.Duration("timeout", 30*time.Second, "timeout of one request")
-	if _, err := parse(fs, args[1:], env.Stderr); err != nil {
+	pos, err := parse(fs, args[1:], env.Stdout)
+	if err != nil {
 		return err
 	}
-	if *clients < 1 || *duration <= 0 || *k < 1 {
-		return usageErr("--clients, --duration and --k must be positive")
+	if err := noArgs("bench http", pos); err != nil {
+		return err
+	}
+	if *clients < 1 || *duration <= 0 {
+		return usageErr("--clients and --duration must be positive")
+	}
+	if err := checkK(*k, rag.MaxSearchK); err != nil {
+		return err
 	}
 	if *apiKey == "" {
 		cfg, err := config.Load(env.Getenv)

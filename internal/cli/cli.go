@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
@@ -30,60 +31,102 @@ type Env struct {
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, env *Env, args []string) error
+	// synopsis is the usage line after "ragd NAME".
+	synopsis string
+	// subs are the subcommands, if any, with one line each.
+	subs []subcommand
+	run  func(ctx context.Context, env *Env, args []string) error
 }
+
+type subcommand struct{ name, summary string }
 
 func commands() []command {
 	return []command{
-		{"serve", "run the HTTP API and web UI", runServe},
-		{"worker", "run background jobs only (ingestion, periodic jobs)", runWorker},
-		{"ingest", "add files and folders to the index", runIngest},
-		{"search", "search the index", runSearch},
-		{"ask", "answer a question from the documents", runAsk},
-		{"eval", "measure retrieval (and answer) quality on a dataset", runEval},
-		{"migrate", "apply database migrations and exit", runMigrate},
-		{"spaces", "list embedding spaces; drop an old embedder's vectors", runSpaces},
-		{"bench", "load-test a running server (ragd bench http)", runBench},
-		{"version", "print the version", func(_ context.Context, env *Env, _ []string) error {
+		{name: "serve", summary: "run the HTTP API and web UI", synopsis: "[--addr HOST:PORT] [--no-worker]", run: runServe},
+		{name: "worker", summary: "run background jobs only (ingestion, periodic jobs)", synopsis: "[--concurrency N]", run: runWorker},
+		{name: "ingest", summary: "add files and folders to the index", synopsis: "[--collection C] [--tag T…] [--meta k=v…] PATH…", run: runIngest},
+		{name: "search", summary: "search the index", synopsis: "[--k N] [--collection C] [--filter key=value…] [--json] QUERY", run: runSearch},
+		{name: "ask", summary: "answer a question from the documents", synopsis: "[--k N] [--collection C] [--filter key=value…] [--json] QUESTION", run: runAsk},
+		{name: "eval", summary: "measure retrieval (and answer) quality on a dataset", synopsis: "[--k 10] [--answers] [--baseline bm25|none] [--json] DATASET", run: runEval},
+		{name: "migrate", summary: "apply database migrations and exit", run: runMigrate},
+		{name: "spaces", summary: "list embedding spaces; re-embed now; drop an old embedder's vectors",
+			synopsis: "[--json] | ragd spaces reembed | ragd spaces drop [--force] PROVIDER/MODEL/DIM", subs: []subcommand{
+				{"(none)", "list the spaces, which one searches use and the re-embed's progress"},
+				{"reembed", "re-embed into the configured space now, in the foreground (resumable)"},
+				{"drop", "remove an old space's vectors (--force for the one searches use)"},
+			}, run: runSpaces},
+		{name: "bench", summary: "load-test a running server", synopsis: "http [--url URL] [--clients N] [--duration D] [--k K] [--queries FILE]",
+			subs: []subcommand{{"http", "send POST /api/search from N clients for a duration; print throughput and latency"}}, run: runBench},
+		{name: "version", summary: "print the version", run: func(_ context.Context, env *Env, args []string) error {
+			fs := newFlagSet("version")
+			if _, err := parse(fs, args, env.Stdout); err != nil {
+				return err
+			}
 			fmt.Fprintln(env.Stdout, "ragd", Version)
 			return nil
 		}},
 	}
 }
 
-// Run runs the command line args and returns the process exit code.
+// lookup finds a command by name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// Run runs the command line args and returns the process exit code: 0, 1 when the command failed, 2 when
+// it was called wrongly (an unknown command or flag, a missing or bad argument).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
+		if len(args) > 1 && args[0] == "help" {
+			// ragd help CMD is ragd CMD -h.
+			return Run(ctx, []string{args[1], "-h"}, stdin, stdout, stderr, getenv)
 		}
+		usage(stdout)
 		return 0
 	}
-	for _, c := range commands() {
-		if c.name != args[0] {
-			continue
+	c, ok := lookup(args[0])
+	if !ok {
+		names := make([]string, 0, len(commands()))
+		for _, c := range commands() {
+			names = append(names, c.name)
 		}
-		err := c.run(ctx, env, args[1:])
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "ragd %s: %v\n", c.name, err)
-			return 2
-		case errors.Is(err, errFailed):
-			return 1
-		default:
-			fmt.Fprintf(stderr, "ragd %s: %s\n", c.name, describe(err))
-			return 1
-		}
+		fmt.Fprintf(stderr, "ragd: unknown command %q%s\nRun 'ragd help' for the list of commands.\n", args[0], didYouMean(args[0], names, ""))
+		return 2
 	}
-	fmt.Fprintf(stderr, "ragd: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return 2
+	err := c.run(ctx, env, args[1:])
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "ragd %s: %s\nusage: %s\nRun 'ragd %s -h' for its flags.\n", c.name, ue, c.usageLine(), c.name)
+		return 2
+	case errors.Is(err, errFailed):
+		return 1
+	default:
+		fmt.Fprintf(stderr, "ragd %s: %s\n", c.name, describe(err))
+		return 1
+	}
+}
+
+// usageLine is the command's one-line synopsis.
+func (c command) usageLine() string {
+	if c.synopsis == "" {
+		return "ragd " + c.name + " [flags]"
+	}
+	return "ragd " + c.name + " " + c.synopsis
 }
 
 func usage(w io.Writer) {
@@ -92,17 +135,120 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nEvery command takes --data-dir (env RAGD_DATA_DIR, default ./ragd-data); RAGD_DATABASE_URL selects PostgreSQL.")
-	fmt.Fprintln(w, "Run 'ragd <command> -h' for its flags.")
+	fmt.Fprintln(w, "\nEvery command but bench and version takes --data-dir (env RAGD_DATA_DIR, default ./ragd-data);")
+	fmt.Fprintln(w, "RAGD_DATABASE_URL selects PostgreSQL. Run 'ragd <command> -h' for its flags.")
 }
 
+// printHelp prints a command's synopsis, summary, flags with their defaults, and subcommands.
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	name, _, _ := strings.Cut(fs.Name(), " ")
+	c, ok := lookup(name)
+	if !ok {
+		c = command{name: fs.Name()}
+	}
+	fmt.Fprintf(w, "usage: %s\n", c.usageLine())
+	if c.summary != "" {
+		fmt.Fprintf(w, "\n%s.\n", strings.ToUpper(c.summary[:1])+c.summary[1:])
+	}
+	if len(c.subs) > 0 {
+		fmt.Fprintln(w, "\nsubcommands:")
+		for _, s := range c.subs {
+			fmt.Fprintf(w, "  %-8s %s\n", s.name, s.summary)
+		}
+	}
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nflags:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, text := flag.UnquoteUsage(f)
+		switch typ {
+		case "int", "uint":
+			typ = "N"
+		default:
+			typ = strings.ToUpper(typ)
+		}
+		line := "  --" + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		if d := f.DefValue; d != "" && d != "false" && d != "[]" {
+			text += " (default " + d + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", line, text)
+	})
+	tw.Flush()
+}
+
+// usageError is a command called wrongly (exit code 2); its text says what is wrong.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// Is makes errors.Is(err, errUsage) true for every usage error.
+func (usageError) Is(target error) bool { return target == errUsage }
+
 var (
-	errUsage  = errors.New("usage")
+	errUsage  = errors.New("usage error")
 	errFailed = errors.New("failed") // already reported
 )
 
 func usageErr(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+	return usageError(fmt.Sprintf(format, args...))
+}
+
+// didYouMean suggests the candidate nearest to got (" (did you mean --collection?)"), or "" when none is
+// near: at most a third of its letters (at least one, never all) edited, or got a prefix of one candidate
+// only.
+func didYouMean(got string, candidates []string, prefix string) string {
+	best, bestD := "", -1
+	prefixed := []string{}
+	for _, c := range candidates {
+		if d := editDistance(got, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+		if got != "" && strings.HasPrefix(c, got) {
+			prefixed = append(prefixed, c)
+		}
+	}
+	switch {
+	case bestD >= 0 && bestD <= max(1, len([]rune(got))/3) && bestD < len([]rune(got)):
+	case len(prefixed) == 1:
+		best = prefixed[0]
+	default:
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s%s?)", prefix, best)
+}
+
+// editDistance is the edit distance between a and b, by runes: insertions, deletions, substitutions and
+// transpositions of neighbours (--colelction) count one each.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 // describe renders an error for the terminal: the code and the safe message, plus the cause for
@@ -115,28 +261,36 @@ func describe(err error) string {
 	return err.Error()
 }
 
-// common holds the flags every command has.
+// common holds the configuration every command opens the app with, and the flags that set its fields.
 type common struct {
-	dataDir string
+	// cfg is the configuration from the environment, its fields overridden by the flags bound to them.
+	cfg    config.Config
+	cfgErr error
+	loaded bool
 	// quiet is set by commands that report their own results (ingest, search, ask, spaces, eval): their log
 	// shows warnings and errors only, unless RAGD_LOG_LEVEL asks for more.
 	quiet bool
 }
 
-func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the embedded store (env RAGD_DATA_DIR, default ./ragd-data)")
+// register loads the configuration from the environment and binds the common flags to its fields, so that
+// a flag overrides its variable and -h shows the effective default. A configuration error is reported by
+// load, after the flags are parsed (so that -h still works).
+func (c *common) register(fs *flag.FlagSet, env *Env) {
+	c.cfg, c.cfgErr = config.Load(env.Getenv)
+	c.loaded = true
+	fs.StringVar(&c.cfg.DataDir, "data-dir", c.cfg.DataDir, "`DIR` holding the embedded store (env RAGD_DATA_DIR)")
 }
 
-// load reads the configuration from the environment and applies the common flags.
+// load returns the configuration: the environment's (read once, by register) with the flags applied.
 func (c *common) load(env *Env) (config.Config, error) {
-	cfg, err := config.Load(env.Getenv)
-	if err != nil {
-		return cfg, fmt.Errorf("configuration: %w", err)
+	if !c.loaded {
+		c.cfg, c.cfgErr = config.Load(env.Getenv)
+		c.loaded = true
 	}
-	if c.dataDir != "" {
-		cfg.DataDir = c.dataDir
+	if c.cfgErr != nil {
+		return c.cfg, fmt.Errorf("configuration: %w", c.cfgErr)
 	}
-	return cfg, nil
+	return c.cfg, nil
 }
 
 // open loads the configuration and opens the app on it.
@@ -165,18 +319,19 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// parse parses flags that may come before, between or after positional arguments.
+// parse parses flags that may come before, between or after positional arguments. On -h it prints the
+// command's help on help and returns flag.ErrHelp; a flag error is a usage error that says what is wrong
+// (an unknown flag names the nearest one).
 func parse(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(help)
-				fs.PrintDefaults()
+				printHelp(help, fs)
 				return nil, err
 			}
-			return nil, usageErr("%v", err)
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -190,6 +345,33 @@ func parse(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	}
 }
 
+// flagError rewrites the flag package's error in the CLI's terms (--name) and suggests the flag meant.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		name = strings.TrimPrefix(name, "-")
+		return usageErr("unknown flag --%s%s", name, didYouMean(name, names, "--"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return usageErr("--%s needs a value", name)
+	}
+	if i := strings.Index(msg, " for flag -"); strings.HasPrefix(msg, "invalid ") && i > 0 {
+		// invalid value "x" for flag -k: parse error
+		return usageErr("%s for --%s", msg[:i], msg[i+len(" for flag -"):])
+	}
+	return usageErr("%s", msg)
+}
+
+// noArgs is the error of a command that takes no positional arguments, or nil.
+func noArgs(name string, pos []string) error {
+	if len(pos) > 0 {
+		return usageErr("%s takes no arguments (got %q)", name, pos[0])
+	}
+	return nil
+}
+
 // multi is a repeatable string flag.
 type multi []string
 
@@ -197,3 +379,10 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ContinueOnError) }
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -6,26 +6,33 @@ import (
 	"os"
 
 	"github.com/ragd/ragd/internal/eval"
+	"github.com/ragd/ragd/internal/rag"
 )
 
 func runEval(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("eval")
 	c := common{quiet: true}
-	c.register(fs)
-	k := fs.Int("k", 10, "hits retrieved per query (at least 10)")
+	c.register(fs, env)
+	k := fs.Int("k", 10, fmt.Sprintf("hits retrieved per query, 10 to %d", rag.MaxSearchK))
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	answers := fs.Bool("answers", false, "also run the answer pipeline on questions with gold answers")
 	limit := fs.Int("limit", 0, "evaluate only the first N queries (0 = all)")
 	baseline := fs.String("baseline", "bm25", "reference ranking reported beside ragd's: bm25 (plain bigram BM25 over the same passages) or none")
-	pos, err := parse(fs, args, env.Stderr)
+	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErr("ragd eval DATASET [--data-dir DIR] [--k 10] [--json] [--answers] [--baseline bm25|none]")
+		return usageErr("one dataset is required (got %d arguments)", len(pos))
 	}
 	if *baseline != "bm25" && *baseline != "none" {
-		return usageErr("--baseline is bm25 or none")
+		return usageErr("--baseline is bm25 or none (got %q)", *baseline)
+	}
+	if *k < 10 || *k > rag.MaxSearchK {
+		return usageErr("--k must be between 10 and %d (got %d): nDCG@10 and MRR@10 need 10 hits", rag.MaxSearchK, *k)
+	}
+	if *limit < 0 {
+		return usageErr("--limit must not be negative (got %d)", *limit)
 	}
 	ds, err := eval.Load(pos[0])
 	if err != nil {
@@ -38,7 +45,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if c.dataDir == "" && cfg.DatabaseURL == "" {
+	if !flagSet(fs, "data-dir") && cfg.DatabaseURL == "" {
 		// A throw-away index unless the caller asked to keep it.
 		dir, err := os.MkdirTemp("", "ragd-eval-")
 		if err != nil {

@@ -32,7 +32,7 @@ func TestParseFilters(t *testing.T) {
 func TestParseInterspersed(t *testing.T) {
 	var q queryFlags
 	fs := newFlagSet("search")
-	q.register(fs, 10)
+	q.register(fs, &Env{Getenv: func(string) string { return "" }}, 10, 100, "hits")
 	pos, err := parse(fs, []string{"hello", "--k", "3", "world", "--json", "--filter", "a=b"}, nil)
 	if err != nil {
 		t.Fatal(err)

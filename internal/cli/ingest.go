@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
@@ -20,18 +22,21 @@ import (
 func runIngest(ctx context.Context, env *Env, args []string) error {
 	fset := newFlagSet("ingest")
 	c := common{quiet: true}
-	c.register(fset)
-	collection := fset.String("collection", "", "collection name (default \"default\")")
+	c.register(fset, env)
+	collection := fset.String("collection", "", "add to the collection `NAME` (default \"default\")")
 	var tags, metas multi
-	fset.Var(&tags, "tag", "tag for every ingested document (repeatable)")
-	fset.Var(&metas, "meta", "metadata key=value for every ingested document (repeatable)")
-	workers := fset.Int("workers", 0, "documents processed at once (default RAGD_INGEST_WORKERS)")
-	paths, err := parse(fset, args, env.Stderr)
+	fset.Var(&tags, "tag", "`TAG` for every ingested document (repeatable)")
+	fset.Var(&metas, "meta", "metadata `KEY=VALUE` for every ingested document (repeatable)")
+	fset.IntVar(&c.cfg.IngestWorkers, "workers", c.cfg.IngestWorkers, fmt.Sprintf("documents processed at once, 1 to %d (env RAGD_INGEST_WORKERS)", config.MaxIngestWorkers))
+	paths, err := parse(fset, args, env.Stdout)
 	if err != nil {
 		return err
 	}
 	if len(paths) == 0 {
-		return usageErr("ragd ingest PATH… (files and folders)")
+		return usageErr("no file or folder to ingest")
+	}
+	if err := checkWorkers("workers", c.cfg.IngestWorkers); err != nil {
+		return err
 	}
 	meta := map[string]any{}
 	for _, m := range metas {
@@ -54,10 +59,7 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close()
-	n := *workers
-	if n <= 0 {
-		n = a.Config.IngestWorkers
-	}
+	n := a.Config.IngestWorkers
 
 	start := time.Now()
 	bar := newProgress(env.Stderr, len(files))
@@ -150,8 +152,11 @@ func collectFiles(paths []string) ([]string, int, error) {
 	}
 	for _, root := range paths {
 		st, err := os.Stat(root)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, fmt.Errorf("%s: no such file or folder", root)
+		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, 0, err
 		}
 		if !st.IsDir() {
 			add(root)

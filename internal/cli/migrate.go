@@ -8,8 +8,12 @@ import (
 func runMigrate(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("migrate")
 	var c common
-	c.register(fs)
-	if _, err := parse(fs, args, env.Stderr); err != nil {
+	c.register(fs, env)
+	pos, err := parse(fs, args, env.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("migrate", pos); err != nil {
 		return err
 	}
 	// Opening the store applies every pending migration in a transaction.

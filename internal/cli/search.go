@@ -45,27 +45,43 @@ type queryFlags struct {
 	collections multi
 	filters     multi
 	json        bool
+	maxK        int
 }
 
-func (q *queryFlags) register(fs *flag.FlagSet, defaultK int) {
-	q.common.register(fs)
-	fs.IntVar(&q.k, "k", defaultK, "number of hits")
-	fs.Var(&q.collections, "collection", "restrict to a collection (repeatable)")
-	fs.Var(&q.filters, "filter", "filter key=value, key!=v, key>=v, key<=v, key>v, key<v; a|b for any of (repeatable)")
+// checkK checks --k with the API's bounds (rag.CheckK): 0 is the default, otherwise 1 to the surface's
+// largest.
+func checkK(k, maxK int) error {
+	if err := rag.CheckK(k, maxK); err != nil {
+		return usageErr("--%s", rag.ErrorMessage(err))
+	}
+	return nil
+}
+
+// register binds the flags; maxK is the surface's largest k (rag.MaxSearchK, rag.MaxAnswerK), checked by
+// checkK as the HTTP API checks it.
+func (q *queryFlags) register(fs *flag.FlagSet, env *Env, defaultK, maxK int, kUsage string) {
+	q.common.register(fs, env)
+	q.maxK = maxK
+	fs.IntVar(&q.k, "k", defaultK, fmt.Sprintf("%s, 1 to %d; 0 is the service's default", kUsage, maxK))
+	fs.Var(&q.collections, "collection", "restrict to the collection `NAME` (repeatable)")
+	fs.Var(&q.filters, "filter", "filter `EXPR`: key=value, key!=v, key>=v, key<=v, key>v, key<v; a|b for any of (repeatable)")
 	fs.BoolVar(&q.json, "json", false, "print JSON")
 }
 
 func runSearch(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("search")
 	q := queryFlags{common: common{quiet: true}}
-	q.register(fs, 10)
-	pos, err := parse(fs, args, env.Stderr)
+	q.register(fs, env, 10, rag.MaxSearchK, "number of hits")
+	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
 	}
 	query := strings.Join(pos, " ")
 	if strings.TrimSpace(query) == "" {
-		return usageErr("ragd search \"query\" [--k N] [--collection C] [--filter key=value…] [--json]")
+		return usageErr("a query is required")
+	}
+	if err := checkK(q.k, q.maxK); err != nil {
+		return err
 	}
 	filter, err := parseFilters(q.filters, q.collections)
 	if err != nil {
@@ -105,14 +121,17 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 func runAsk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("ask")
 	q := queryFlags{common: common{quiet: true}}
-	q.register(fs, 0)
-	pos, err := parse(fs, args, env.Stderr)
+	q.register(fs, env, 0, rag.MaxAnswerK, "passages given to the generator")
+	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
 	}
 	question := strings.Join(pos, " ")
 	if strings.TrimSpace(question) == "" {
-		return usageErr("ragd ask \"question\" [--collection C] [--filter key=value…] [--json]")
+		return usageErr("a question is required")
+	}
+	if err := checkK(q.k, q.maxK); err != nil {
+		return err
 	}
 	filter, err := parseFilters(q.filters, q.collections)
 	if err != nil {
@@ -123,12 +142,19 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close()
-	ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: question, Filter: filter, K: q.k}, nil)
+	var passages []rag.Source
+	ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: question, Filter: filter, K: q.k}, func(ev rag.AnswerEvent) error {
+		if ev.Type == rag.AnswerSources {
+			passages = ev.Sources
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	if q.json {
-		return writeJSON(env.Stdout, ans)
+		// The shape of POST /api/chat's answer.
+		return writeJSON(env.Stdout, rag.ViewAnswer(ans, passages, 0))
 	}
 	if ans.Truncated {
 		fmt.Fprintf(env.Stdout, "(question truncated to %d characters)\n", rag.MaxQuestionChars)

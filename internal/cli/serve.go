@@ -25,18 +25,19 @@ const stopTimeout = 30 * time.Second
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("serve")
 	var c common
-	c.register(fs)
-	addr := fs.String("addr", "", "listen address HOST:PORT (env RAGD_ADDR, default 127.0.0.1:8080)")
-	noWorker := fs.Bool("no-worker", false, "only queue background jobs, for `ragd worker` processes to run (env RAGD_WORKER=false)")
-	if _, err := parse(fs, args, env.Stderr); err != nil {
+	c.register(fs, env)
+	fs.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "listen address `HOST:PORT` (env RAGD_ADDR)")
+	noWorker := fs.Bool("no-worker", false, "only queue background jobs, for ragd worker processes to run (env RAGD_WORKER=false)")
+	pos, err := parse(fs, args, env.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("serve", pos); err != nil {
 		return err
 	}
 	cfg, err := c.load(env)
 	if err != nil {
 		return err
-	}
-	if *addr != "" {
-		cfg.Addr = *addr
 	}
 	if *noWorker {
 		cfg.Worker = false

@@ -7,8 +7,6 @@ import (
 	"text/tabwriter"
 )
 
-const spacesUsage = "usage: ragd spaces [--json] | ragd spaces reembed | ragd spaces drop [--force] PROVIDER/MODEL/DIM"
-
 // runSpaces lists the store's embedding spaces (`ragd spaces`), runs the re-embed into the configured
 // space in the foreground (`ragd spaces reembed`), or removes an old space's vectors (`ragd spaces drop`).
 func runSpaces(ctx context.Context, env *Env, args []string) error {
@@ -18,19 +16,20 @@ func runSpaces(ctx context.Context, env *Env, args []string) error {
 	}
 	fs := newFlagSet("spaces")
 	c := common{quiet: true}
-	c.register(fs)
+	c.register(fs, env)
 	asJSON := fs.Bool("json", false, "print the status as JSON (listing only)")
 	force := fs.Bool("force", false, "drop the space searches use now (search is keyword-only until the re-embed completes)")
-	pos, err := parse(fs, args, env.Stderr)
+	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
 	}
-	wantArgs := 0 // drop takes the space; the listing and reembed take nothing
-	if sub == "drop" {
-		wantArgs = 1
-	}
-	if len(pos) != wantArgs {
-		return usageErr(spacesUsage)
+	switch {
+	case sub == "" && len(pos) > 0:
+		return usageErr("unknown subcommand %q%s", pos[0], didYouMean(pos[0], []string{"reembed", "drop"}, ""))
+	case sub == "drop" && len(pos) != 1:
+		return usageErr("drop takes one space, PROVIDER/MODEL/DIM (got %d arguments)", len(pos))
+	case sub == "reembed" && len(pos) > 0:
+		return usageErr("reembed takes no arguments (got %q)", pos[0])
 	}
 	a, err := c.open(ctx, env)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/jobs"
 )
 
@@ -14,25 +15,21 @@ import (
 func runWorker(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("worker")
 	var c common
-	c.register(fs)
-	concurrency := fs.Int("concurrency", 0, "ingestion jobs run at once, 1 to 64 (default: env RAGD_INGEST_WORKERS, 2)")
-	pos, err := parse(fs, args, env.Stderr)
+	c.register(fs, env)
+	fs.IntVar(&c.cfg.IngestWorkers, "concurrency", c.cfg.IngestWorkers, fmt.Sprintf("ingestion jobs run at once, 1 to %d (env RAGD_INGEST_WORKERS)", config.MaxIngestWorkers))
+	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 0 {
-		return usageErr("ragd worker takes no arguments (got %q)", pos[0])
+	if err := noArgs("worker", pos); err != nil {
+		return err
 	}
-	// 0 (the flag's default) keeps the configuration's RAGD_INGEST_WORKERS.
-	if *concurrency < 0 || *concurrency > 64 {
-		return usageErr("--concurrency must be between 1 and 64 (got %d)", *concurrency)
+	if err := checkWorkers("concurrency", c.cfg.IngestWorkers); err != nil {
+		return err
 	}
 	cfg, err := c.load(env)
 	if err != nil {
 		return err
-	}
-	if *concurrency > 0 {
-		cfg.IngestWorkers = *concurrency
 	}
 	a, err := c.openConfig(ctx, env, cfg)
 	if err != nil {
@@ -56,5 +53,13 @@ func runWorker(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "ragd worker stopped")
+	return nil
+}
+
+// checkWorkers checks a flag that sets the configuration's IngestWorkers, with its bounds.
+func checkWorkers(flagName string, n int) error {
+	if n < 1 || n > config.MaxIngestWorkers {
+		return usageErr("--%s must be between 1 and %d (got %d)", flagName, config.MaxIngestWorkers, n)
+	}
 	return nil
 }

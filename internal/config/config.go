@@ -85,6 +85,9 @@ type Config struct {
 	BenchAPIKey string
 }
 
+// MaxIngestWorkers is the most documents processed at once (RAGD_INGEST_WORKERS, and the CLI flags that set it).
+const MaxIngestWorkers = 64
+
 // Default returns the zero-configuration defaults: embedded store, offline models.
 func Default() Config {
 	return Config{
@@ -178,8 +181,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_CHUNK_SIZE must be between 100 and 20000 (got %d)", c.ChunkSize)
 	case c.ChunkOverlap < 0 || c.ChunkOverlap >= c.ChunkSize/2:
 		return fmt.Errorf("RAGD_CHUNK_OVERLAP must be ≥ 0 and below half the chunk size (got %d)", c.ChunkOverlap)
-	case c.IngestWorkers < 1 || c.IngestWorkers > 64:
-		return fmt.Errorf("RAGD_INGEST_WORKERS must be between 1 and 64 (got %d)", c.IngestWorkers)
+	case c.IngestWorkers < 1 || c.IngestWorkers > MaxIngestWorkers:
+		return fmt.Errorf("RAGD_INGEST_WORKERS must be between 1 and %d (got %d)", MaxIngestWorkers, c.IngestWorkers)
 	case c.VectorWeight < 0 || c.KeywordWeight < 0:
 		return fmt.Errorf("RAGD_VECTOR_WEIGHT and RAGD_KEYWORD_WEIGHT must be ≥ 0")
 	case c.HNSWM != 0 && (c.HNSWM < 2 || c.HNSWM > 100):

@@ -51,7 +51,7 @@ type Dataset struct {
 func Load(path string) (*Dataset, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	if st.IsDir() && IsQuestionSet(path) {
 		qs, err := LoadQuestionSet(path)
@@ -104,7 +104,7 @@ func loadBEIR(dir string) (*Dataset, error) {
 		return nil, err
 	}
 	if len(ds.Docs) == 0 || len(ds.Queries) == 0 {
-		return nil, fmt.Errorf("eval: %s: no documents or no judged queries", dir)
+		return nil, fmt.Errorf("dataset %s: no documents or no judged queries", dir)
 	}
 	return ds, nil
 }
@@ -112,7 +112,7 @@ func loadBEIR(dir string) (*Dataset, error) {
 func readJSONL(path string, fn func([]byte) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("eval: %w", err)
+		return fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -125,7 +125,7 @@ func readJSONL(path string, fn func([]byte) error) error {
 			continue
 		}
 		if err := fn(line); err != nil {
-			return fmt.Errorf("eval: %s line %d: %w", path, n, err)
+			return fmt.Errorf("dataset %s line %d: %w", path, n, err)
 		}
 	}
 	return sc.Err()
@@ -134,7 +134,7 @@ func readJSONL(path string, fn func([]byte) error) error {
 func readQrels(path string) (map[string]map[string]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
@@ -147,7 +147,7 @@ func readQrels(path string) (map[string]map[string]int, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("eval: %s: %w", path, err)
+			return nil, fmt.Errorf("dataset %s: %w", path, err)
 		}
 		if len(rec) < 3 {
 			continue
@@ -157,7 +157,7 @@ func readQrels(path string) (map[string]map[string]int, error) {
 			if first {
 				continue // header
 			}
-			return nil, fmt.Errorf("eval: %s: bad score %q", path, rec[2])
+			return nil, fmt.Errorf("dataset %s: bad score %q", path, rec[2])
 		}
 		if out[rec[0]] == nil {
 			out[rec[0]] = map[string]int{}
@@ -172,7 +172,7 @@ func readQrels(path string) (map[string]map[string]int, error) {
 func loadSQuAD(path string) (*Dataset, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	var f struct {
 		Data []struct {
@@ -190,7 +190,7 @@ func loadSQuAD(path string) (*Dataset, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("eval: %s: %w", path, err)
+		return nil, fmt.Errorf("dataset %s: %w", path, err)
 	}
 	ds := &Dataset{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
 	for ai, a := range f.Data {
@@ -207,7 +207,7 @@ func loadSQuAD(path string) (*Dataset, error) {
 		}
 	}
 	if len(ds.Docs) == 0 || len(ds.Queries) == 0 {
-		return nil, fmt.Errorf("eval: %s: no paragraphs or questions", path)
+		return nil, fmt.Errorf("dataset %s: no paragraphs or questions", path)
 	}
 	return ds, nil
 }

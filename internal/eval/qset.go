@@ -69,7 +69,7 @@ func IsQuestionSet(dir string) bool {
 func LoadQuestionSet(dir string) (*QuestionSet, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "set.json"))
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, fmt.Errorf("question set: %w", err)
 	}
 	var meta struct {
 		Name    string   `json:"name"`
@@ -82,7 +82,7 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&meta); err != nil {
-		return nil, fmt.Errorf("eval: %s: %w", filepath.Join(dir, "set.json"), err)
+		return nil, fmt.Errorf("question set %s: %w", filepath.Join(dir, "set.json"), err)
 	}
 	qs := &QuestionSet{Name: meta.Name, Kind: meta.Kind, Cover: meta.Cover}
 	if qs.Name == "" {
@@ -91,19 +91,19 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 	switch meta.Kind {
 	case KindDocuments:
 		if meta.Docs == "" {
-			return nil, fmt.Errorf("eval: %s: set.json: a documents set needs \"docs\"", dir)
+			return nil, fmt.Errorf("question set %s: set.json: a documents set needs \"docs\"", dir)
 		}
 		if len(meta.Include) == 0 {
-			return nil, fmt.Errorf("eval: %s: set.json: a documents set needs \"include\" patterns", dir)
+			return nil, fmt.Errorf("question set %s: set.json: a documents set needs \"include\" patterns", dir)
 		}
 		qs.Docs, qs.Include = inDir(dir, meta.Docs), meta.Include
 	case KindKorQuAD:
 		if meta.Source == "" {
-			return nil, fmt.Errorf("eval: %s: set.json: a korquad set needs \"source\"", dir)
+			return nil, fmt.Errorf("question set %s: set.json: a korquad set needs \"source\"", dir)
 		}
 		qs.Source = inDir(dir, meta.Source)
 	default:
-		return nil, fmt.Errorf("eval: %s: set.json: kind %q is not %q or %q", dir, meta.Kind, KindDocuments, KindKorQuAD)
+		return nil, fmt.Errorf("question set %s: set.json: kind %q is not %q or %q", dir, meta.Kind, KindDocuments, KindKorQuAD)
 	}
 	seen := map[string]bool{}
 	path := filepath.Join(dir, "questions.jsonl")
@@ -128,7 +128,7 @@ func LoadQuestionSet(dir string) (*QuestionSet, error) {
 		return nil, err
 	}
 	if len(qs.Items) == 0 {
-		return nil, fmt.Errorf("eval: %s: no questions", path)
+		return nil, fmt.Errorf("question set %s: no questions", path)
 	}
 	return qs, nil
 }
@@ -180,10 +180,10 @@ func (qs *QuestionSet) Files() ([]string, error) {
 	for _, pat := range qs.Include {
 		m, err := filepath.Glob(filepath.Join(qs.Docs, pat))
 		if err != nil {
-			return nil, fmt.Errorf("eval: %s: include %q: %w", qs.Name, pat, err)
+			return nil, fmt.Errorf("question set %s: include %q: %w", qs.Name, pat, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("eval: %s: include %q matches no file under %s", qs.Name, pat, qs.Docs)
+			return nil, fmt.Errorf("question set %s: include %q matches no file under %s", qs.Name, pat, qs.Docs)
 		}
 		for _, f := range m {
 			rel, err := filepath.Rel(qs.Docs, f)
@@ -198,7 +198,7 @@ func (qs *QuestionSet) Files() ([]string, error) {
 	slices.Sort(out)
 	for _, it := range qs.Items {
 		if it.File != "" && !slices.Contains(out, it.File) {
-			return nil, fmt.Errorf("eval: %s: %s cites %q, which include does not match", qs.Name, it.ID, it.File)
+			return nil, fmt.Errorf("question set %s: %s cites %q, which include does not match", qs.Name, it.ID, it.File)
 		}
 	}
 	return out, nil
@@ -225,7 +225,7 @@ func (qs *QuestionSet) Dataset() (*Dataset, error) {
 		for _, it := range qs.Items {
 			q, ok := byID[it.KorQuADID]
 			if !ok {
-				return nil, fmt.Errorf("eval: %s: %s: no question %q in %s", qs.Name, it.ID, it.KorQuADID, qs.Source)
+				return nil, fmt.Errorf("question set %s: %s: no question %q in %s", qs.Name, it.ID, it.KorQuADID, qs.Source)
 			}
 			q.ID, q.Text, q.History = it.ID, it.Question, it.History
 			ds.Queries = append(ds.Queries, q)

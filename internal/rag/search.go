@@ -15,6 +15,22 @@ type SearchRequest struct {
 // MaxEfSearch is the largest EfSearch (pgvector's limit for hnsw.ef_search).
 const MaxEfSearch = 1000
 
+// The largest k of a request, the same on every surface: a search (POST /api/search, ragd search) returns
+// at most MaxSearchK hits; an answer (POST /api/chat, ragd ask) is given at most MaxAnswerK passages.
+const (
+	MaxSearchK = 100
+	MaxAnswerK = 20
+)
+
+// CheckK checks a request's k against its surface's largest (MaxSearchK or MaxAnswerK): 0 means the default,
+// otherwise 1 to maxK. The error is CodeInvalid and names the range.
+func CheckK(k, maxK int) error {
+	if k < 0 || k > maxK {
+		return Errorf(CodeInvalid, "k must be between 1 and %d (got %d)", maxK, k)
+	}
+	return nil
+}
+
 // Candidate is a chunk proposed by one candidate query (vector or keyword) with that query's score.
 // Rank is 1-based within that query's list.
 type Candidate struct {

@@ -92,7 +92,7 @@ func (o Options) withDefaults() Options {
 		o.DefaultK = 10
 	}
 	if o.MaxK == 0 {
-		o.MaxK = 100
+		o.MaxK = rag.MaxSearchK
 	}
 	if o.MinSimilarity == 0 {
 		o.MinSimilarity = 0.15

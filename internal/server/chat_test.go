@@ -57,7 +57,7 @@ func TestChat(t *testing.T) {
 			body:     jsonBody(map[string]any{"question": q}),
 			contains: []string{`"answer"`, `"search_info"`, `"chunks_retrieved"`, `"latency_ms"`, `"retrieve_ms"`, `"generate_ms"`},
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				res := decode[chatResponse](t, body)
+				res := decode[rag.AnswerView](t, body)
 				if res.Answer == "" || res.NotFound {
 					t.Fatalf("no answer: %+v", res)
 				}
@@ -80,7 +80,7 @@ func TestChat(t *testing.T) {
 			name: "NotCovered", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": "quantum chromodynamics lattice gauge"}),
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				res := decode[chatResponse](t, body)
+				res := decode[rag.AnswerView](t, body)
 				if !res.NotFound || len(res.Sources) != 0 {
 					t.Fatalf("want not_found without sources, got %+v", res)
 				}
@@ -100,14 +100,16 @@ func TestChat(t *testing.T) {
 		{name: "ErrTrailingData", method: "POST", path: "/api/chat", status: 400, code: rag.CodeInvalid,
 			body: jsonBody(`{"question": "a"} {"question": "b"}`)},
 		{name: "ErrKTooLarge", method: "POST", path: "/api/chat", status: 400, code: rag.CodeInvalid,
-			body: jsonBody(map[string]any{"question": q, "k": 21})},
+			body: jsonBody(map[string]any{"question": q, "k": rag.MaxAnswerK + 1}), contains: []string{"between 1 and 20"}},
+		{name: "ErrKNegative", method: "POST", path: "/api/chat", status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"question": q, "k": -1})},
 		{name: "K20", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q, "k": 20})},
 		{
 			name: "Question500NotTruncated", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q + strings.Repeat("가", 500-utf8.RuneCountInString(q))}),
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				res := decode[chatResponse](t, body)
+				res := decode[rag.AnswerView](t, body)
 				if res.Truncated || res.SearchInfo.Truncated || utf8.RuneCountInString(res.Question) != 500 {
 					t.Fatalf("truncated %v/%v, question %d chars", res.Truncated, res.SearchInfo.Truncated, utf8.RuneCountInString(res.Question))
 				}
@@ -117,7 +119,7 @@ func TestChat(t *testing.T) {
 			name: "Question501Truncated", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q + strings.Repeat("가", 501-utf8.RuneCountInString(q))}),
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				res := decode[chatResponse](t, body)
+				res := decode[rag.AnswerView](t, body)
 				if !res.Truncated || !res.SearchInfo.Truncated || utf8.RuneCountInString(res.Question) != 500 {
 					t.Fatalf("truncated %v/%v, question %d chars", res.Truncated, res.SearchInfo.Truncated, utf8.RuneCountInString(res.Question))
 				}
@@ -134,7 +136,7 @@ func TestChat(t *testing.T) {
 			name: "History5Kept", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q, "history": turns(5)}),
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				if n := decode[chatResponse](t, body).SearchInfo.HistoryTurns; n != 5 {
+				if n := decode[rag.AnswerView](t, body).SearchInfo.HistoryTurns; n != 5 {
 					t.Fatalf("history_turns %d, want 5", n)
 				}
 			},
@@ -143,7 +145,7 @@ func TestChat(t *testing.T) {
 			name: "History6DropsOldest", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q, "history": turns(6)}),
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				if n := decode[chatResponse](t, body).SearchInfo.HistoryTurns; n != 5 {
+				if n := decode[rag.AnswerView](t, body).SearchInfo.HistoryTurns; n != 5 {
 					t.Fatalf("history_turns %d, want 5", n)
 				}
 			},
@@ -152,7 +154,7 @@ func TestChat(t *testing.T) {
 			name: "FilterOtherCollection", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q, "collection": "nothing-here"}),
 			check: func(t *testing.T, _ *http.Response, body []byte) {
-				if res := decode[chatResponse](t, body); !res.NotFound || len(res.Passages) != 0 {
+				if res := decode[rag.AnswerView](t, body); !res.NotFound || len(res.Passages) != 0 {
 					t.Fatalf("a filter on an empty collection must find nothing: %+v", res)
 				}
 			},
@@ -188,11 +190,11 @@ func TestChatStream(t *testing.T) {
 			}
 			text.WriteString(d.Text)
 		}
-		var src struct{ Sources []sourceView }
+		var src struct{ Sources []rag.SourceView }
 		if err := json.Unmarshal(events[0].data, &src); err != nil || len(src.Sources) == 0 {
 			t.Fatalf("sources event %s: %v", events[0].data, err)
 		}
-		var done chatResponse
+		var done rag.AnswerView
 		if err := json.Unmarshal(events[len(events)-1].data, &done); err != nil {
 			t.Fatal(err)
 		}

@@ -37,8 +37,8 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "query is required"))
 		return
 	}
-	if req.K < 0 {
-		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "k must be positive"))
+	if err := rag.CheckK(req.K, rag.MaxSearchK); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	truncated := false

@@ -1,0 +1,115 @@
+package rag
+
+// AnswerView is an answer as ragd shows it in JSON, the same on every surface: the body of POST /api/chat,
+// the data of its "done" event, and the output of `ragd ask --json`. Sources are the passages the answer
+// cites; Passages are all passages given to the generator, numbered as cited.
+type AnswerView struct {
+	Answer    string        `json:"answer"`
+	Question  string        `json:"question"`
+	Truncated bool          `json:"truncated"`
+	Language  string        `json:"language"`
+	NotFound  bool          `json:"not_found"`
+	Generator string        `json:"generator"`
+	Sources   []SourceView  `json:"sources"`
+	Passages  []SourceView  `json:"passages"`
+	Citations CitationCheck `json:"citations"`
+	// Weak are the sentences counted in Citations.WeaklySupported, for the UI to mark.
+	Weak       []WeakView `json:"weak"`
+	SearchInfo SearchInfo `json:"search_info"`
+}
+
+// SourceView is one passage of an answer as shown: where it comes from, its text, and every score that
+// ranked it. Similarity is the vector (cosine) similarity.
+type SourceView struct {
+	N            int     `json:"n"`
+	ChunkID      int64   `json:"chunk_id"`
+	DocumentID   string  `json:"document_id"`
+	Title        string  `json:"title"`
+	Source       string  `json:"source"`
+	MediaType    string  `json:"media_type"`
+	PageStart    int     `json:"page_start"`
+	PageEnd      int     `json:"page_end"`
+	Section      string  `json:"section"`
+	Passage      string  `json:"passage"`
+	Similarity   float64 `json:"similarity"`
+	Score        float64 `json:"score"`
+	FusedScore   float64 `json:"fused_score"`
+	VectorScore  float64 `json:"vector_score"`
+	VectorRank   int     `json:"vector_rank"`
+	KeywordScore float64 `json:"keyword_score"`
+	KeywordRank  int     `json:"keyword_rank"`
+}
+
+// SearchInfo is the retrieval and timing summary of an answer (the debug panel's latency breakdown).
+type SearchInfo struct {
+	ChunksRetrieved   int     `json:"chunks_retrieved"`
+	LatencyMS         float64 `json:"latency_ms"`
+	RetrieveMS        float64 `json:"retrieve_ms"`
+	GenerateMS        float64 `json:"generate_ms"`
+	EmbedMS           float64 `json:"embed_ms"`
+	VectorMS          float64 `json:"vector_ms"`
+	KeywordMS         float64 `json:"keyword_ms"`
+	VectorCandidates  int     `json:"vector_candidates"`
+	KeywordCandidates int     `json:"keyword_candidates"`
+	Truncated         bool    `json:"truncated"`
+	HistoryTurns      int     `json:"history_turns"`
+	// Space is the embedding space searched; "" when the search was keyword-only (during a re-embed whose
+	// old space cannot be searched).
+	Space string `json:"space"`
+}
+
+// WeakView is a weakly supported sentence of an answer: Answer[Start:End] by UTF-8 byte offsets, also
+// given as Text, with the passages it cites and the share of its terms found in them.
+type WeakView struct {
+	Start     int     `json:"start"`
+	End       int     `json:"end"`
+	Text      string  `json:"text"`
+	Citations []int   `json:"citations"`
+	Support   float64 `json:"support"`
+}
+
+// ViewSource shows one source.
+func ViewSource(s Source) SourceView {
+	h := s.Hit
+	return SourceView{
+		N: s.N, ChunkID: h.ID, DocumentID: h.DocumentID, Title: h.Title, Source: h.Source, MediaType: h.MediaType,
+		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Passage: h.Text,
+		Similarity: h.VectorScore, Score: h.Score, FusedScore: h.FusedScore,
+		VectorScore: h.VectorScore, VectorRank: h.VectorRank, KeywordScore: h.KeywordScore, KeywordRank: h.KeywordRank,
+	}
+}
+
+// ViewSources shows a list of sources (never nil, so that JSON has [] rather than null).
+func ViewSources(list []Source) []SourceView {
+	out := make([]SourceView, len(list))
+	for i, s := range list {
+		out[i] = ViewSource(s)
+	}
+	return out
+}
+
+// ViewAnswer shows ans, given passages (the AnswerSources event's) after historyTurns turns of history.
+func ViewAnswer(ans *Answer, passages []Source, historyTurns int) AnswerView {
+	res := AnswerView{
+		Answer: ans.Text, Question: ans.Question, Truncated: ans.Truncated, Language: ans.Language,
+		NotFound: ans.NotFound, Generator: ans.Generator, Sources: ViewSources(ans.Sources),
+		Passages: ViewSources(passages), Citations: ans.Citations, Weak: []WeakView{},
+		SearchInfo: SearchInfo{
+			ChunksRetrieved: len(passages), LatencyMS: ans.TotalMS, RetrieveMS: ans.RetrieveMS,
+			GenerateMS: ans.GenerateMS, Truncated: ans.Truncated, HistoryTurns: historyTurns,
+		},
+	}
+	for _, w := range ans.Weak {
+		if w.Start < 0 || w.End > len(ans.Text) || w.Start > w.End {
+			continue
+		}
+		res.Weak = append(res.Weak, WeakView{Start: w.Start, End: w.End, Text: ans.Text[w.Start:w.End],
+			Citations: w.Citations, Support: w.Support})
+	}
+	if r := ans.Retrieval; r != nil {
+		res.SearchInfo.EmbedMS, res.SearchInfo.VectorMS, res.SearchInfo.KeywordMS = r.EmbedMS, r.VectorMS, r.KeywordMS
+		res.SearchInfo.VectorCandidates, res.SearchInfo.KeywordCandidates = r.VectorCandidates, r.KeywordCandidates
+		res.SearchInfo.Space = r.Space
+	}
+	return res
+}
