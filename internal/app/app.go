@@ -81,7 +81,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Extractor = ex
 	a.closers = append(a.closers, ex.Close)
 
-	if a.Embedder, err = newEmbedder(ctx, cfg, a.Store); err != nil {
+	if a.Embedder, err = newEmbedder(ctx, cfg, a.Store, logger); err != nil {
 		return nil, err
 	}
 	if a.Generator, err = newGenerator(ctx, cfg); err != nil {
@@ -90,7 +90,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	// Searches use the configured embedder's space once every chunk is in it; until then an old space, while
 	// the "reembed" periodic job (OpenJobs) fills the configured one.
 	a.Spaces, err = reembed.New(ctx, a.Store, a.Embedder, func(ctx context.Context, sp rag.Space) (rag.Embedder, error) {
-		return embedderOf(ctx, cfg, a.Store, sp)
+		return embedderOf(ctx, cfg, a.Store, sp, logger)
 	}, reembed.Options{Logger: logger, Retrieve: retrieve.Options{
 		VectorWeight:  cfg.VectorWeight,
 		KeywordWeight: cfg.KeywordWeight,
@@ -214,7 +214,7 @@ func (a *App) Warm(ctx context.Context) error {
 	return w.WarmVectors(ctx, sp)
 }
 
-func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache) (rag.Embedder, error) {
+func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache, logger *slog.Logger) (rag.Embedder, error) {
 	var (
 		e   rag.Embedder
 		err error
@@ -235,14 +235,14 @@ func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache) (rag
 		return nil, fmt.Errorf("embedder %s: %w", cfg.Embedder, err)
 	}
 	// Hosted embeddings cost money and time: every (space, text) is asked for once, then read from the store.
-	return embed.WithCache(e, cache), nil
+	return embed.WithCache(e, cache, logger), nil
 }
 
 // embedderOf builds the embedder of an existing space with the configured keys and base URLs, so that an
 // old space can still be searched during a re-embed; it fails when that provider is not configured.
-func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp rag.Space) (rag.Embedder, error) {
+func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp rag.Space, logger *slog.Logger) (rag.Embedder, error) {
 	cfg.Embedder, cfg.EmbedModel, cfg.EmbedDim = sp.Provider, sp.Model, sp.Dim
-	return newEmbedder(ctx, cfg, cache)
+	return newEmbedder(ctx, cfg, cache, logger)
 }
 
 func newGenerator(ctx context.Context, cfg config.Config) (rag.Generator, error) {

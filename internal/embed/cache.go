@@ -26,15 +26,19 @@ type Batcher interface {
 
 // WithCache returns an embedder that answers from cache what it has embedded before in inner's space and
 // asks inner only for the rest, each distinct text once; new vectors are checked, normalised and cached.
-// A cache that fails is logged and bypassed: the cache saves calls, it must not fail ingestion or a
-// question.
-func WithCache(inner rag.Embedder, cache Cache) rag.Embedder {
-	return &cached{inner: inner, cache: cache}
+// A cache that fails is logged (on logger; nil discards) and bypassed: the cache saves calls, it must not
+// fail ingestion or a question.
+func WithCache(inner rag.Embedder, cache Cache, logger *slog.Logger) rag.Embedder {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &cached{inner: inner, cache: cache, log: logger}
 }
 
 type cached struct {
 	inner rag.Embedder
 	cache Cache
+	log   *slog.Logger
 }
 
 func (c *cached) Space() rag.Space { return c.inner.Space() }
@@ -72,7 +76,7 @@ func (c *cached) embed(ctx context.Context, texts []string, key func(string) str
 	}
 	hits, err := c.cache.CachedEmbeddings(ctx, space, distinct)
 	if err != nil {
-		slog.WarnContext(ctx, "embedding cache read failed", slog.String("space", space.ID()), slog.Any("error", err))
+		c.log.WarnContext(ctx, "embedding cache read failed", slog.String("space", space.ID()), slog.Any("error", err))
 		hits = nil
 	}
 	have := make(map[string][]float32, len(distinct))
@@ -112,7 +116,7 @@ func (c *cached) embed(ctx context.Context, texts []string, key func(string) str
 				fresh[key(batch[i])] = v
 			}
 			if err := c.cache.CacheEmbeddings(ctx, space, fresh); err != nil {
-				slog.WarnContext(ctx, "embedding cache write failed", slog.String("space", space.ID()), slog.Any("error", err))
+				c.log.WarnContext(ctx, "embedding cache write failed", slog.String("space", space.ID()), slog.Any("error", err))
 			}
 			mu.Lock()
 			maps.Copy(have, fresh)

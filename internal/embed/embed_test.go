@@ -1,10 +1,13 @@
 package embed_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -181,7 +184,7 @@ func (c *memCache) CacheEmbeddings(_ context.Context, sp rag.Space, vecs map[str
 	return nil
 }
 
-func setupCache(t *testing.T) (*fakeapi.OpenAI, *memCache, rag.Embedder) {
+func setupCache(t *testing.T, logger *slog.Logger) (*fakeapi.OpenAI, *memCache, rag.Embedder) {
 	t.Helper()
 	fake := fakeapi.NewOpenAI("sk-cache-test-key-0000")
 	t.Cleanup(fake.Close)
@@ -190,7 +193,7 @@ func setupCache(t *testing.T) (*fakeapi.OpenAI, *memCache, rag.Embedder) {
 		t.Fatal(err)
 	}
 	c := &memCache{m: map[string][]float32{}}
-	return fake, c, embed.WithCache(inner, c)
+	return fake, c, embed.WithCache(inner, c, logger)
 }
 
 func TestWithCache(t *testing.T) {
@@ -198,7 +201,7 @@ func TestWithCache(t *testing.T) {
 	ctx := context.Background()
 	t.Run("ReingestDoesNotCallAgain", func(t *testing.T) {
 		t.Parallel()
-		fake, _, e := setupCache(t)
+		fake, _, e := setupCache(t, nil)
 		docs := []string{"alpha runway", "beta wing", "alpha runway", "gamma flap"}
 		first, err := e.EmbedDocuments(ctx, docs)
 		if err != nil {
@@ -227,7 +230,7 @@ func TestWithCache(t *testing.T) {
 	})
 	t.Run("QueryKeyedApart", func(t *testing.T) {
 		t.Parallel()
-		fake, _, e := setupCache(t)
+		fake, _, e := setupCache(t, nil)
 		if _, err := e.EmbedDocuments(ctx, []string{"how long is the runway"}); err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +246,9 @@ func TestWithCache(t *testing.T) {
 	})
 	t.Run("FailingCacheIsBypassed", func(t *testing.T) {
 		t.Parallel()
-		fake, c, e := setupCache(t)
+		// The failures are logged on the logger given (the app's), not slog.Default().
+		var logged bytes.Buffer
+		fake, c, e := setupCache(t, slog.New(slog.NewTextHandler(&logged, nil)))
 		c.fail = true
 		v, err := e.EmbedQuery(ctx, "question")
 		if err != nil || len(v) != 64 {
@@ -252,10 +257,15 @@ func TestWithCache(t *testing.T) {
 		if fake.TimesEmbedded("question") != 1 {
 			t.Fatal("not embedded")
 		}
+		for _, want := range []string{"level=WARN msg=\"embedding cache read failed\"", "level=WARN msg=\"embedding cache write failed\""} {
+			if !strings.Contains(logged.String(), want) {
+				t.Errorf("log lacks %s:\n%s", want, logged.String())
+			}
+		}
 	})
 	t.Run("ProviderErrorPassesThrough", func(t *testing.T) {
 		t.Parallel()
-		fake, c, e := setupCache(t)
+		fake, c, e := setupCache(t, nil)
 		fake.SetDown(true)
 		_, err := e.EmbedDocuments(ctx, []string{"x"})
 		if rag.ErrorCode(err) != rag.CodeEmbeddingFailed {
@@ -276,7 +286,7 @@ func TestWithCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := &memCache{m: map[string][]float32{}}
-		e := embed.WithCache(inner, c)
+		e := embed.WithCache(inner, c, nil)
 		texts := []string{"t0 alpha", "t1 beta", "t2 gamma", "t3 delta", "t4 epsilon", "t5 zeta"}
 		fake.FailNext(2, fakeapi.Fault{})
 		fake.FailNext(1, fakeapi.Fault{Status: 503})

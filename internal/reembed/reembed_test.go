@@ -120,7 +120,7 @@ func (b *bundle) openai(t testing.TB, model string, dim int) rag.Embedder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return embed.WithCache(e, b.store)
+	return embed.WithCache(e, b.store, nil)
 }
 
 // hashOnly builds the hash embedder's spaces and nothing else, as ragd does without hosted keys.
