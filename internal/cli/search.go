@@ -13,29 +13,22 @@ import (
 
 // jsonHit is the shape `ragd search --json` prints per hit.
 type jsonHit struct {
-	DocumentID   string  `json:"document_id"`
-	ExternalID   string  `json:"external_id"`
-	ChunkID      int64   `json:"chunk_id"`
-	Title        string  `json:"title"`
-	Source       string  `json:"source"`
-	PageStart    int     `json:"page_start"`
-	PageEnd      int     `json:"page_end"`
-	Section      string  `json:"section"`
-	Text         string  `json:"text"`
-	Score        float64 `json:"score"`
-	FusedScore   float64 `json:"fused_score"`
-	VectorScore  float64 `json:"vector_score"`
-	VectorRank   int     `json:"vector_rank"`
-	KeywordScore float64 `json:"keyword_score"`
-	KeywordRank  int     `json:"keyword_rank"`
+	DocumentID string `json:"document_id"`
+	ExternalID string `json:"external_id"`
+	ChunkID    int64  `json:"chunk_id"`
+	Title      string `json:"title"`
+	Source     string `json:"source"`
+	PageStart  int    `json:"page_start"`
+	PageEnd    int    `json:"page_end"`
+	Section    string `json:"section"`
+	Text       string `json:"text"`
+	rag.Scores
 }
 
 func toJSONHit(h rag.Hit) jsonHit {
 	return jsonHit{
 		DocumentID: h.DocumentID, ExternalID: h.ExternalID, ChunkID: h.ID, Title: h.Title, Source: h.Source,
-		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Text: h.Text,
-		Score: h.Score, FusedScore: h.FusedScore, VectorScore: h.VectorScore, VectorRank: h.VectorRank,
-		KeywordScore: h.KeywordScore, KeywordRank: h.KeywordRank,
+		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Text: h.Text, Scores: h.Scores,
 	}
 }
 

@@ -21,23 +21,18 @@ type AnswerView struct {
 // SourceView is one passage of an answer as shown: where it comes from, its text, and every score that
 // ranked it. Similarity is the vector (cosine) similarity.
 type SourceView struct {
-	N            int     `json:"n"`
-	ChunkID      int64   `json:"chunk_id"`
-	DocumentID   string  `json:"document_id"`
-	Title        string  `json:"title"`
-	Source       string  `json:"source"`
-	MediaType    string  `json:"media_type"`
-	PageStart    int     `json:"page_start"`
-	PageEnd      int     `json:"page_end"`
-	Section      string  `json:"section"`
-	Passage      string  `json:"passage"`
-	Similarity   float64 `json:"similarity"`
-	Score        float64 `json:"score"`
-	FusedScore   float64 `json:"fused_score"`
-	VectorScore  float64 `json:"vector_score"`
-	VectorRank   int     `json:"vector_rank"`
-	KeywordScore float64 `json:"keyword_score"`
-	KeywordRank  int     `json:"keyword_rank"`
+	N          int     `json:"n"`
+	ChunkID    int64   `json:"chunk_id"`
+	DocumentID string  `json:"document_id"`
+	Title      string  `json:"title"`
+	Source     string  `json:"source"`
+	MediaType  string  `json:"media_type"`
+	PageStart  int     `json:"page_start"`
+	PageEnd    int     `json:"page_end"`
+	Section    string  `json:"section"`
+	Passage    string  `json:"passage"`
+	Similarity float64 `json:"similarity"`
+	Scores
 }
 
 // SearchInfo is the retrieval and timing summary of an answer (the debug panel's latency breakdown).
@@ -74,8 +69,7 @@ func ViewSource(s Source) SourceView {
 	return SourceView{
 		N: s.N, ChunkID: h.ID, DocumentID: h.DocumentID, Title: h.Title, Source: h.Source, MediaType: h.MediaType,
 		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Passage: h.Text,
-		Similarity: h.VectorScore, Score: h.Score, FusedScore: h.FusedScore,
-		VectorScore: h.VectorScore, VectorRank: h.VectorRank, KeywordScore: h.KeywordScore, KeywordRank: h.KeywordRank,
+		Similarity: h.VectorScore, Scores: h.Scores,
 	}
 }
 

@@ -67,7 +67,11 @@ type Hit struct {
 	MediaType    string         `json:"media_type"`
 	Metadata     map[string]any `json:"metadata,omitempty"`
 	UpdatedAt    time.Time      `json:"updated_at"`
+	Scores
+}
 
+// Scores are every score that produced a hit's rank (in JSON, fields of the hit itself).
+type Scores struct {
 	// Score is the final score (fused, then re-ranked) that orders the hits.
 	Score float64 `json:"score"`
 	// FusedScore is the weighted reciprocal-rank fusion score.
