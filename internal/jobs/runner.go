@@ -266,7 +266,7 @@ func newRunner[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], liv
 	}
 	c, err := river.NewClient(driver, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("jobs: %w", err)
+		return nil, fmt.Errorf("river client: %w", err)
 	}
 	r.client, r.exec = c, driver.GetExecutor()
 	return r, nil
