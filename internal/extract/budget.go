@@ -86,7 +86,7 @@ type budget struct {
 	ticks    int
 	// pdfMemory is the PDFium memory limit, for messages.
 	pdfMemory int64
-	err      error
+	err       error
 }
 
 func newBudget(ctx context.Context, name string, lim Limits) *budget {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/ragd/ragd/internal/rag"
