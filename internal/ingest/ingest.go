@@ -30,6 +30,8 @@ type Options struct {
 	Chunk chunk.Options
 	// EmbedBatch is how many chunks are embedded per call (default 64); progress is reported per batch.
 	EmbedBatch int
+	// Metadata bounds a document's metadata (rag.MetadataLimits defaults when zero).
+	Metadata rag.MetadataLimits
 	// MaxChunks bounds the chunks of one document (default 50,000); a document that splits into more fails
 	// with too_large. RAGD_MAX_CHUNKS.
 	MaxChunks int
@@ -118,11 +120,15 @@ const submitAttempts = 2
 
 // Submit stores the request's bytes and records a queued document (or a queued new version of an existing
 // one). It does not process. Errors: the *rag.Error of a rejected input (outcome Rejected, with the document
-// recorded as failed when it had no ready version); CodeDBError, or CodeConflict when the key is taken by a
+// recorded as failed when it had no ready version; metadata over Options.Metadata is rejected with
+// CodeInvalid before anything is recorded); CodeDBError, or CodeConflict when the key is taken by a
 // document the principal cannot see (outcome Failed).
 func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Request) (*rag.Document, Outcome, error) {
 	req, err := normalize(principal, req)
 	if err != nil {
+		return nil, Rejected, err
+	}
+	if err := p.opt.Metadata.Check(req.Metadata); err != nil {
 		return nil, Rejected, err
 	}
 	collName := cmp.Or(req.Collection, rag.DefaultCollection)

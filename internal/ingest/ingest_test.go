@@ -253,6 +253,22 @@ func TestDeleteStopsAttempt(t *testing.T) {
 	}
 }
 
+// Metadata over a limit is refused before anything is stored.
+func TestMetadataLimits(t *testing.T) {
+	ctx := context.Background()
+	b := setup(t, ingest.Options{Metadata: rag.MetadataLimits{MaxKeys: 2}})
+	if _, _, err := b.pipe.Submit(ctx, p, ingest.Request{Name: "a.txt", Data: []byte("a"), Metadata: map[string]any{"a": 1, "b": 2}}); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, _, err := b.pipe.Submit(ctx, p, ingest.Request{Name: "b.txt", Data: []byte("b"), Metadata: map[string]any{"a": 1, "b": 2, "c": 3}})
+	if rag.ErrorCode(err) != rag.CodeInvalid || !strings.Contains(rag.ErrorMessage(err), "RAGD_MAX_METADATA_KEYS") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if page, err := b.store.ListDocuments(ctx, p, rag.DocumentQuery{}); err != nil || page.Total != 1 {
+		t.Fatalf("documents after one accepted and one refused: %+v %v", page, err)
+	}
+}
+
 // A document over the chunk budget fails with too_large naming the limit; at the limit it is indexed.
 func TestMaxChunks(t *testing.T) {
 	ctx := context.Background()
