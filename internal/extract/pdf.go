@@ -53,6 +53,7 @@ func newPDFRuntime(opts Options) (*pdfRuntime, error) {
 		WithMemoryLimitPages(uint32(opts.PDFMemoryLimit / 65536)).
 		WithCloseOnContextDone(true)
 	pool, err := webassembly.Init(webassembly.Config{
+		Context:       withWasmMemory(context.Background()),
 		MinIdle:       0,
 		MaxIdle:       opts.PDFWorkers,
 		MaxTotal:      opts.PDFWorkers,
@@ -101,8 +102,9 @@ func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte, b *
 			res = pdfResult{err: ctx.Err()}
 		}
 	}
-	if res.err != nil || int64(len(data)) >= rt.opts.PDFRecycleBytes {
-		// A failed instance may be in any state; a large file has grown its memory. Start afresh.
+	if res.err != nil || int64(len(data)) >= rt.opts.PDFRecycleBytes || wasmMemoryLive() > int64(rt.opts.PDFWorkers)*64<<20 {
+		// A failed instance may be in any state; a large file, or a small one that needed much memory, has
+		// grown it. Start afresh: closing the instance gives its memory back.
 		_ = inst.Kill()
 	} else {
 		_ = inst.Close()
