@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// World-readable, so that a test can run the binary as another user.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		panic(err)
+	}
 	bin = filepath.Join(dir, "ragd")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/ragd")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
@@ -262,4 +266,18 @@ func (s *server) search(t *testing.T, query string) ([]string, error) {
 		out = append(out, h.Source)
 	}
 	return out, nil
+}
+
+// list returns the documents the API lists.
+func (s *server) list(t *testing.T) []document {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.base+"/api/documents", nil)
+	code, body := do(t, req)
+	var r struct {
+		Documents []document `json:"documents"`
+	}
+	if code != 200 || json.Unmarshal(body, &r) != nil {
+		t.Fatalf("list documents: %d %s", code, body)
+	}
+	return r.Documents
 }

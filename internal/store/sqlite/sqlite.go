@@ -32,6 +32,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -479,6 +480,11 @@ func (s *Store) now() time.Time { return time.UnixMicro(s.opts.Clock().UnixMicro
 
 func fromMicro(v int64) time.Time { return time.UnixMicro(v).UTC() }
 
+// isFull reports SQLITE_FULL ("database or disk is full") and ENOSPC: a write that found no room.
+func isFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "database or disk is full")
+}
+
 // dbError turns err into what Store methods return: sentinels and *rag.Error pass through (wrapped with
 // context), unique violations become ErrConflict, everything else is CodeDBError.
 func dbError(err error, format string, args ...any) error {
@@ -494,6 +500,8 @@ func dbError(err error, format string, args ...any) error {
 		return fmt.Errorf("%s: %w", msg, rag.ErrConflict)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return rag.WrapError(rag.CodeDBError, err, "%s: %v", msg, err)
+	case isFull(err):
+		return rag.WrapError(rag.CodeDBError, err, "database error: %s: the disk is full", msg)
 	}
 	return rag.WrapError(rag.CodeDBError, err, "database error: %s", msg)
 }
