@@ -170,9 +170,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
 	e.keys(&c.APIKeys, "RAGD_API_KEYS")
-	var hosts string
-	e.str(&hosts, "RAGD_ALLOWED_HOSTS")
-	c.AllowedHosts = splitList(hosts, ",")
+	e.list(&c.AllowedHosts, "RAGD_ALLOWED_HOSTS")
 	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")
 	e.duration(&c.ReadTimeout, "RAGD_READ_TIMEOUT")
 	e.duration(&c.IdleTimeout, "RAGD_IDLE_TIMEOUT")
@@ -189,9 +187,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.duration(&c.ExtractTimeout, "RAGD_EXTRACT_TIMEOUT")
 	e.int64(&c.PDFMemoryLimit, "RAGD_PDF_MEMORY_LIMIT")
 	e.int(&c.MaxChunks, "RAGD_MAX_CHUNKS")
-	var origins string
-	e.str(&origins, "RAGD_CORS_ORIGINS")
-	c.CORSOrigins = splitList(origins, ",")
+	e.list(&c.CORSOrigins, "RAGD_CORS_ORIGINS")
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
 	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
 	e.str(&c.LogLevel, "RAGD_LOG_LEVEL")
@@ -266,6 +262,15 @@ type env struct {
 func (e *env) str(dst *string, name string) {
 	if v := strings.TrimSpace(e.getenv(name)); v != "" {
 		*dst = v
+	}
+}
+
+// list reads NAME as a comma-separated list (blank items dropped).
+func (e *env) list(dst *[]string, name string) {
+	var s string
+	e.str(&s, name)
+	if l := splitList(s, ","); l != nil {
+		*dst = l
 	}
 }
 

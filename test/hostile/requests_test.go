@@ -12,31 +12,42 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// runServe runs `ragd serve` expecting it to refuse to start, and returns its exit code and output.
-func runServe(t *testing.T, env ...string) (int, string) {
+// runServe runs `ragd serve` (as the user cred, when not nil) expecting it to refuse to start, and
+// returns its exit code and output.
+func runServe(t *testing.T, cred *syscall.Credential, env ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
 	cmd.Env = baseEnv(env...)
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := cmd.CombinedOutput()
+		done <- result{out, err}
+	}()
+	var r result
 	select {
-	case <-done:
+	case r = <-done:
 	case <-time.After(time.Minute):
 		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("ragd serve started (or hung) with %v; want a start-up error\n%s", env, out)
+		r = <-done
+		t.Fatalf("ragd serve started (or hung) with %v; want a start-up error\n%s", env, r.out)
 	}
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee, ok := r.err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	}
-	return code, string(out)
+	return code, string(r.out)
 }
 
 // Configurations that used to open the server silently refuse to start and say why.
@@ -62,7 +73,7 @@ func TestFailClosedKeys(t *testing.T) {
 		{"Both", []string{"RAGD_API_KEYS=k1", "RAGD_API_KEYS_FILE=" + comments}, "RAGD_API_KEYS and RAGD_API_KEYS_FILE"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			code, out := runServe(t, append(c.env, "RAGD_DATA_DIR="+t.TempDir())...)
+			code, out := runServe(t, nil, append(c.env, "RAGD_DATA_DIR="+t.TempDir())...)
 			if code == 0 || !strings.Contains(out, c.want) {
 				t.Fatalf("exit %d, output %q: want a start-up error naming %s", code, out, c.want)
 			}

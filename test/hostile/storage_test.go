@@ -2,11 +2,9 @@ package hostile
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // A data directory the server's user cannot write says "permission denied". The server runs as nobody
@@ -32,21 +30,9 @@ func TestReadOnlyDataDir(t *testing.T) {
 			}
 		}
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = baseEnv("RAGD_DATA_DIR="+dir, "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	done := make(chan struct{})
-	var out []byte
-	go func() { out, err = cmd.CombinedOutput(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("started on a read-only data dir:\n%s", out)
-	}
-	if err == nil || !strings.Contains(string(out), "permission denied") {
-		t.Fatalf("exit %v, output:\n%s\nwant a start-up error saying permission denied", err, out)
+	code, out := runServe(t, &syscall.Credential{Uid: 65534, Gid: 65534}, "RAGD_DATA_DIR="+dir, "HOME="+dir)
+	if code == 0 || !strings.Contains(out, "permission denied") {
+		t.Fatalf("exit %d, output:\n%s\nwant a start-up error saying permission denied", code, out)
 	}
 }
 
