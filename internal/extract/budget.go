@@ -76,7 +76,8 @@ func (l Limits) WithDefaults() Limits {
 // budget counts what one extraction has used against its Limits. It is not safe for concurrent use: one
 // extraction runs in one goroutine. The first limit crossed is kept in err; later calls keep failing.
 type budget struct {
-	ctx      context.Context
+	ctx      context.Context // the extraction's: the caller's, with the time limit
+	caller   context.Context // the caller's alone
 	lim      Limits
 	name     string
 	inflated int64

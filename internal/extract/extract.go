@@ -113,9 +113,11 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	caller := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, e.opts.Limits.Timeout, errTimeout)
 	defer cancel()
 	b := newBudget(ctx, base, e.opts.Limits)
+	b.caller = caller
 	b.pdfMemory = e.opts.PDFMemoryLimit
 	defer func() {
 		// A large file leaves a large heap behind (inflated XML, PDF characters): give it back now rather

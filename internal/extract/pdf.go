@@ -79,9 +79,13 @@ type pdfResult struct {
 
 // extract reads one PDF within b's limits; ctx carries the extraction's time limit.
 func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte, b *budget) (*rag.Extracted, error) {
-	// Waiting for a free worker is not the document's fault: it does not count against its time limit.
-	inst, err := rt.pool.GetInstanceWithContext(context.WithoutCancel(ctx))
+	// Waiting for a free worker is not the document's fault: it does not count against its time limit,
+	// but the caller may still give up (shutdown, deletion).
+	inst, err := rt.pool.GetInstanceWithContext(b.caller)
 	if err != nil {
+		if cerr := b.caller.Err(); cerr != nil {
+			return nil, cerr
+		}
 		return nil, fmt.Errorf("get pdfium instance: %w", err)
 	}
 	done := make(chan pdfResult, 1)
