@@ -74,7 +74,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if err := a.openStore(ctx); err != nil {
 		return nil, err
 	}
-	ex, err := extract.New(extract.Options{MaxBytes: cfg.MaxUploadBytes})
+	ex, err := extract.New(extract.Options{
+		MaxBytes: cfg.MaxUploadBytes,
+		Limits: extract.Limits{
+			MaxMemberBytes: cfg.MaxMemberBytes, MaxInflatedBytes: cfg.MaxInflatedBytes, MaxDepth: cfg.MaxDepth,
+			MaxXMLElements: cfg.MaxXMLElements, MaxPages: cfg.MaxPages, MaxChars: cfg.MaxChars, Timeout: cfg.ExtractTimeout,
+		},
+		PDFMemoryLimit: cfg.PDFMemoryLimit,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("extractor: %w", err)
 	}
@@ -103,9 +110,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Retriever = a.Spaces.Retriever()
 	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
-		MaxBytes: cfg.MaxUploadBytes,
-		Chunk:    chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
-		Logger:   logger,
+		MaxBytes:  cfg.MaxUploadBytes,
+		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
+		MaxChunks: cfg.MaxChunks,
+		Metadata:  cfg.Metadata,
+		Logger:    logger,
 	})
 	ok = true
 	return a, nil

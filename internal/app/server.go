@@ -6,6 +6,10 @@ import "github.com/ragd/ragd/internal/server"
 // and the configuration's limits. The server knows them only through its own small interfaces.
 func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 	cfg := a.Config
+	hosts := cfg.AllowedHosts
+	if len(hosts) == 0 {
+		hosts = server.DefaultAllowedHosts(cfg.Addr)
+	}
 	kind := "sqlite"
 	if cfg.DatabaseURL != "" {
 		kind = "postgres"
@@ -26,6 +30,9 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 			RateLimitChat:   cfg.RateLimitChat,
 			RateLimitSearch: cfg.RateLimitSearch,
 			MaxUploadBytes:  cfg.MaxUploadBytes,
+			UploadBudget:    cfg.UploadBudgetBytes,
+			Metadata:        cfg.Metadata,
+			AllowedHosts:    hosts,
 			StoreKind:       kind,
 			Embedder:        a.Embedder.Space(),
 			Generator:       a.Generator.Name(),

@@ -62,10 +62,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		ln.Close()
 		return err
 	}
+	// The timeouts end connections that send their request slowly or not at all (RAGD_READ_HEADER_TIMEOUT,
+	// RAGD_READ_TIMEOUT for the whole request with its body, RAGD_IDLE_TIMEOUT between requests); a
+	// streamed answer lifts the read deadline once its request is read.
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
 	}
 	// Before serving: Start re-enqueues the uploads a previous process left unfinished.
 	if err := runner.Start(ctx); err != nil {

@@ -65,8 +65,33 @@ type Config struct {
 	// the hash embedder, off for hosted ones), a negative value turns it off.
 	Feedback int
 
-	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line).
+	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line;
+	// lines starting with # and text after " #" are comments). Either set but holding no key is an error,
+	// as is setting both: a typo must not start a server without authentication.
 	APIKeys []string
+	// AllowedHosts are the host names (Host header, port ignored) the server answers; others get 403
+	// (RAGD_ALLOWED_HOSTS comma list, * for any). Unset, serve derives them from the listen address
+	// (server.DefaultAllowedHosts: localhost names on loopback).
+	AllowedHosts []string
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout bound a connection's request headers, its whole request
+	// (body included) and its idle time between requests (RAGD_READ_HEADER_TIMEOUT 10s,
+	// RAGD_READ_TIMEOUT 2m, RAGD_IDLE_TIMEOUT 2m).
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
+	// UploadBudgetBytes bounds the upload bytes held in memory by all requests at once; further uploads get
+	// 429 with Retry-After (RAGD_UPLOAD_BUDGET_BYTES, default 256 MiB).
+	UploadBudgetBytes int64
+	// Metadata bounds a document's metadata (RAGD_MAX_METADATA_DEPTH 8, RAGD_MAX_METADATA_KEYS 256,
+	// RAGD_MAX_METADATA_BYTES 32768).
+	Metadata rag.MetadataLimits
+
+	// Budgets of one document's processing (0: the package default; docs/security.md lists them):
+	// RAGD_MAX_MEMBER_BYTES, RAGD_MAX_INFLATED_BYTES, RAGD_MAX_DEPTH, RAGD_MAX_XML_ELEMENTS, RAGD_MAX_PAGES,
+	// RAGD_MAX_CHARS, RAGD_EXTRACT_TIMEOUT, RAGD_PDF_MEMORY_LIMIT (bytes of PDFium memory) and RAGD_MAX_CHUNKS.
+	MaxMemberBytes, MaxInflatedBytes             int64
+	MaxDepth, MaxXMLElements, MaxPages, MaxChars int
+	ExtractTimeout                               time.Duration
+	PDFMemoryLimit                               int64
+	MaxChunks                                    int
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string
 	// RateLimitChat/RateLimitSearch are requests per minute per key or client IP
@@ -102,6 +127,12 @@ func Default() Config {
 		RateLimitChat:   30,
 		RateLimitSearch: 120,
 		Worker:          true,
+
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		UploadBudgetBytes: 256 << 20,
+		Metadata:          rag.MetadataLimits{}.WithDefaults(),
 	}
 }
 
@@ -141,12 +172,25 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
-	var keys string
-	e.secret(&keys, "RAGD_API_KEYS")
-	c.APIKeys = splitList(keys, ",\n")
-	var origins string
-	e.str(&origins, "RAGD_CORS_ORIGINS")
-	c.CORSOrigins = splitList(origins, ",")
+	e.keys(&c.APIKeys, "RAGD_API_KEYS")
+	e.list(&c.AllowedHosts, "RAGD_ALLOWED_HOSTS")
+	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")
+	e.duration(&c.ReadTimeout, "RAGD_READ_TIMEOUT")
+	e.duration(&c.IdleTimeout, "RAGD_IDLE_TIMEOUT")
+	e.int64(&c.UploadBudgetBytes, "RAGD_UPLOAD_BUDGET_BYTES")
+	e.int(&c.Metadata.MaxDepth, "RAGD_MAX_METADATA_DEPTH")
+	e.int(&c.Metadata.MaxKeys, "RAGD_MAX_METADATA_KEYS")
+	e.int(&c.Metadata.MaxBytes, "RAGD_MAX_METADATA_BYTES")
+	e.int64(&c.MaxMemberBytes, "RAGD_MAX_MEMBER_BYTES")
+	e.int64(&c.MaxInflatedBytes, "RAGD_MAX_INFLATED_BYTES")
+	e.int(&c.MaxDepth, "RAGD_MAX_DEPTH")
+	e.int(&c.MaxXMLElements, "RAGD_MAX_XML_ELEMENTS")
+	e.int(&c.MaxPages, "RAGD_MAX_PAGES")
+	e.int(&c.MaxChars, "RAGD_MAX_CHARS")
+	e.duration(&c.ExtractTimeout, "RAGD_EXTRACT_TIMEOUT")
+	e.int64(&c.PDFMemoryLimit, "RAGD_PDF_MEMORY_LIMIT")
+	e.int(&c.MaxChunks, "RAGD_MAX_CHUNKS")
+	e.list(&c.CORSOrigins, "RAGD_CORS_ORIGINS")
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
 	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
 	e.str(&c.LogLevel, "RAGD_LOG_LEVEL")
@@ -193,6 +237,17 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_HNSW_EF_SEARCH must be between 1 and 1000 (got %d)", c.HNSWEfSearch)
 	case c.RateLimitChat < 0 || c.RateLimitSearch < 0:
 		return fmt.Errorf("rate limits must be ≥ 0 (0 disables)")
+	case c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.IdleTimeout <= 0:
+		return fmt.Errorf("RAGD_READ_HEADER_TIMEOUT, RAGD_READ_TIMEOUT and RAGD_IDLE_TIMEOUT must be positive")
+	case c.UploadBudgetBytes < 1:
+		return fmt.Errorf("RAGD_UPLOAD_BUDGET_BYTES must be positive")
+	case c.Metadata.MaxDepth < 1 || c.Metadata.MaxKeys < 1 || c.Metadata.MaxBytes < 1:
+		return fmt.Errorf("RAGD_MAX_METADATA_DEPTH, RAGD_MAX_METADATA_KEYS and RAGD_MAX_METADATA_BYTES must be positive")
+	case c.MaxMemberBytes < 0 || c.MaxInflatedBytes < 0 || c.MaxDepth < 0 || c.MaxXMLElements < 0 || c.MaxPages < 0 ||
+		c.MaxChars < 0 || c.ExtractTimeout < 0 || c.MaxChunks < 0:
+		return fmt.Errorf("document budgets (RAGD_MAX_MEMBER_BYTES … RAGD_MAX_CHUNKS) must not be negative (0: the default)")
+	case c.PDFMemoryLimit != 0 && (c.PDFMemoryLimit < 16<<20 || c.PDFMemoryLimit > 4<<30):
+		return fmt.Errorf("RAGD_PDF_MEMORY_LIMIT must be between 16 MiB and 4 GiB in bytes (got %d)", c.PDFMemoryLimit)
 	}
 	switch c.LogLevel {
 	case "", "debug", "info", "warn", "error":
@@ -213,6 +268,15 @@ func (e *env) str(dst *string, name string) {
 	}
 }
 
+// list reads NAME as a comma-separated list (blank items dropped).
+func (e *env) list(dst *[]string, name string) {
+	var s string
+	e.str(&s, name)
+	if l := splitList(s, ","); l != nil {
+		*dst = l
+	}
+}
+
 // bool reads NAME as true (1, true, yes, on) or false (0, false, no, off).
 func (e *env) bool(dst *bool, name string) {
 	switch v := strings.ToLower(strings.TrimSpace(e.getenv(name))); v {
@@ -226,9 +290,15 @@ func (e *env) bool(dst *bool, name string) {
 	}
 }
 
-// secret reads NAME, or the file named by NAME_FILE (trailing newline trimmed).
+// secret reads NAME, or the file named by NAME_FILE (trailing newline trimmed). Both set is an error:
+// which one wins would be a guess.
 func (e *env) secret(dst *string, name string) {
-	if path := strings.TrimSpace(e.getenv(name + "_FILE")); path != "" {
+	path := strings.TrimSpace(e.getenv(name + "_FILE"))
+	if path != "" && strings.TrimSpace(e.getenv(name)) != "" {
+		e.fail(fmt.Errorf("both %s and %s_FILE are set; set one", name, name))
+		return
+	}
+	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			e.fail(fmt.Errorf("%s_FILE: %w", name, err))
@@ -238,6 +308,41 @@ func (e *env) secret(dst *string, name string) {
 		return
 	}
 	e.str(dst, name)
+}
+
+// keys reads a list of keys from NAME (commas or newlines between them) or from the file NAME_FILE (one
+// per line). Blank lines and comments — a line starting with #, or text after " #" — are not keys. A
+// variable or file that is set but holds no key is an error: starting without authentication because of
+// a typo or an empty file would open the server silently.
+func (e *env) keys(dst *[]string, name string) {
+	var raw string
+	e.secret(&raw, name)
+	if raw == "" && e.getenv(name+"_FILE") == "" && strings.TrimSpace(e.getenv(name)) == "" {
+		return
+	}
+	var keys []string
+	for _, line := range strings.Split(raw, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		if i := strings.Index(line, "\t#"); i >= 0 {
+			line = line[:i]
+		}
+		keys = append(keys, splitList(line, ",")...)
+	}
+	if len(keys) == 0 && e.err == nil {
+		if path := strings.TrimSpace(e.getenv(name + "_FILE")); path != "" {
+			e.fail(fmt.Errorf("%s_FILE (%s) holds no key (blank lines and # comments are not keys): refusing to start without authentication", name, path))
+		} else {
+			e.fail(fmt.Errorf("%s is set but holds no key: refusing to start without authentication", name))
+		}
+		return
+	}
+	*dst = keys
 }
 
 func (e *env) int(dst *int, name string) {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -49,7 +50,49 @@ func TestLoad(t *testing.T) {
 			t.Error("a missing secret file must be an error")
 		}
 	})
+	t.Run("KeysFailClosed", func(t *testing.T) {
+		dir := t.TempDir()
+		file := func(name, content string) string {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		keys := file("keys", "# ops\nk-ops\n\n   \n  k-ci # the CI key\nk#with-hash\n")
+		c, err := Load(envOf(map[string]string{"RAGD_API_KEYS_FILE": keys}))
+		if err != nil || strings.Join(c.APIKeys, "|") != "k-ops|k-ci|k#with-hash" {
+			t.Fatalf("keys with comments: %q %v", c.APIKeys, err)
+		}
+		for name, env := range map[string]map[string]string{
+			"BlankVariable": {"RAGD_API_KEYS": " , "},
+			"EmptyFile":     {"RAGD_API_KEYS_FILE": file("empty", "")},
+			"CommentsOnly":  {"RAGD_API_KEYS_FILE": file("comments", "# a\n\n# b\n")},
+			"Both":          {"RAGD_API_KEYS": "k1", "RAGD_API_KEYS_FILE": keys},
+		} {
+			_, err := Load(envOf(env))
+			if err == nil || !strings.Contains(err.Error(), "RAGD_API_KEYS") {
+				t.Errorf("%s: %v, want an error naming the setting", name, err)
+			}
+		}
+		if _, err := Load(envOf(map[string]string{"RAGD_API_KEYS": "k1", "RAGD_API_KEYS_FILE": keys})); err == nil ||
+			!strings.Contains(err.Error(), "RAGD_API_KEYS and RAGD_API_KEYS_FILE") {
+			t.Errorf("both set: %v, want an error naming both", err)
+		}
+	})
+	t.Run("Budgets", func(t *testing.T) {
+		c, err := Load(envOf(map[string]string{"RAGD_MAX_CHARS": "1000", "RAGD_EXTRACT_TIMEOUT": "5s", "RAGD_READ_TIMEOUT": "3s",
+			"RAGD_ALLOWED_HOSTS": "ragd.lan, localhost", "RAGD_MAX_METADATA_KEYS": "9"}))
+		if err != nil || c.MaxChars != 1000 || c.ExtractTimeout != 5*time.Second || c.ReadTimeout != 3*time.Second ||
+			strings.Join(c.AllowedHosts, "|") != "ragd.lan|localhost" || c.Metadata.MaxKeys != 9 || c.Metadata.MaxDepth != 8 {
+			t.Fatalf("got %+v %v", c, err)
+		}
+	})
 	bad := map[string]map[string]string{
+		"NegativeBudget":    {"RAGD_MAX_PAGES": "-1"},
+		"ZeroReadTimeout":   {"RAGD_READ_TIMEOUT": "0s"},
+		"PDFMemoryTooSmall": {"RAGD_PDF_MEMORY_LIMIT": "1000"},
+		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},
 		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},
 		"UnknownGenerator":  {"RAGD_GENERATOR": "gpt"},
 		"NotAnInteger":      {"RAGD_EMBED_DIM": "many"},

@@ -3,6 +3,7 @@ package extract
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -45,14 +46,37 @@ func normCode(s string) string {
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
-// blockList accumulates blocks, dropping empty ones.
+// blockList accumulates blocks, dropping empty ones. With a budget, it counts their characters and stops
+// adding blocks once a limit is crossed (err says which).
 type blockList struct {
 	blocks []rag.Block
+	budget *budget
+}
+
+// add appends b unless the budget is spent.
+func (l *blockList) add(b rag.Block) {
+	if l.budget.addChars(utf8.RuneCountInString(b.Text)) == nil {
+		l.blocks = append(l.blocks, b)
+	}
+}
+
+// err is the budget's error (a limit crossed, the time limit), or nil.
+func (l *blockList) err() error {
+	if l.budget == nil {
+		return nil
+	}
+	if l.budget.err != nil {
+		return l.budget.err
+	}
+	if err := l.budget.ctx.Err(); err != nil {
+		return l.budget.timeout(err)
+	}
+	return nil
 }
 
 func (l *blockList) paragraph(page int, text string) {
 	if t := normText(text); t != "" {
-		l.blocks = append(l.blocks, rag.Block{Kind: rag.BlockParagraph, Page: page, Text: t})
+		l.add(rag.Block{Kind: rag.BlockParagraph, Page: page, Text: t})
 	}
 }
 
@@ -61,13 +85,13 @@ func (l *blockList) heading(page, level int, text string) {
 		level = 1
 	}
 	if t := normInline(text); t != "" {
-		l.blocks = append(l.blocks, rag.Block{Kind: rag.BlockHeading, Page: page, Level: level, Text: t})
+		l.add(rag.Block{Kind: rag.BlockHeading, Page: page, Level: level, Text: t})
 	}
 }
 
 func (l *blockList) code(page int, text string) {
 	if t := normCode(text); strings.TrimSpace(t) != "" {
-		l.blocks = append(l.blocks, rag.Block{Kind: rag.BlockCode, Page: page, Text: t})
+		l.add(rag.Block{Kind: rag.BlockCode, Page: page, Text: t})
 	}
 }
 
@@ -109,7 +133,7 @@ func (l *blockList) table(page int, rows [][]string, headerRows int) {
 		}
 	}
 	headerRows = min(max(headerRows, 0), len(out))
-	l.blocks = append(l.blocks, rag.Block{Kind: rag.BlockTable, Page: page, Rows: out, HeaderRows: headerRows, Text: markdownTable(out, headerRows)})
+	l.add(rag.Block{Kind: rag.BlockTable, Page: page, Rows: out, HeaderRows: headerRows, Text: markdownTable(out, headerRows)})
 }
 
 // markdownTable renders rows as a markdown table. With no header row the rows are rendered without the

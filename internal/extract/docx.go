@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -27,7 +29,9 @@ var headingNameRe = regexp.MustCompile(`^(?:heading|제목)\s*(\d)$`)
 // (heading styles — "Heading 1", "제목 1", or an outline level — become heading blocks with their level) and
 // tables (rows of cell texts, the first row or the rows marked as repeating headers being the header), in
 // document order.
-func extractDOCX(name string, data []byte) (*rag.Extracted, error) {
+//
+// Every member is read through the budget b: inflated bytes, XML depth and elements, characters.
+func extractDOCX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt DOCX (not a zip archive)", name)
@@ -36,29 +40,41 @@ func extractDOCX(name string, data []byte) (*rag.Extracted, error) {
 	for _, f := range zr.File {
 		files[f.Name] = f
 	}
-	docPath := mainPart(files)
+	docPath := mainPart(files, b)
 	f := files[docPath]
 	if f == nil {
 		return nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt DOCX (no %s)", name, docPath)
 	}
 	styles := map[string]docxStyle{}
 	if sf := files[path.Join(path.Dir(docPath), "styles.xml")]; sf != nil {
-		if err := readStyles(sf, styles); err != nil {
+		if err := readStyles(sf, styles, b); err != nil {
+			if berr := b.overBudget(err); berr != nil {
+				return nil, berr
+			}
 			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt DOCX (styles)", name)
 		}
 	}
 	x := &rag.Extracted{}
 	if cf := files["docProps/core.xml"]; cf != nil {
-		x.Title = readCoreTitle(cf)
+		x.Title = readCoreTitle(cf, b)
+	}
+	if err := b.overBudget(nil); err != nil {
+		return nil, err
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt DOCX", name)
 	}
 	defer rc.Close()
-	d := docxReader{styles: styles}
-	if err := d.read(rc); err != nil {
+	d := docxReader{styles: styles, b: b, out: blockList{budget: b}}
+	if err := d.read(b.member(f.Name, rc)); err != nil {
+		if berr := b.overBudget(err); berr != nil {
+			return nil, berr
+		}
 		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt DOCX (document.xml)", name)
+	}
+	if err := d.out.err(); err != nil {
+		return nil, err
 	}
 	x.Blocks = d.out.blocks
 	return x, nil
@@ -66,7 +82,7 @@ func extractDOCX(name string, data []byte) (*rag.Extracted, error) {
 
 // mainPart finds the main document part through the package relationships (it is almost always
 // word/document.xml).
-func mainPart(files map[string]*zip.File) string {
+func mainPart(files map[string]*zip.File, b *budget) string {
 	const def = "word/document.xml"
 	f := files["_rels/.rels"]
 	if f == nil {
@@ -83,7 +99,7 @@ func mainPart(files map[string]*zip.File) string {
 			Target string `xml:"Target,attr"`
 		} `xml:"Relationship"`
 	}
-	if xml.NewDecoder(rc).Decode(&rels) != nil {
+	if xml.NewDecoder(b.member(f.Name, rc)).Decode(&rels) != nil {
 		return def
 	}
 	for _, r := range rels.Rel {
@@ -94,34 +110,66 @@ func mainPart(files map[string]*zip.File) string {
 	return def
 }
 
-func readCoreTitle(f *zip.File) string {
+func readCoreTitle(f *zip.File, b *budget) string {
 	rc, err := f.Open()
 	if err != nil {
 		return ""
 	}
 	defer rc.Close()
-	dec := xml.NewDecoder(rc)
+	var title strings.Builder
 	in := false
-	var b strings.Builder
-	for {
-		tok, err := dec.RawToken()
-		if err != nil {
-			break
-		}
+	_ = walkXML(b.member(f.Name, rc), b, func(tok xml.Token) bool {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			in = t.Name.Local == "title"
 		case xml.EndElement:
 			if in {
-				return normInline(b.String())
+				return false
 			}
 		case xml.CharData:
-			if in {
-				b.Write(t)
+			if in && b.rawChars(utf8.RuneCount(t)) == nil {
+				title.Write(t)
 			}
 		}
+		return true
+	})
+	if !in {
+		return ""
 	}
-	return ""
+	return normInline(title.String())
+}
+
+// walkXML reads r's tokens (raw: no namespace resolution) and gives each to f until f returns false, the end
+// of the input, an error, or a limit of the budget (nesting depth, element count, time), whose error it
+// returns.
+func walkXML(r io.Reader, b *budget, f func(xml.Token) bool) error {
+	dec := xml.NewDecoder(r)
+	depth := 0
+	for {
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+			if err := b.element(depth); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			depth--
+		default:
+			if err := b.check(); err != nil {
+				return err
+			}
+		}
+		if !f(tok) {
+			return nil
+		}
+	}
 }
 
 func attr(se xml.StartElement, local string) string {
@@ -133,23 +181,15 @@ func attr(se xml.StartElement, local string) string {
 	return ""
 }
 
-func readStyles(f *zip.File, styles map[string]docxStyle) error {
+func readStyles(f *zip.File, styles map[string]docxStyle, b *budget) error {
 	rc, err := f.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	dec := xml.NewDecoder(rc)
 	var id string
 	var cur docxStyle
-	for {
-		tok, err := dec.RawToken()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return walkXML(b.member(f.Name, rc), b, func(tok xml.Token) bool {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -177,7 +217,8 @@ func readStyles(f *zip.File, styles map[string]docxStyle) error {
 				id = ""
 			}
 		}
-	}
+		return true
+	})
 }
 
 // headingLevel returns the heading level (1-based) of a paragraph style, or 0.
@@ -213,6 +254,7 @@ func headingLevel(styles map[string]docxStyle, id string) int {
 // holds them.
 type docxReader struct {
 	styles map[string]docxStyle
+	b      *budget
 	out    blockList
 
 	pDepth  int // nesting of w:p (text boxes put paragraphs inside paragraphs)
@@ -232,15 +274,8 @@ type docxReader struct {
 }
 
 func (d *docxReader) read(r io.Reader) error {
-	dec := xml.NewDecoder(r)
-	for {
-		tok, err := dec.RawToken()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	var err error
+	werr := walkXML(r, d.b, func(tok xml.Token) bool {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			d.start(t)
@@ -248,10 +283,15 @@ func (d *docxReader) read(r io.Reader) error {
 			d.end(t)
 		case xml.CharData:
 			if d.inText {
+				if err = d.b.rawChars(utf8.RuneCount(t)); err != nil {
+					return false
+				}
 				d.para.Write(t)
 			}
 		}
-	}
+		return d.out.budget.err == nil
+	})
+	return cmp.Or(werr, err, d.out.err())
 }
 
 func (d *docxReader) start(t xml.StartElement) {

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
-	"time"
-	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -31,15 +30,17 @@ type Options struct {
 	// MaxBytes is the largest file accepted (inclusive); larger files fail with payload_too_large.
 	// Default DefaultMaxBytes.
 	MaxBytes int64
-	// PDFTimeout bounds the extraction of one PDF; default 2 minutes.
-	PDFTimeout time.Duration
+	// Limits are the budgets of one extraction (inflated bytes, depth, elements, pages, characters, time).
+	Limits Limits
 	// PDFMemoryLimit bounds the WebAssembly memory of one PDFium worker, which holds one PDF at a time
-	// (the file's bytes are copied into it); default 1 GiB, at most 4 GiB.
+	// (the file's bytes are copied into it); a PDF that needs more fails with too_large. Default 512 MiB,
+	// at most 4 GiB. RAGD_PDF_MEMORY_LIMIT.
 	PDFMemoryLimit int64
 	// PDFWorkers is how many PDFs are extracted at once; further calls wait. Default 2.
 	PDFWorkers int
 	// PDFRecycleBytes: a worker that has handled a PDF at least this large is discarded afterwards, so
-	// that the memory PDFium grew for it is given back. Default 16 MiB.
+	// that the memory PDFium grew for it is given back; the Go heap is returned to the system after any
+	// extraction of a file (or of inflated bytes) this large. Default 16 MiB.
 	PDFRecycleBytes int64
 }
 
@@ -47,11 +48,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes
 	}
-	if o.PDFTimeout <= 0 {
-		o.PDFTimeout = 2 * time.Minute
-	}
+	o.Limits = o.Limits.WithDefaults()
 	if o.PDFMemoryLimit <= 0 {
-		o.PDFMemoryLimit = 1 << 30
+		o.PDFMemoryLimit = 512 << 20
 	}
 	if o.PDFMemoryLimit > 4<<30 {
 		o.PDFMemoryLimit = 4 << 30
@@ -95,9 +94,10 @@ func (e *Extractor) Close() error {
 }
 
 // Extract turns the file called name (its base name is used in messages and its extension to detect the
-// type) into blocks. Errors are *rag.Error: unsupported_media_type, payload_too_large, or invalid_request for
-// an empty file, a corrupt or encrypted PDF, a PDF without a text layer (needs OCR), text that is not UTF-8
-// or a malformed DOCX; a cancelled ctx is returned as is.
+// type) into blocks. Errors are *rag.Error: unsupported_media_type, payload_too_large, too_large or
+// too_complex (over a budget of Options.Limits, or PDFium's memory limit; the message names the limit), or
+// invalid_request for an empty file, a corrupt or encrypted PDF, a PDF without a text layer (needs OCR), text
+// in no encoding ragd can decode or a malformed DOCX; a cancelled ctx is returned as is.
 func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag.Extracted, error) {
 	base := filepath.Base(name)
 	if int64(len(data)) > e.opts.MaxBytes {
@@ -113,6 +113,19 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	caller := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, e.opts.Limits.Timeout, errTimeout)
+	defer cancel()
+	b := newBudget(ctx, base, e.opts.Limits)
+	b.caller = caller
+	b.pdfMemory = e.opts.PDFMemoryLimit
+	defer func() {
+		// A large file leaves a large heap behind (inflated XML, PDF characters): give it back now rather
+		// than keep the peak resident until the runtime gets round to it.
+		if int64(len(data)) >= e.opts.PDFRecycleBytes || b.inflated >= e.opts.PDFRecycleBytes || int64(b.raw) >= e.opts.PDFRecycleBytes/4 {
+			debug.FreeOSMemory()
+		}
+	}()
 	var (
 		x   *rag.Extracted
 		err error
@@ -122,20 +135,27 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 		var rt *pdfRuntime
 		rt, err = e.pdfRuntime()
 		if err == nil {
-			x, err = rt.extract(ctx, base, data)
+			x, err = rt.extract(ctx, base, data, b)
 		}
 	case mt == MediaDOCX:
-		x, err = extractDOCX(base, data)
+		x, err = extractDOCX(base, data, b)
 	case mt == MediaHTML:
-		x, err = extractHTML(base, data)
+		x, err = extractHTML(base, data, b)
 	case mt == MediaMarkdown || mt == MediaMDX:
-		x, err = extractMarkdown(base, data, mt == MediaMDX)
+		x, err = extractMarkdown(base, data, mt == MediaMDX, b)
 	case mt == MediaText:
-		x, err = extractText(base, data)
+		x, err = extractText(base, data, b)
 	default:
-		x, err = extractCode(base, data)
+		x, err = extractCode(base, data, b)
+	}
+	if err == nil {
+		// Every extractor stops adding blocks once a budget is spent; this is where that becomes the error.
+		err = b.overBudget(ctx.Err())
 	}
 	if err != nil {
+		if berr := b.overBudget(err); berr != nil && !errors.Is(err, context.Canceled) {
+			return nil, berr
+		}
 		return nil, err
 	}
 	x.MediaType = mt
@@ -159,15 +179,6 @@ func (e *Extractor) pdfRuntime() (*pdfRuntime, error) {
 		e.pdf = rt
 	}
 	return e.pdf, nil
-}
-
-// checkUTF8 returns data as a string without a byte-order mark, or invalid_request when it is not UTF-8.
-func checkUTF8(name string, data []byte) (string, error) {
-	data = trimBOM(data)
-	if !utf8.Valid(data) {
-		return "", rag.Errorf(rag.CodeInvalid, "%s: text is not valid UTF-8", name)
-	}
-	return string(data), nil
 }
 
 func trimBOM(data []byte) []byte {

@@ -528,8 +528,8 @@ func TestExtract_BadInput(t *testing.T) {
 		{"TruncatedPDF", shared, "truncated.pdf", testdata("truncated.pdf"), rag.CodeInvalid, "truncated.pdf: corrupt PDF"},
 		{"EncryptedPDF", shared, "encrypted.pdf", testdata("encrypted.pdf"), rag.CodeInvalid, "encrypted.pdf: encrypted PDF"},
 		{"NoTextLayer", shared, "scan.pdf", testdata("image-only.pdf"), rag.CodeInvalid, "scan.pdf: PDF has no text layer"},
-		{"NotUTF8", shared, "latin1.txt", testdata("latin1.txt"), rag.CodeInvalid, "latin1.txt: text is not valid UTF-8"},
-		{"NotUTF8Markdown", shared, "latin1.md", testdata("latin1.txt"), rag.CodeInvalid, "latin1.md: text is not valid UTF-8"},
+		{"NotUTF8", shared, "latin1.txt", testdata("latin1.txt"), rag.CodeInvalid, "latin1.txt: text is not UTF-8, UTF-16 (with a byte-order mark) or EUC-KR/CP949"},
+		{"NotUTF8Markdown", shared, "latin1.md", testdata("latin1.txt"), rag.CodeInvalid, "latin1.md: text is not UTF-8, UTF-16 (with a byte-order mark) or EUC-KR/CP949"},
 		{"Unsupported", shared, "photo.jpg", []byte("\xFF\xD8\xFF\xE0"), rag.CodeUnsupportedMediaType, `photo.jpg: unsupported file type ".jpg"`},
 		{"CorruptDOCX", shared, "x.docx", []byte("PK\x03\x04 broken"), rag.CodeInvalid, "x.docx: corrupt DOCX"},
 		{"OverLimit", small, "big.txt", bytes.Repeat([]byte("a"), 21), rag.CodePayloadTooLarge, "big.txt: file is 21 bytes, over the limit of 20 bytes"},
@@ -564,19 +564,19 @@ func TestExtract_BadInput(t *testing.T) {
 }
 
 func TestPDF_Timeout(t *testing.T) {
-	e, err := New(Options{PDFTimeout: time.Millisecond})
+	e, err := New(Options{Limits: Limits{Timeout: time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	_, err = e.Extract(context.Background(), "minutes.pdf", readFixture(t, "pdf/assembly_minutes_21_414_1_env_labor.pdf"))
-	if rag.ErrorCode(err) != rag.CodeInvalid || !strings.Contains(rag.ErrorMessage(err), "minutes.pdf: PDF took longer than 1ms") {
+	if rag.ErrorCode(err) != rag.CodeTooComplex || !strings.Contains(rag.ErrorMessage(err), "minutes.pdf: took longer than 1ms to extract (limit RAGD_EXTRACT_TIMEOUT)") {
 		t.Fatalf("got %v, want a timeout naming the file", err)
 	}
 	// The next file gets a fresh worker: the timed-out one was discarded, not returned half-used. (With a
 	// 1ms limit it times out too, but at the same place and with the same message, not a broken instance.)
 	_, err = e.Extract(context.Background(), "text.pdf", mustRead(t, "testdata/text.pdf"))
-	if rag.ErrorCode(err) != rag.CodeInvalid || !strings.Contains(rag.ErrorMessage(err), "text.pdf: PDF took longer") {
+	if rag.ErrorCode(err) != rag.CodeTooComplex || !strings.Contains(rag.ErrorMessage(err), "text.pdf: took longer") {
 		t.Fatalf("second file: got %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

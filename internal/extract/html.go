@@ -20,12 +20,18 @@ select, [role=navigation], [role=banner], [role=contentinfo], [role=search], [ar
 
 // extractHTML reads the main content of a page (main, article or role=main when there is one, else the
 // body) without page chrome: headings with their levels, paragraphs, lists, code (pre) and tables.
-func extractHTML(name string, data []byte) (*rag.Extracted, error) {
+func extractHTML(name string, data []byte, b *budget) (*rag.Extracted, error) {
 	enc, _, _ := charset.DetermineEncoding(data, "text/html")
 	r := enc.NewDecoder().Reader(bytes.NewReader(data))
 	doc, err := goquery.NewDocumentFromReader(r)
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: HTML cannot be parsed", name)
+	}
+	// The walkers below recurse, and look into nested tables at every level: the depth bounds both.
+	for _, n := range doc.Nodes {
+		if err := checkDepth(n, b); err != nil {
+			return nil, err
+		}
 	}
 	x := &rag.Extracted{Title: normInline(doc.Find("title").First().Text())}
 	doc.Find(htmlNoise).Remove()
@@ -39,13 +45,37 @@ func extractHTML(name string, data []byte) (*rag.Extracted, error) {
 	if root.Length() == 0 {
 		root = doc.Selection
 	}
-	var w htmlWalker
+	w := htmlWalker{out: blockList{budget: b}}
 	for _, n := range root.Nodes {
 		w.walk(n)
 	}
 	w.flush()
+	if err := w.out.err(); err != nil {
+		return nil, err
+	}
 	x.Blocks = w.out.blocks
 	return x, nil
+}
+
+// checkDepth fails when the tree under root nests deeper than the budget allows. It walks without
+// recursion, so any depth is measured safely.
+func checkDepth(root *html.Node, b *budget) error {
+	type item struct {
+		n *html.Node
+		d int
+	}
+	stack := []item{{root, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err := b.depth(it.d); err != nil {
+			return err
+		}
+		for c := it.n.FirstChild; c != nil; c = c.NextSibling {
+			stack = append(stack, item{c, it.d + 1})
+		}
+	}
+	return nil
 }
 
 var htmlBlockTags = map[string]bool{

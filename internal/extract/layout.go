@@ -449,7 +449,7 @@ func joinText(text, next string, st *spacing) string {
 }
 
 // layoutDocument turns the characters of every page into blocks.
-func layoutDocument(name string, doc *pdfDoc) (*rag.Extracted, error) {
+func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error) {
 	pages := make([][]row, len(doc.pages))
 	heights := make([]float64, len(doc.pages))
 	chars := 0
@@ -469,7 +469,7 @@ func layoutDocument(name string, doc *pdfDoc) (*rag.Extracted, error) {
 	st := newSpacing(pages)
 	body := bodyHeight(pages)
 
-	var l blockList
+	l := blockList{budget: b}
 	type headCand struct {
 		idx int
 		h   float64
@@ -494,6 +494,9 @@ func layoutDocument(name string, doc *pdfDoc) (*rag.Extracted, error) {
 				l.paragraph(p+1, t)
 			}
 		}
+	}
+	if err := l.err(); err != nil {
+		return nil, err // heads index blocks that a spent budget did not add
 	}
 	// Heading levels by size: the largest is 1.
 	var sizes []float64

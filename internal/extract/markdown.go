@@ -9,7 +9,9 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -25,13 +27,67 @@ var (
 	esmRe        = regexp.MustCompile(`^(?:import|export)\s`)
 )
 
-var mdParser = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+// mdParser is goldmark with GFM, its emphasis and strikethrough bounded per block (boundedDelimiters).
+var mdParser = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(
+			util.Prioritized(parser.NewCodeSpanParser(), 100),
+			util.Prioritized(parser.NewLinkParser(), 200),
+			util.Prioritized(parser.NewAutoLinkParser(), 300),
+			util.Prioritized(parser.NewRawHTMLParser(), 400),
+			util.Prioritized(boundedDelimiters{parser.NewEmphasisParser()}, 500),
+			util.Prioritized(boundedDelimiters{extension.NewStrikethroughParser()}, 500),
+		),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)),
+	// GFM without its strikethrough, which is added bounded above.
+	goldmark.WithExtensions(extension.Linkify, extension.Table, extension.TaskList),
+).Parser()
+
+// maxDelimiters is how many emphasis and strikethrough delimiter runs one block may open; after that,
+// further '*', '_' and '~' are plain text.
+//
+// goldmark matches each closing delimiter by walking back through every delimiter before it, without
+// CommonMark's "openers bottom" shortcut, so a block of n delimiters that never match (900 KB of "*a_") costs
+// n² steps: minutes of CPU. With at most maxDelimiters per block it is linear; real text has far fewer
+// (a long README paragraph has a few dozen).
+const maxDelimiters = 256
+
+// boundedDelimiters wraps a goldmark delimiter parser (emphasis, strikethrough) and declines once the
+// block being parsed has maxDelimiters delimiter runs; goldmark then reads the character as text.
+type boundedDelimiters struct{ parser.InlineParser }
+
+// delimCount is the number of delimiter runs of one block, kept in the parser's context.
+type delimCount struct {
+	block ast.Node
+	n     int
+}
+
+var delimKey = parser.NewContextKey()
+
+// Parse implements parser.InlineParser.
+func (p boundedDelimiters) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	c, _ := pc.Get(delimKey).(*delimCount)
+	if c == nil || c.block != parent {
+		c = &delimCount{block: parent}
+		pc.Set(delimKey, c)
+	}
+	if c.n >= maxDelimiters {
+		return nil
+	}
+	n := p.InlineParser.Parse(parent, block, pc)
+	if n != nil {
+		c.n++
+	}
+	return n
+}
 
 // extractMarkdown reads Markdown and MDX: headings, paragraphs, list items, fenced code, tables. MDX
 // (and Markdown that uses JSX components, as documentation sites do) loses its import/export lines, JSX
 // tags and {/* comments */}; the prose between tags stays. Front matter is dropped, its title kept.
-func extractMarkdown(name string, data []byte, mdx bool) (*rag.Extracted, error) {
-	s, err := checkUTF8(name, data)
+func extractMarkdown(name string, data []byte, mdx bool, b *budget) (*rag.Extracted, error) {
+	s, err := decodeText(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +95,14 @@ func extractMarkdown(name string, data []byte, mdx bool) (*rag.Extracted, error)
 	title, s := frontMatter(s)
 	src := []byte(stripMDX(s, mdx))
 	doc := mdParser.Parse(text.NewReader(src))
-	w := mdWalker{src: src}
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	w := mdWalker{src: src, out: blockList{budget: b}}
 	w.blocks(doc)
+	if err := w.out.err(); err != nil {
+		return nil, err
+	}
 	x := &rag.Extracted{Title: title, Blocks: w.out.blocks}
 	if x.Title == "" {
 		for _, b := range x.Blocks {
@@ -141,11 +203,18 @@ func stripMDX(s string, mdx bool) string {
 }
 
 type mdWalker struct {
-	src []byte
-	out blockList
+	src   []byte
+	out   blockList
+	depth int
 }
 
+// blocks walks n's children; nesting (block quotes, lists) deeper than the budget's depth stops the walk.
 func (w *mdWalker) blocks(n ast.Node) {
+	w.depth++
+	defer func() { w.depth-- }()
+	if w.out.budget.depth(w.depth) != nil {
+		return
+	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		w.block(c)
 	}

@@ -85,6 +85,9 @@ func sniff(data []byte) string {
 	if len(head) > 512 {
 		head = head[:512]
 	}
+	if utf16BOM(data) != nil {
+		return MediaText
+	}
 	lower := bytes.ToLower(bytes.TrimSpace(trimBOM(head)))
 	if bytes.HasPrefix(lower, []byte("<!doctype html")) || bytes.HasPrefix(lower, []byte("<html")) {
 		return MediaHTML

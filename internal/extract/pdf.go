@@ -53,6 +53,7 @@ func newPDFRuntime(opts Options) (*pdfRuntime, error) {
 		WithMemoryLimitPages(uint32(opts.PDFMemoryLimit / 65536)).
 		WithCloseOnContextDone(true)
 	pool, err := webassembly.Init(webassembly.Config{
+		Context:       withWasmMemory(context.Background()),
 		MinIdle:       0,
 		MaxIdle:       opts.PDFWorkers,
 		MaxTotal:      opts.PDFWorkers,
@@ -76,23 +77,20 @@ type pdfResult struct {
 	err error
 }
 
-func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte) (*rag.Extracted, error) {
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, rt.opts.PDFTimeout)
-	defer cancel()
-	inst, err := rt.pool.GetInstanceWithContext(ctx)
+// extract reads one PDF within b's limits; ctx carries the extraction's time limit.
+func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte, b *budget) (*rag.Extracted, error) {
+	// Waiting for a free worker is not the document's fault: it does not count against its time limit,
+	// but the caller may still give up (shutdown, deletion).
+	inst, err := rt.pool.GetInstanceWithContext(b.caller)
 	if err != nil {
-		if perr := parent.Err(); perr != nil {
-			return nil, perr
-		}
-		if ctx.Err() != nil {
-			return nil, rag.WrapError(rag.CodeInternal, err, "%s: no PDF worker became free within %s", name, rt.opts.PDFTimeout)
+		if cerr := b.caller.Err(); cerr != nil {
+			return nil, cerr
 		}
 		return nil, fmt.Errorf("get pdfium instance: %w", err)
 	}
 	done := make(chan pdfResult, 1)
 	go func() {
-		doc, err := readPDF(ctx, inst, name, data)
+		doc, err := readPDF(ctx, inst, name, data, b)
 		done <- pdfResult{doc, err}
 	}()
 	var res pdfResult
@@ -108,22 +106,23 @@ func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte) (*r
 			res = pdfResult{err: ctx.Err()}
 		}
 	}
-	if res.err != nil || int64(len(data)) >= rt.opts.PDFRecycleBytes {
-		// A failed instance may be in any state; a large file has grown its memory. Start afresh.
+	if res.err != nil || int64(len(data)) >= rt.opts.PDFRecycleBytes || wasmMemoryLive() > int64(rt.opts.PDFWorkers)*64<<20 {
+		// A failed instance may be in any state; a large file, or a small one that needed much memory, has
+		// grown it. Start afresh: closing the instance gives its memory back.
 		_ = inst.Kill()
 	} else {
 		_ = inst.Close()
 	}
 	if res.err != nil {
-		if perr := parent.Err(); perr != nil {
-			return nil, perr
+		if err := b.overBudget(res.err); err != nil {
+			return nil, err
 		}
-		if errors.Is(res.err, context.DeadlineExceeded) || errors.Is(res.err, context.Canceled) {
-			return nil, rag.WrapError(rag.CodeInvalid, res.err, "%s: PDF took longer than %s to extract", name, rt.opts.PDFTimeout)
+		if err := ctx.Err(); err != nil {
+			return nil, b.timeout(err)
 		}
 		return nil, res.err
 	}
-	return layoutDocument(name, res.doc)
+	return layoutDocument(name, res.doc, b)
 }
 
 // pdfDoc is what is read from PDFium: the characters of every page with their boxes.
@@ -134,9 +133,12 @@ type pdfDoc struct {
 
 // readPDF reads every character of every page. It checks ctx between PDFium calls so that a timeout stops
 // it without killing the instance.
-func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte) (*pdfDoc, error) {
+func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, b *budget) (*pdfDoc, error) {
 	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
+		if isOutOfMemory(err) {
+			return nil, outOfMemory(name, b, err)
+		}
 		switch {
 		case errors.Is(err, pdferrors.ErrPassword), errors.Is(err, pdferrors.ErrSecurity):
 			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: encrypted PDF (password required); remove the password and upload it again", name)
@@ -154,6 +156,9 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte) 
 	if count.PageCount == 0 {
 		return nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt PDF (no pages)", name)
 	}
+	if err := b.pages(count.PageCount); err != nil {
+		return nil, err
+	}
 	doc := &pdfDoc{}
 	if t, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: d, Tag: "Title"}); err == nil {
 		doc.title = strings.TrimSpace(t.Value)
@@ -167,7 +172,13 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte) 
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if isOutOfMemory(err) {
+				return nil, outOfMemory(name, b, err)
+			}
 			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (page %d cannot be read)", name, i+1)
+		}
+		if err := b.rawChars(len(pc.chars)); err != nil {
+			return nil, err
 		}
 		doc.pages = append(doc.pages, pc)
 	}
@@ -287,4 +298,17 @@ func upright(pc *pageChars) {
 	if dom == 1 || dom == 3 {
 		pc.w, pc.h = pc.h, pc.w
 	}
+}
+
+// isOutOfMemory reports a PDFium failure caused by its WebAssembly memory limit (RAGD_PDF_MEMORY_LIMIT):
+// PDFium aborts when an allocation fails, which reaches us as an "unreachable" trap of the instance (its
+// abort); it is the only abort a parsed PDF has been seen to cause.
+func isOutOfMemory(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "wasm error: unreachable") || strings.Contains(msg, "out of memory")
+}
+
+func outOfMemory(name string, b *budget, err error) error {
+	return &rag.Error{Code: rag.CodeTooLarge, Err: err,
+		Message: fmt.Sprintf("%s: PDF needs more memory than the limit of %d MiB to read (limit RAGD_PDF_MEMORY_LIMIT)", name, b.pdfMemory>>20)}
 }

@@ -7,16 +7,19 @@ import (
 )
 
 // extractText splits plain text into paragraphs at blank lines.
-func extractText(name string, data []byte) (*rag.Extracted, error) {
-	s, err := checkUTF8(name, data)
+func extractText(name string, data []byte, b *budget) (*rag.Extracted, error) {
+	s, err := decodeText(name, data)
 	if err != nil {
 		return nil, err
 	}
-	var l blockList
+	l := blockList{budget: b}
 	for _, p := range splitParagraphs(s) {
 		l.paragraph(0, p)
+		if l.err() != nil {
+			break
+		}
 	}
-	return &rag.Extracted{Blocks: l.blocks}, nil
+	return &rag.Extracted{Blocks: l.blocks}, l.err()
 }
 
 func splitParagraphs(s string) []string {
@@ -47,13 +50,13 @@ const maxCodeBlock = 4000
 // extractCode splits source code into blocks at top-level boundaries: a new block starts at a line that is
 // not indented and follows a blank line, so a function stays with its comment and its body (blank lines
 // inside an indented body do not split it).
-func extractCode(name string, data []byte) (*rag.Extracted, error) {
-	s, err := checkUTF8(name, data)
+func extractCode(name string, data []byte, b *budget) (*rag.Extracted, error) {
+	s, err := decodeText(name, data)
 	if err != nil {
 		return nil, err
 	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var l blockList
+	l := blockList{budget: b}
 	var cur []string
 	blank := false
 	flush := func() {
@@ -84,7 +87,7 @@ func extractCode(name string, data []byte) (*rag.Extracted, error) {
 		cur = append(cur, line)
 	}
 	flush()
-	return &rag.Extracted{Blocks: l.blocks}, nil
+	return &rag.Extracted{Blocks: l.blocks}, l.err()
 }
 
 // isCloser reports lines that close a construct (`}`, `);`, `end`) and so belong to the block above.

@@ -30,8 +30,20 @@ type Options struct {
 	Chunk chunk.Options
 	// EmbedBatch is how many chunks are embedded per call (default 64); progress is reported per batch.
 	EmbedBatch int
-	Logger     *slog.Logger
+	// Metadata bounds a document's metadata (rag.MetadataLimits defaults when zero).
+	Metadata rag.MetadataLimits
+	// MaxChunks bounds the chunks of one document (default 50,000); a document that splits into more fails
+	// with too_large. RAGD_MAX_CHUNKS.
+	MaxChunks int
+	// WatchInterval is how often a running attempt checks that its document still exists and still waits
+	// for this version (default 2s): a document deleted, or superseded by a newer upload, stops its job
+	// within about this long, whichever process runs it.
+	WatchInterval time.Duration
+	Logger        *slog.Logger
 }
+
+// DefaultMaxChunks is the default of Options.MaxChunks.
+const DefaultMaxChunks = 50_000
 
 // WithDefaults returns o with zero fields set to their defaults.
 func (o Options) WithDefaults() Options {
@@ -40,6 +52,12 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.EmbedBatch == 0 {
 		o.EmbedBatch = 64
+	}
+	if o.MaxChunks <= 0 {
+		o.MaxChunks = DefaultMaxChunks
+	}
+	if o.WatchInterval <= 0 {
+		o.WatchInterval = 2 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -102,11 +120,15 @@ const submitAttempts = 2
 
 // Submit stores the request's bytes and records a queued document (or a queued new version of an existing
 // one). It does not process. Errors: the *rag.Error of a rejected input (outcome Rejected, with the document
-// recorded as failed when it had no ready version); CodeDBError, or CodeConflict when the key is taken by a
+// recorded as failed when it had no ready version; metadata over Options.Metadata is rejected with
+// CodeInvalid before anything is recorded); CodeDBError, or CodeConflict when the key is taken by a
 // document the principal cannot see (outcome Failed).
 func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Request) (*rag.Document, Outcome, error) {
 	req, err := normalize(principal, req)
 	if err != nil {
+		return nil, Rejected, err
+	}
+	if err := p.opt.Metadata.Check(req.Metadata); err != nil {
 		return nil, Rejected, err
 	}
 	collName := cmp.Or(req.Collection, rag.DefaultCollection)
@@ -295,6 +317,36 @@ func (p *Pipeline) ProcessAttempt(ctx context.Context, docID string, a Attempt) 
 // errSuperseded stops an attempt whose version is no longer the document's pending one.
 var errSuperseded = errors.New("document version superseded")
 
+// watch returns a context that is cancelled (with cause errSuperseded) once the document is deleted or its
+// pending version is no longer hash, checked every WatchInterval; the cancellation reaches the extractor and
+// the embedder, so a deleted document's job stops mid-file. stop ends the watch.
+func (p *Pipeline) watch(ctx context.Context, docID, hash string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(p.opt.WatchInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			d, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, docID)
+			if errors.Is(err, rag.ErrNotFound) || (err == nil && d.PendingHash != hash) {
+				cancel(errSuperseded)
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel(nil)
+	}
+}
+
 func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) error {
 	doc, err := p.store.GetDocument(ctx, rag.Principal{Admin: true, ID: "system"}, docID)
 	if err != nil {
@@ -305,7 +357,13 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	}
 	log := p.opt.Logger.With(slog.String("document", doc.ID), slog.String("source", doc.Source))
 	start := time.Now()
+	ctx, stop := p.watch(ctx, doc.ID, doc.PendingHash)
+	defer stop()
 	fail := func(stage rag.Stage, err error) error {
+		if errors.Is(context.Cause(ctx), errSuperseded) {
+			log.Info("document deleted or superseded while processing; attempt stopped", slog.String("stage", string(stage)))
+			return errSuperseded
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && rag.ErrorCode(err) == rag.CodeInternal {
 			err = rag.WrapError(rag.CodeInternal, err, "processing took too long and was stopped")
 		}
@@ -322,7 +380,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	progress := func(stage rag.Stage, frac float64) error {
 		st := rag.DocumentState{Status: rag.StatusProcessing, Stage: stage, Progress: frac, IfPending: doc.PendingHash}
 		err := p.store.SetDocumentState(ctx, doc.ID, st)
-		if errors.Is(err, rag.ErrConflict) {
+		if errors.Is(err, rag.ErrConflict) || errors.Is(context.Cause(ctx), errSuperseded) {
 			log.Info("document version superseded while processing", slog.String("stage", string(stage)))
 			return errSuperseded
 		}
@@ -350,6 +408,9 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	chunks := chunk.Split(ex, p.opt.Chunk)
 	if len(chunks) == 0 {
 		return fail(rag.StageChunk, rag.Errorf(rag.CodeInvalid, "%s: no text found", doc.Source))
+	}
+	if len(chunks) > p.opt.MaxChunks {
+		return fail(rag.StageChunk, rag.Errorf(rag.CodeTooLarge, "%s: %d chunks, over the limit of %d (limit RAGD_MAX_CHUNKS)", doc.Source, len(chunks), p.opt.MaxChunks))
 	}
 
 	if err := progress(rag.StageEmbed, 0.25); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/ingest"
@@ -24,16 +25,29 @@ type bundle struct {
 }
 
 // flakyEmbedder is the real hash embedder that can be told to fail, as a hosted one does when it is down.
+// It can also be told to hang (hang is closed when a call starts), as a hosted one does when it is slow: the
+// call then returns only when its context ends, or after a minute.
 type flakyEmbedder struct {
 	*hash.Embedder
 	mu   sync.Mutex
 	fail error
+	hang chan struct{}
 }
 
 func (f *flakyEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	f.mu.Lock()
-	err := f.fail
+	err, hang := f.fail, f.hang
+	f.hang = nil
 	f.mu.Unlock()
+	if hang != nil {
+		close(hang)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Minute):
+			return nil, errors.New("still hanging: the attempt's context was never cancelled")
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +224,76 @@ func TestProcessIsIdempotent(t *testing.T) {
 	}
 	if err := b.pipe.Process(ctx, "no-such-document"); !errors.Is(err, rag.ErrNotFound) {
 		t.Errorf("unknown document: %v", err)
+	}
+}
+
+// Deleting a document stops its running attempt: the cancellation reaches the stage at work (here the
+// embedder), and the attempt ends quietly rather than failing or recording a state on a deleted document.
+func TestDeleteStopsAttempt(t *testing.T) {
+	ctx := context.Background()
+	b := setup(t, ingest.Options{WatchInterval: 20 * time.Millisecond})
+	d, _, err := b.pipe.Submit(ctx, p, ingest.Request{Name: "a.txt", Data: []byte("Alpha beta gamma.")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hang := make(chan struct{})
+	b.emb.mu.Lock()
+	b.emb.hang = hang
+	b.emb.mu.Unlock()
+	done := make(chan error, 1)
+	go func() {
+		done <- b.pipe.ProcessAttempt(ctx, d.ID, ingest.Attempt{ContentHash: d.PendingHash, Retry: true})
+	}()
+	<-hang
+	if err := b.store.DeleteDocument(ctx, p, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("attempt at a deleted document: %v, want it stopped quietly", err)
+	}
+}
+
+// Metadata over a limit is refused before anything is stored.
+func TestMetadataLimits(t *testing.T) {
+	ctx := context.Background()
+	b := setup(t, ingest.Options{Metadata: rag.MetadataLimits{MaxKeys: 2}})
+	if _, _, err := b.pipe.Submit(ctx, p, ingest.Request{Name: "a.txt", Data: []byte("a"), Metadata: map[string]any{"a": 1, "b": 2}}); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, _, err := b.pipe.Submit(ctx, p, ingest.Request{Name: "b.txt", Data: []byte("b"), Metadata: map[string]any{"a": 1, "b": 2, "c": 3}})
+	if rag.ErrorCode(err) != rag.CodeInvalid || !strings.Contains(rag.ErrorMessage(err), "RAGD_MAX_METADATA_KEYS") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if page, err := b.store.ListDocuments(ctx, p, rag.DocumentQuery{}); err != nil || page.Total != 1 {
+		t.Fatalf("documents after one accepted and one refused: %+v %v", page, err)
+	}
+}
+
+// A document over the chunk budget fails with too_large naming the limit; at the limit it is indexed.
+func TestMaxChunks(t *testing.T) {
+	ctx := context.Background()
+	// Three paragraphs far apart in size limits: each becomes its own chunk at chunk size 100.
+	text := strings.Repeat("alpha beta gamma delta. ", 4) + "\n\n" + strings.Repeat("one two three four. ", 4) + "\n\n" + strings.Repeat("red green blue. ", 5)
+	probe := setup(t, ingest.Options{Chunk: chunk.Options{Size: 100, Overlap: -1}})
+	d, _, err := probe.pipe.Ingest(ctx, p, ingest.Request{Name: "c.txt", Data: []byte(text)})
+	if err != nil || d.ChunkCount < 2 {
+		t.Fatalf("probe: %v %+v", err, d)
+	}
+	n := d.ChunkCount
+	at := setup(t, ingest.Options{Chunk: chunk.Options{Size: 100, Overlap: -1}, MaxChunks: n})
+	if _, _, err := at.pipe.Ingest(ctx, p, ingest.Request{Name: "c.txt", Data: []byte(text)}); err != nil {
+		t.Fatalf("at the limit of %d chunks: %v", n, err)
+	}
+	over := setup(t, ingest.Options{Chunk: chunk.Options{Size: 100, Overlap: -1}, MaxChunks: n - 1})
+	d, _, err = over.pipe.Ingest(ctx, p, ingest.Request{Name: "c.txt", Data: []byte(text)})
+	if rag.ErrorCode(err) != rag.CodeTooLarge || !strings.Contains(rag.ErrorMessage(err), "(limit RAGD_MAX_CHUNKS)") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if d.Status != rag.StatusFailed || d.ErrorCode != rag.CodeTooLarge || d.PendingHash != "" {
+		t.Fatalf("document over the limit: %+v, want failed with nothing pending", d)
+	}
+	if ingest.Transient(err) {
+		t.Fatal("too_large must not be retried")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/hostile"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
@@ -228,6 +229,23 @@ func TestPipelineJobs(t *testing.T) {
 		}
 		if j := ingestJobs(t, r)[0]; j.Attempt != 1 {
 			t.Fatalf("%d attempts, want 1", j.Attempt)
+		}
+	})
+
+	t.Run("ZipBombCancelledNotRetried", func(t *testing.T) {
+		t.Parallel()
+		// A DOCX whose document.xml inflates to 80 MiB (80 KB on disk), over the default 64 MiB per member.
+		e := openPipeline(t, t.TempDir(), nil)
+		r := e.runner(t, testOptions(t))
+		start(t, r)
+		d := e.submit(t, r, "bomb.docx", hostile.DOCX(80<<20, nil))
+		waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateCancelled })
+		got := e.doc(t, d.ID)
+		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeTooLarge || !strings.Contains(got.Error, "RAGD_MAX_MEMBER_BYTES") {
+			t.Fatalf("document %s (%s: %s), want failed with too_large naming the limit", got.Status, got.ErrorCode, got.Error)
+		}
+		if j := ingestJobs(t, r)[0]; j.Attempt != 1 || got.PendingHash != "" {
+			t.Fatalf("%d attempts, pending %q: want 1 and nothing left for a restart to pick up", j.Attempt, got.PendingHash)
 		}
 	})
 

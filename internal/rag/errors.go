@@ -9,7 +9,7 @@ import (
 // API clients see in {"error": "<code>", "message": "..."}.
 type Code string
 
-// The error codes of SPEC.md "Errors".
+// The error codes of SPEC.md "Errors", and the two that documents fail with when over a budget.
 const (
 	CodeQuestionRequired     Code = "question_required"      // 400
 	CodeInvalid              Code = "invalid_request"        // 400
@@ -19,11 +19,17 @@ const (
 	CodeConflict             Code = "conflict"               // 409
 	CodePayloadTooLarge      Code = "payload_too_large"      // 413
 	CodeUnsupportedMediaType Code = "unsupported_media_type" // 415
-	CodeRateLimited          Code = "rate_limited"           // 429
-	CodeDBError              Code = "db_error"               // 500
-	CodeInternal             Code = "internal"               // 500
-	CodeEmbeddingFailed      Code = "embedding_failed"       // 502
-	CodeLLMFailed            Code = "llm_failed"             // 502
+	// CodeTooLarge: a document whose content is over a budget of its extraction (bytes inflated from an
+	// archive, characters, pages, chunks, memory); the message names the limit. Never retried.
+	CodeTooLarge Code = "too_large" // 413
+	// CodeTooComplex: a document whose structure is over a budget (XML depth or element count, time to
+	// extract); the message names the limit. Never retried.
+	CodeTooComplex      Code = "too_complex"      // 422
+	CodeRateLimited     Code = "rate_limited"     // 429
+	CodeDBError         Code = "db_error"         // 500
+	CodeInternal        Code = "internal"         // 500
+	CodeEmbeddingFailed Code = "embedding_failed" // 502
+	CodeLLMFailed       Code = "llm_failed"       // 502
 )
 
 var httpStatus = map[Code]int{
@@ -35,6 +41,8 @@ var httpStatus = map[Code]int{
 	CodeConflict:             409,
 	CodePayloadTooLarge:      413,
 	CodeUnsupportedMediaType: 415,
+	CodeTooLarge:             413,
+	CodeTooComplex:           422,
 	CodeRateLimited:          429,
 	CodeDBError:              500,
 	CodeInternal:             500,

@@ -41,8 +41,9 @@ type Extracted struct {
 }
 
 // Extractor turns a file's bytes into blocks. name is the file name (its extension helps detection).
-// Errors carry CodeUnsupportedMediaType (unknown type), CodePayloadTooLarge, or CodeInvalid (empty, corrupt,
-// encrypted, not UTF-8, no text layer: the message names the reason).
+// Errors carry CodeUnsupportedMediaType (unknown type), CodePayloadTooLarge, CodeTooLarge or CodeTooComplex
+// (over a budget of the extraction: the message names the limit), or CodeInvalid (empty, corrupt, encrypted,
+// undecodable text, no text layer: the message names the reason).
 type Extractor interface {
 	Extract(ctx context.Context, name string, data []byte) (*Extracted, error)
 }

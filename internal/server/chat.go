@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -40,6 +41,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// The body is read: an answer may stream for longer than the server's read timeout, which must not
+	// end it (net/http cancels the request when the connection's read deadline passes).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	if strings.TrimSpace(req.Question) == "" {
 		s.writeError(w, r, rag.Errorf(rag.CodeQuestionRequired, "a question is required"))
 		return
@@ -49,6 +53,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := requestFilter(req.Filters, req.Collection)
+	if err := f.Check(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	history := recentTurns(req.History, rag.MaxHistoryTurns)
 	ask := rag.AskRequest{Question: req.Question, History: history, Filter: f, K: req.K}
 

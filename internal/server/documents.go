@@ -1,16 +1,22 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ragd/ragd/internal/extract"
@@ -71,8 +77,14 @@ func viewDocument(d *rag.Document) documentView {
 // (1–500, default 50), offset. Types and dates read as everywhere (package filter): a short type name such as
 // pdf stands for its media types, and a date YYYY-MM-DD for the whole day.
 func documentQuery(r *http.Request) (rag.DocumentQuery, error) {
-	v := r.URL.Query()
-	q := rag.DocumentQuery{TitleContains: strings.TrimSpace(v.Get("q")), Limit: 50}
+	q := rag.DocumentQuery{Limit: 50}
+	// Not r.URL.Query(), which drops what it cannot parse (over 10,000 parameters, say) and so would
+	// widen the listing without a word.
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return q, rag.Errorf(rag.CodeInvalid, "malformed query string: %v", err)
+	}
+	q.TitleContains = strings.TrimSpace(v.Get("q"))
 	for _, key := range []string{"tag", "collection", "type"} {
 		if err := filter.Field(&q.Filter, key, listParam(v[key])); err != nil {
 			return q, err
@@ -93,14 +105,13 @@ func documentQuery(r *http.Request) (rag.DocumentQuery, error) {
 			}
 		}
 	}
-	var err error
 	if q.Limit, err = intParam(v.Get("limit"), 50, 1, 500); err != nil {
 		return q, rag.Errorf(rag.CodeInvalid, "limit: %v", err)
 	}
 	if q.Offset, err = intParam(v.Get("offset"), 0, 0, math.MaxInt32); err != nil {
 		return q, rag.Errorf(rag.CodeInvalid, "offset: %v", err)
 	}
-	return q, nil
+	return q, q.Filter.Check()
 }
 
 func listParam(values []string) []string {
@@ -188,7 +199,11 @@ func (s *Server) handleDeleteDocument(w http.ResponseWriter, r *http.Request) {
 
 // upload is one file of a request, read whole and checked before anything is stored.
 type upload struct {
-	name string
+	name string // the file's base name: its extension selects the extractor
+	// path is the file's path as the client sent it, folders included ("docs/a/readme.md"), when it has
+	// folders: it is the document's source and identity, so that docs/a/readme.md and docs/b/readme.md are
+	// two documents rather than two versions of one. "" for a bare file name.
+	path string
 	data []byte
 }
 
@@ -202,6 +217,8 @@ type uploadForm struct {
 	externalID string
 	// hasText is true for a JSON request with a "text" field (PUT: a new version from text).
 	hasText bool
+	// release gives back the request's share of the upload budget; the handler calls it when done.
+	release func()
 }
 
 // textDocument is the JSON form of POST /api/documents (and PUT /api/documents/{id}).
@@ -222,23 +239,77 @@ const maxFormField = 64 << 10
 // limit), emptiness and type — before the caller stores any, so a bad file in a batch stores nothing.
 // Errors: CodePayloadTooLarge, CodeUnsupportedMediaType, CodeInvalid.
 // defaultName names a JSON text that has no "name" ("" means its title + ".md").
+//
+// The request's bytes are reserved in the upload budget first (its Content-Length, or the most its type
+// may carry): when the budget is spent the request is refused with 429 and Retry-After before its body is
+// read. The form's release gives the reservation back. Metadata over the limits is invalid_request.
 func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, defaultName string) (*uploadForm, error) {
 	maxFile := s.set.MaxUploadBytes
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var most int64
 	switch ct {
 	case "multipart/form-data":
-		return s.readMultipart(w, r, maxFile)
+		most = maxMultipart(maxFile)
 	case "application/json":
-		return readTextDocument(w, r, maxFile, defaultName)
+		most = maxTextDocument(maxFile)
 	case "":
 		return nil, rag.Errorf(rag.CodeUnsupportedMediaType, "send multipart/form-data with files in field \"file\", or application/json")
+	default:
+		return nil, rag.Errorf(rag.CodeUnsupportedMediaType, "content type %s is not accepted; send multipart/form-data or application/json", ct)
 	}
-	return nil, rag.Errorf(rag.CodeUnsupportedMediaType, "content type %s is not accepted; send multipart/form-data or application/json", ct)
+	release, err := s.reserveUpload(w, r, most)
+	if err != nil {
+		return nil, err
+	}
+	var f *uploadForm
+	if ct == "multipart/form-data" {
+		f, err = s.readMultipart(w, r, maxFile)
+	} else {
+		f, err = readTextDocument(w, r, maxFile, defaultName)
+	}
+	if err == nil {
+		err = s.set.Metadata.Check(f.metadata)
+	}
+	if err != nil {
+		release()
+		return nil, err
+	}
+	f.release = release
+	return f, nil
 }
+
+// uploadRetryAfter is what a request refused by the upload budget is told to wait.
+const uploadRetryAfter = 5 * time.Second
+
+// reserveUpload takes the request's size (its Content-Length, or most when it has none) from the upload
+// budget, or refuses it with 429 rate_limited and Retry-After.
+func (s *Server) reserveUpload(w http.ResponseWriter, r *http.Request, most int64) (func(), error) {
+	if s.uploads == nil {
+		return func() {}, nil
+	}
+	n := most
+	if r.ContentLength >= 0 && r.ContentLength < most {
+		n = r.ContentLength
+	}
+	if !s.uploads.reserve(n) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(uploadRetryAfter.Seconds())))
+		return nil, rag.Errorf(rag.CodeRateLimited, "uploads in progress hold the server's upload budget of %d bytes (RAGD_UPLOAD_BUDGET_BYTES); retry in %d s",
+			s.set.UploadBudget, int(uploadRetryAfter.Seconds()))
+	}
+	var once sync.Once
+	return func() { once.Do(func() { s.uploads.release(n) }) }, nil
+}
+
+// maxMultipart is the largest multipart upload request: several files, each checked against maxFile.
+func maxMultipart(maxFile int64) int64 { return 4*maxFile + 1<<20 }
+
+// maxTextDocument is the largest JSON text document: the text may be as large as a file, JSON escaping and
+// the other fields get some room on top.
+func maxTextDocument(maxFile int64) int64 { return 2*maxFile + maxFormField }
 
 func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile int64) (*uploadForm, error) {
 	// The whole request may hold several files; the per-file limit is checked on each.
-	maxRequest := 4*maxFile + 1<<20
+	maxRequest := maxMultipart(maxFile)
 	if r.ContentLength > maxRequest {
 		return nil, rag.Errorf(rag.CodePayloadTooLarge, "request is over %d bytes; upload the files in separate requests", maxRequest)
 	}
@@ -265,7 +336,8 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile i
 		}
 		field := part.FormName()
 		if field == "file" {
-			name := path.Base(strings.ReplaceAll(part.FileName(), `\`, "/"))
+			sent := sentFileName(part)
+			name := path.Base(sent)
 			if name == "" || name == "." || name == "/" {
 				return nil, rag.Errorf(rag.CodeInvalid, "every file needs a file name")
 			}
@@ -279,7 +351,11 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile i
 			if int64(len(data)) > maxFile {
 				return nil, rag.Errorf(rag.CodePayloadTooLarge, "%s is over the limit of %d bytes per file", name, maxFile)
 			}
-			f.files = append(f.files, upload{name: name, data: data})
+			u := upload{name: name, data: data}
+			if strings.Contains(sent, "/") {
+				u.path = sent
+			}
+			f.files = append(f.files, u)
 			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
@@ -324,7 +400,7 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile i
 func readTextDocument(w http.ResponseWriter, r *http.Request, maxFile int64, defaultName string) (*uploadForm, error) {
 	var td textDocument
 	// The text may be as large as a file; JSON escaping and the other fields get some room on top.
-	if err := decodeJSON(w, r, 2*maxFile+maxFormField, &td); err != nil {
+	if err := decodeJSON(w, r, maxTextDocument(maxFile), &td); err != nil {
 		return nil, err
 	}
 	f := &uploadForm{collection: td.Collection, title: strings.TrimSpace(td.Title), tags: td.Tags,
@@ -387,6 +463,7 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	defer f.release()
 	if !f.hasText && len(f.files) == 0 {
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a text document needs \"text\""))
 		return
@@ -394,8 +471,9 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
 	out := make([]documentView, 0, len(f.files))
 	for _, u := range f.files {
+		// A file sent with its folders is identified by its path (see upload.path).
 		req := ingest.Request{
-			Collection: f.collection, ExternalID: f.externalID, Name: u.name, Title: f.title, Data: u.data,
+			Collection: f.collection, ExternalID: f.externalID, Name: u.name, Source: u.path, Title: f.title, Data: u.data,
 			Metadata: f.metadata, Tags: f.tags, Owner: p.ID,
 		}
 		v, err := s.submit(r, p, req)
@@ -408,8 +486,8 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"documents": out})
 }
 
-// submit records one upload and schedules it. A document that cannot be scheduled stays queued and is
-// picked up by the job runner's start-up sweep.
+// submit records one upload and schedules it. A version that cannot be scheduled (the jobs database is
+// full or unreachable) is marked failed rather than left queued with no job: the upload fails, and says so.
 func (s *Server) submit(r *http.Request, p rag.Principal, req ingest.Request) (documentView, error) {
 	doc, outcome, err := s.deps.Ingest.Submit(r.Context(), p, req)
 	if err != nil {
@@ -417,7 +495,11 @@ func (s *Server) submit(r *http.Request, p rag.Principal, req ingest.Request) (d
 	}
 	if outcome == ingest.Queued {
 		if err := s.deps.Enqueuer.EnqueueIngest(r.Context(), doc.ID, doc.PendingHash); err != nil {
-			return documentView{}, rag.WrapError(rag.CodeInternal, err, "%s was stored but could not be scheduled; it is processed at the next start", req.Name)
+			reason := rag.WrapError(rag.CodeDBError, err, "%s could not be scheduled for processing (%s); upload it again", req.Name, storageProblem(err))
+			if aerr := s.deps.Ingest.Abandon(context.WithoutCancel(r.Context()), doc.ID, doc.PendingHash, reason); aerr != nil {
+				s.log.Error("record an unscheduled upload as failed", slog.String("document", doc.ID), slog.Any("err", aerr))
+			}
+			return documentView{}, reason
 		}
 	}
 	v := viewDocument(doc)
@@ -440,6 +522,7 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	defer f.release()
 	if len(f.files) == 0 {
 		u := rag.DocumentUpdate{Metadata: f.metadata, Tags: f.tags}
 		if f.title != "" {
@@ -481,4 +564,31 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusOK
 	}
 	writeJSON(w, status, map[string]any{"documents": []documentView{v}})
+}
+
+// sentFileName is the file name of a multipart part as the client sent it, folders included, made safe:
+// backslashes are slashes, and it is cleaned of leading slashes, "." and ".." (mime/multipart's FileName
+// keeps only the base name).
+func sentFileName(part *multipart.Part) string {
+	_, params, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	name := params["filename"]
+	if err != nil || name == "" {
+		name = part.FileName()
+	}
+	var segs []string
+	for _, seg := range strings.Split(strings.ReplaceAll(name, `\`, "/"), "/") {
+		if seg != "" && seg != "." && seg != ".." {
+			segs = append(segs, seg)
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// storageProblem names a full disk when err says so (SQLite reports SQLITE_FULL as "database or disk is
+// full"; files report ENOSPC), else the database.
+func storageProblem(err error) string {
+	if errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "disk is full") || strings.Contains(err.Error(), "no space left") {
+		return "the disk is full"
+	}
+	return "the jobs database failed"
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -50,9 +49,14 @@ func errorBodyOf(err error) errorBody {
 
 // writeError writes err's code and safe message with the code's status. Server-side failures (5xx) are
 // logged with their cause; the client sees only the safe message ("internal error" for unexpected errors).
+//
+// When the client has gone away (an aborted chat, a closed tab) nothing is written or logged as a failure:
+// the store and the models report the cancellation in their own words (SQLite says "interrupted"), which
+// would otherwise read as 500 db_error.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-		return // the client went away
+	if r.Context().Err() != nil {
+		s.log.Debug("client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+		return
 	}
 	body := errorBodyOf(err)
 	status := rag.HTTPStatus(body.Error)

@@ -260,6 +260,33 @@ func (s *Server) limited(l *limiter, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// ---- hosts and headers ----
+
+// checkHost refuses requests whose Host is not on the allow-list (403 forbidden), before anything else
+// runs: with DNS rebinding a page elsewhere reaches this server through its own name, and the Origin it
+// sends then matches that Host, so the same-origin check alone lets it through.
+func (s *Server) checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hosts.allows(r.Host) {
+			s.writeError(w, r, rag.Errorf(rag.CodeForbidden, "host %q is not served here (RAGD_ALLOWED_HOSTS)", r.Host))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withHeaders sets the headers every response carries: no content sniffing, and for the API no caching
+// (answers and document lists are private and change).
+func (s *Server) withHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			w.Header().Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // ---- panics and logging ----
 
 // recoverPanics turns a handler panic into 500 internal (logged with its stack) instead of a dropped

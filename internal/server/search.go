@@ -46,6 +46,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		q, truncated = string([]rune(q)[:rag.MaxQuestionChars]), true
 	}
 	f := requestFilter(req.Filters, req.Collection)
+	if err := f.Check(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	res, err := s.deps.Search.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
 	if err != nil {
 		s.writeError(w, r, err)

@@ -62,9 +62,11 @@ type EmbeddingStatus interface {
 	Status(ctx context.Context) (*reembed.Status, error)
 }
 
-// Submitter records uploads as queued documents (*ingest.Pipeline implements it).
+// Submitter records uploads as queued documents, and gives up a queued version that cannot be scheduled
+// (*ingest.Pipeline implements it).
 type Submitter interface {
 	Submit(ctx context.Context, p rag.Principal, req ingest.Request) (*rag.Document, ingest.Outcome, error)
+	Abandon(ctx context.Context, docID, contentHash string, reason error) error
 }
 
 // Enqueuer schedules the processing of a submitted document version. The durable job runner
@@ -100,6 +102,14 @@ type Settings struct {
 	RateLimitChat   int // requests per minute per key or client; 0 is unlimited
 	RateLimitSearch int
 	MaxUploadBytes  int64
+	// UploadBudget bounds the upload bytes held by all requests at once (0: unbounded); an upload that
+	// does not fit gets 429 rate_limited with Retry-After.
+	UploadBudget int64
+	// Metadata bounds the metadata of an upload or update (rag.MetadataLimits defaults when zero).
+	Metadata rag.MetadataLimits
+	// AllowedHosts are the Host names (port ignored) served; others get 403 forbidden, which refuses DNS
+	// rebinding. Empty (or "*") serves every host; `ragd serve` fills it (server.DefaultAllowedHosts).
+	AllowedHosts []string
 	// StoreKind ("sqlite" or "postgres"), Embedder and Generator describe the installation in /api/status.
 	StoreKind string
 	Embedder  rag.Space
@@ -116,6 +126,8 @@ type Server struct {
 	now     func() time.Time
 
 	keys        *keyring
+	hosts       hostPolicy
+	uploads     *byteBudget // nil: unbounded
 	cors        corsPolicy
 	chatLimit   *limiter
 	searchLimit *limiter
@@ -135,11 +147,15 @@ func New(d Deps) (*Server, error) {
 		s.now = time.Now
 	}
 	s.keys = newKeyring(s.set.APIKeys)
+	s.hosts = newHostPolicy(s.set.AllowedHosts)
+	if s.set.UploadBudget > 0 {
+		s.uploads = &byteBudget{limit: s.set.UploadBudget}
+	}
 	s.cors = newCORSPolicy(s.set.CORSOrigins)
 	s.chatLimit = newLimiter(s.set.RateLimitChat, s.now)
 	s.searchLimit = newLimiter(s.set.RateLimitSearch, s.now)
 	s.routes()
-	s.handler = s.recoverPanics(s.logRequests(s.withCORS(s.authenticate(s.mux))))
+	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.mux))))))
 	return s, nil
 }
 

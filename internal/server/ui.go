@@ -1,8 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"io/fs"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/ragd/ragd/web"
 )
@@ -37,13 +40,18 @@ func (s *Server) page(name string) http.Handler {
 	})
 }
 
-// assets serves the UI's scripts, styles and vendored libraries.
+// assets serves the UI's scripts, styles and vendored libraries: files only, never a directory listing.
 func (s *Server) assets() http.Handler {
 	files := http.FileServerFS(web.FS)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+		if st, err := fs.Stat(web.FS, cmp.Or(name, ".")); err != nil || st.IsDir() {
+			http.NotFound(w, r)
 			return
 		}
 		uiHeaders(w)

@@ -291,6 +291,8 @@ func interpretError(err error) error {
 			return fmt.Errorf("%w: %s", rag.ErrConflict, pgErr.ConstraintName)
 		case "23503":
 			return fmt.Errorf("%w: %s", rag.ErrNotFound, pgErr.ConstraintName)
+		case "53100": // disk_full
+			return rag.WrapError(rag.CodeDBError, err, "database error: the database server's disk is full")
 		}
 	}
 	return rag.WrapError(rag.CodeDBError, err, "database error")

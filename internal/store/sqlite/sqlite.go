@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -147,7 +148,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// The file must be in WAL mode before readers open it and migrations run.
 	if err := s.enableWAL(ctx); err != nil {
 		w.Close()
-		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database %s", file)
+		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database %s%s", file, writeProblem(file))
 	}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
@@ -261,6 +262,31 @@ func isBusy(err error) bool {
 	}
 	c := se.Code() & 0xff
 	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+// writeProblem says why the database file cannot be written, when that is why it cannot be opened: SQLite
+// itself reports only "unable to open database file" (a data directory the user cannot write, a read-only
+// mount, a full disk). It returns "" when the directory and the file are writable.
+func writeProblem(file string) string {
+	describe := func(err error) string {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Sprintf(": %s (%s)", pe.Err, pe.Path)
+		}
+		return ": " + err.Error()
+	}
+	probe, err := os.CreateTemp(filepath.Dir(file), ".ragd-write-check-*")
+	if err != nil {
+		return describe(err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if f, err := os.OpenFile(file, os.O_RDWR, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return describe(err)
+	}
+	return ""
 }
 
 func resolvePath(path string) (string, error) {
@@ -454,6 +480,11 @@ func (s *Store) now() time.Time { return time.UnixMicro(s.opts.Clock().UnixMicro
 
 func fromMicro(v int64) time.Time { return time.UnixMicro(v).UTC() }
 
+// isFull reports SQLITE_FULL ("database or disk is full") and ENOSPC: a write that found no room.
+func isFull(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "database or disk is full")
+}
+
 // dbError turns err into what Store methods return: sentinels and *rag.Error pass through (wrapped with
 // context), unique violations become ErrConflict, everything else is CodeDBError.
 func dbError(err error, format string, args ...any) error {
@@ -469,6 +500,8 @@ func dbError(err error, format string, args ...any) error {
 		return fmt.Errorf("%s: %w", msg, rag.ErrConflict)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return rag.WrapError(rag.CodeDBError, err, "%s: %v", msg, err)
+	case isFull(err):
+		return rag.WrapError(rag.CodeDBError, err, "database error: %s: the disk is full", msg)
 	}
 	return rag.WrapError(rag.CodeDBError, err, "database error: %s", msg)
 }

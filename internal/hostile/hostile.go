@@ -1,0 +1,134 @@
+// Package hostile builds the hostile inputs ragd's budgets are tested with — zip bombs, PDF bombs, quadratic
+// Markdown, deep XML — at test time, so that no bomb is ever stored in the repository. Sizes are
+// parameters: tests use small ones that cross a lowered limit, and the same code builds the full-size ones.
+package hostile
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// repeatReader yields n bytes of the repeated pattern p.
+type repeatReader struct {
+	p   []byte
+	n   int64
+	off int
+}
+
+func (r *repeatReader) Read(b []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	w := 0
+	for w < len(b) && r.n > 0 {
+		c := copy(b[w:min(len(b), w+int(min(r.n, int64(len(r.p)-r.off))))], r.p[r.off:])
+		w += c
+		r.n -= int64(c)
+		r.off = (r.off + c) % len(r.p)
+	}
+	return w, nil
+}
+
+// Repeat returns a reader of n bytes of pattern repeated.
+func Repeat(pattern string, n int64) io.Reader { return &repeatReader{p: []byte(pattern), n: n} }
+
+// DOCX returns a DOCX (a zip, deflated) whose word/document.xml is a <w:document> with one paragraph whose
+// one <w:t> holds textBytes bytes of "a": the zip bomb of issue 19 at textBytes = 1100 MiB (1.1 MB on disk).
+// Extra members (name → content) are added as they are, for styles or relationships.
+func DOCX(textBytes int64, extra map[string]string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("word/document.xml")
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+
+		`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>`)
+	io.Copy(w, Repeat("a", textBytes))
+	io.WriteString(w, `</w:t></w:r></w:p></w:body></w:document>`)
+	for name, content := range extra {
+		w, _ := zw.Create(name)
+		io.WriteString(w, content)
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+// DOCXBody returns a DOCX whose word/document.xml body is body (raw WordprocessingML).
+func DOCXBody(body string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("word/document.xml")
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+
+		`<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>`+body+`</w:body></w:document>`)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// Nested returns a paragraph inside depth nested <w:sdt> elements: as the body of DOCXBody, its deepest
+// element (w:t) is at depth+5 (w:document, w:body, the w:sdt, w:p, w:r, w:t).
+func Nested(depth int) string {
+	return strings.Repeat("<w:sdt>", depth) + `<w:p><w:r><w:t>deep</w:t></w:r></w:p>` + strings.Repeat("</w:sdt>", depth)
+}
+
+// QuadraticMarkdown returns n bytes of "*a_" repeated: emphasis delimiters that never match, which cost
+// goldmark n² steps (issue 19: 900 KB ran for more than 14 minutes).
+func QuadraticMarkdown(n int) []byte {
+	b, _ := io.ReadAll(Repeat("*a_", int64(n)))
+	return b
+}
+
+// PDF returns a PDF with one page per content stream; each stream is written FlateDecode-compressed, so
+// a stream of a few bytes repeated is a PDF bomb. The cross-reference table is computed, so PDFium opens
+// it without repairs.
+func PDF(contents ...io.Reader) []byte {
+	var buf bytes.Buffer
+	var offsets []int
+	obj := func(body string, stream []byte) {
+		offsets = append(offsets, buf.Len())
+		fmt.Fprintf(&buf, "%d 0 obj\n%s", len(offsets), body)
+		if stream != nil {
+			buf.WriteString("\nstream\n")
+			buf.Write(stream)
+			buf.WriteString("\nendstream")
+		}
+		buf.WriteString("\nendobj\n")
+	}
+	buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	n := len(contents)
+	// 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
+	kids := make([]string, n)
+	for i := range n {
+		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
+	}
+	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	for i, c := range contents {
+		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i), nil)
+		var z bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+		io.Copy(zw, c)
+		zw.Close()
+		obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", z.Len()), z.Bytes())
+	}
+	xref := buf.Len()
+	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&buf, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return buf.Bytes()
+}
+
+// PDFText is the content stream of a page that shows text at the top left.
+func PDFText(text string) io.Reader {
+	return strings.NewReader(fmt.Sprintf("BT /F1 12 Tf 72 720 Td (%s) Tj ET", text))
+}
+
+// PDFBomb is the content stream of a page that inflates to n bytes (spaces, which PDFium must still hold
+// and parse) and then shows text.
+func PDFBomb(n int64) io.Reader {
+	return io.MultiReader(Repeat(" ", n), PDFText("after the bomb"))
+}
