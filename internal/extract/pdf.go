@@ -271,8 +271,10 @@ func upright(pc *pageChars) {
 		}
 	}
 	theta := float64(dom) * math.Pi / 2
+	// PDFium's char angle is measured clockwise (atan2 of the matrix's c and a entries, y pointing up), so
+	// text at angle θ is brought level by turning the page θ counter-clockwise.
 	cos, sin := math.Round(math.Cos(theta)), math.Round(math.Sin(theta))
-	rot := func(x, y float64) (float64, float64) { return x*cos + y*sin, -x*sin + y*cos }
+	rot := func(x, y float64) (float64, float64) { return x*cos - y*sin, x*sin + y*cos }
 	// The page's own corners, rotated, give the new page frame.
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range [][2]float64{{0, 0}, {pc.w, 0}, {0, pc.h}, {pc.w, pc.h}} {

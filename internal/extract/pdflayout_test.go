@@ -1,0 +1,89 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// textPDF builds a one-page PDF (Helvetica, no embedded font) whose content stream is content, on a page of
+// w×h points with /Rotate rotate.
+func textPDF(w, h, rotate int, content string) []byte {
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Rotate %d /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>", w, h, rotate),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offs := make([]int, len(objs))
+	for i, o := range objs {
+		offs[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// linesPDF draws lines of text with the text matrix m (a b c d), each line below the previous one in the
+// text's own direction.
+func linesPDF(rotate int, m string, x, y int, lines ...string) []byte {
+	var c strings.Builder
+	fmt.Fprintf(&c, "BT /F1 12 Tf 14 TL %s %d %d Tm\n", m, x, y)
+	for _, l := range lines {
+		fmt.Fprintf(&c, "(%s) Tj T*\n", l)
+	}
+	c.WriteString("ET")
+	return textPDF(612, 792, rotate, c.String())
+}
+
+// Text drawn at a right angle (a landscape table on a portrait page turned by /Rotate, in either
+// direction) reads left to right and top to bottom, not mirrored.
+func TestPDF_RotatedTextReadsForward(t *testing.T) {
+	lines := []string{"SPRINGFIELD AND RETURN", "AIRFARE FOR STAFF TRAVEL", "KANSAS CITY TO WASHINGTON"}
+	for _, tc := range []struct {
+		name   string
+		rotate int
+		m      string
+		x, y   int
+	}{
+		{"Upright", 0, "1 0 0 1", 72, 700},
+		{"Counterclockwise", 90, "0 1 -1 0", 500, 72},
+		{"Clockwise", 270, "0 -1 1 0", 100, 720},
+		{"UpsideDown", 180, "-1 0 0 -1", 540, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := shared.Extract(context.Background(), "r.pdf", linesPDF(tc.rotate, tc.m, tc.x, tc.y, lines...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := pageText(x, 1)
+			want := strings.Join(lines, " ")
+			if !strings.Contains(strings.Join(strings.Fields(got), " "), want) {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// The fixture drawn at 90° (a Senate expense table on a /Rotate 90 page) reads forward.
+func TestPDF_RotatedFixture(t *testing.T) {
+	got := strings.Join(strings.Fields(pageText(extractFixture(t, "pdf/senate-expenditures.pdf"), 1)), " ")
+	for _, want := range []string{"STAFF TRANSPORTATION", "CITIBANK - SENATOR IBA CARD", "WASHINGTON DC TO SPRINGFIELD AND RETURN"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page 1 lacks %q", want)
+		}
+	}
+	if strings.Contains(got, "NOITATROPSNART") || strings.Contains(got, "NOITATROPSNAR T") {
+		t.Errorf("page 1 still mirrored")
+	}
+}
