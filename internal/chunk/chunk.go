@@ -219,8 +219,22 @@ func (s *splitter) cutWords(start, end, limit int) []Span {
 	return out
 }
 
-// add appends u to the chunk being filled, closing the chunk first when u would not fit.
+// add appends u to the chunk being filled, closing the chunk first when u would not fit — or when u starts a
+// new page and the chunk is already half full: a chunk then cites one page rather than two, and the next one
+// starts on the page without repeating the previous page's last sentences.
 func (s *splitter) add(u unit) {
+	if s.pageBreak(u) {
+		n := len(s.cur)
+		for n > 0 && s.cur[n-1].heading {
+			n--
+		}
+		if n > 0 && s.cur[n-1].end-s.cur[0].start >= s.opt.Size/2 {
+			moved := append([]unit(nil), s.cur[n:]...)
+			s.emitText(s.cur[:n])
+			s.cur = append(moved, u)
+			return
+		}
+	}
 	if len(s.cur) == 0 || u.end-s.cur[0].start <= s.opt.Size {
 		s.cur = append(s.cur, u)
 		return
@@ -254,6 +268,11 @@ func (s *splitter) add(u unit) {
 		next = next[1:]
 	}
 	s.cur = append(next, u)
+}
+
+// pageBreak reports whether u is on a later page than the chunk being filled.
+func (s *splitter) pageBreak(u unit) bool {
+	return len(s.cur) > 0 && u.page > 0 && s.cur[len(s.cur)-1].page > 0 && u.page != s.cur[len(s.cur)-1].page
 }
 
 // flush closes the chunk being filled. A chunk of nothing but headings is dropped unless keepHeadings: before

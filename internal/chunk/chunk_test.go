@@ -477,3 +477,34 @@ func runeTotal(blocks []rag.Block) int {
 	}
 	return n
 }
+
+// A chunk at least half full ends at a page break (and the next starts there without overlap); a shorter
+// one runs on into the next page.
+func TestSplitEndsAtPageBreak(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("첫 쪽의 문장은 여기에서 이어진다. ", 4) // 80 runes
+	ex := &rag.Extracted{Pages: 3, Blocks: []rag.Block{
+		para(1, long),
+		para(2, "둘째 쪽의 첫 문장이다. 둘째 쪽의 둘째 문장이다."),
+		para(2, strings.Repeat("둘째 쪽은 짧은 문장으로 끝난다. ", 3)),
+		para(3, "셋째 쪽의 문장이다."),
+	}}
+	opt := Options{Size: 150, Overlap: 40}
+	chunks := Split(ex, opt)
+	checkChunks(t, ex, opt, chunks)
+	var spans []string
+	for _, c := range chunks {
+		spans = append(spans, fmt.Sprintf("%d-%d", c.PageStart, c.PageEnd))
+	}
+	// Page 1 fills over half a chunk: it ends there. Page 2 (86 runes) is over half a chunk too.
+	if got := strings.Join(spans, " "); got != "1-1 2-2 3-3" {
+		t.Errorf("page spans %s, want 1-1 2-2 3-3", got)
+	}
+	if !strings.HasPrefix(chunks[1].Text, "둘째 쪽의 첫 문장이다.") {
+		t.Errorf("second chunk repeats the previous page: %q", chunks[1].Text)
+	}
+	small := &rag.Extracted{Pages: 2, Blocks: []rag.Block{para(1, "짧은 첫 쪽이다."), para(2, "둘째 쪽이다.")}}
+	if c := Split(small, opt); len(c) != 1 || c[0].PageStart != 1 || c[0].PageEnd != 2 {
+		t.Errorf("a short page should run on into the next: %+v", c)
+	}
+}
