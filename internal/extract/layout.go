@@ -266,12 +266,21 @@ type spacing struct {
 	spaced map[[2]rune]int // syllable pair written with one space between
 	total  map[rune]int    // occurrences of a syllable followed by something on the same line
 	final  map[rune]int    // ... followed by a space or punctuation (a word end)
+	// The same after a digit ("10일", "3개"): a counter after a number ends its word far more often than the
+	// syllable does elsewhere ("일부", "개정").
+	totalNum, finalNum map[rune]int
+	// seen counts occurrences of a syllable after something on the same line; initial those after a space
+	// (a word start). A particle or a word's second syllable rarely starts a word.
+	seen, initial map[rune]int
+	// starts and inner total initial and seen − initial over all syllables.
+	starts, inner int
 }
 
 func isHangul(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }
 
 func newSpacing(pages [][]row) *spacing {
-	st := &spacing{adj: map[[2]rune]int{}, spaced: map[[2]rune]int{}, total: map[rune]int{}, final: map[rune]int{}}
+	st := &spacing{adj: map[[2]rune]int{}, spaced: map[[2]rune]int{}, total: map[rune]int{}, final: map[rune]int{},
+		totalNum: map[rune]int{}, finalNum: map[rune]int{}, seen: map[rune]int{}, initial: map[rune]int{}}
 	for _, rows := range pages {
 		for _, r := range rows {
 			for _, s := range r.segs {
@@ -286,15 +295,31 @@ func (st *spacing) add(text string) {
 	rs := []rune(text)
 	for i := 0; i+1 < len(rs); i++ {
 		a, b := rs[i], rs[i+1]
+		if isHangul(b) {
+			st.seen[b]++
+			if a == ' ' {
+				st.initial[b]++
+				st.starts++
+			} else {
+				st.inner++
+			}
+		}
 		if !isHangul(a) {
 			continue
 		}
+		num := i > 0 && unicode.IsDigit(rs[i-1])
 		st.total[a]++
+		if num {
+			st.totalNum[a]++
+		}
 		switch {
 		case isHangul(b):
 			st.adj[[2]rune{a, b}]++
 		case unicode.IsSpace(b) || unicode.IsPunct(b):
 			st.final[a]++
+			if num {
+				st.finalNum[a]++
+			}
 			if b == ' ' && i+2 < len(rs) && isHangul(rs[i+2]) {
 				st.spaced[[2]rune{a, rs[i+2]}]++
 			}
@@ -302,19 +327,33 @@ func (st *spacing) add(text string) {
 	}
 }
 
-// joinHangul decides whether a line ending in syllable a continues, without a space, in a line starting
-// with syllable b: as the document writes the pair elsewhere (together or spaced) when it does; no when a
-// mostly ends words; otherwise yes, since word processors that break Korean lines by character do so
-// mid-word.
-func (st *spacing) joinHangul(a, b rune) bool {
+// joinHangul decides whether a line ending in syllable a (after a digit when num) continues, without a
+// space, in a line starting with syllable b: as the document writes the pair elsewhere (together or spaced)
+// when it does. Otherwise by how often a ends a word (p, after a number when a follows one) and b starts
+// one (q): a space when p + q ≥ 1 (even odds that the break is between words), or, with too few of b, when a
+// mostly ends words; else no, since word processors that break Korean lines by character do so mid-word.
+func (st *spacing) joinHangul(a, b rune, num bool) bool {
 	pair := [2]rune{a, b}
 	if together, apart := st.adj[pair], st.spaced[pair]; together+apart > 0 {
 		return together >= apart
 	}
-	if t := st.total[a]; t >= 3 && 2*st.final[a] >= t {
-		return false
+	var p float64
+	switch total := st.total[a]; {
+	case num:
+		// A counter after a number ("10일", "3명") ends its word unless a particle follows: a prior of 0.8
+		// (worth two occurrences) for documents that write few of them.
+		p = (float64(st.finalNum[a]) + 1.6) / (float64(st.totalNum[a]) + 2)
+	case total < 3:
+		return true
+	default:
+		p = float64(st.final[a]) / float64(total)
 	}
-	return true
+	if n := st.seen[b]; n >= 3 && st.starts > 0 && st.inner > 0 {
+		// The odds of a word end after a, times how much likelier b is at a word start than inside a word.
+		odds := (p + 0.01) / (1.01 - p) * ((float64(st.initial[b]) + 0.5) / float64(st.starts)) / ((float64(n-st.initial[b]) + 0.5) / float64(st.inner))
+		return odds < 1
+	}
+	return p < 0.5
 }
 
 // line is one visual line of a text flow (a column, or the whole page width).
@@ -415,7 +454,9 @@ func joinSep(b *strings.Builder, next string, st *spacing) string {
 	nr, _ := utf8.DecodeRuneInString(next)
 	switch {
 	case isHangul(pr) && isHangul(nr):
-		if st.joinHangul(pr, nr) {
+		rs := []rune(prevText)
+		num := len(rs) >= 2 && unicode.IsDigit(rs[len(rs)-2])
+		if st.joinHangul(pr, nr, num) {
 			return ""
 		}
 	case pr == '-' || pr == '\u00AD':

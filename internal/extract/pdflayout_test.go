@@ -87,3 +87,24 @@ func TestPDF_RotatedFixture(t *testing.T) {
 		t.Errorf("page 1 still mirrored")
 	}
 }
+
+// A line break after a number and its counter ("10일") is a space unless a particle follows; a break inside
+// a word the document writes whole elsewhere is not.
+func TestPDF_HangulLineJoin(t *testing.T) {
+	st := newSpacing(nil)
+	for _, l := range []string{
+		"2023년 11월 9일 이수진 의원이 대표 발의한 법률안은", "우리는 탄소중립 사회로의 이행을 위하여 일부개정법률안을 마련했다",
+		"위원회에 회부되었음", "12월 1일에 상정되었다", "다음 날에 다시 논의했고 우리 위원회는", "그 일부는 탄소중립기본계획에 반영되었다",
+	} {
+		st.add(l)
+	}
+	for _, tc := range []struct{ text, next, want string }{
+		{"2023년 11월 10일", "우리 위원회에 회부되었음.", "2023년 11월 10일 우리 위원회에 회부되었음."},
+		{"2023년 11월 10일", "에 회부되었음.", "2023년 11월 10일에 회부되었음."},
+		{"국가 탄소중", "립기본계획", "국가 탄소중립기본계획"},
+	} {
+		if got := joinText(tc.text, tc.next, st); got != tc.want {
+			t.Errorf("joinText(%q, %q) = %q, want %q", tc.text, tc.next, got, tc.want)
+		}
+	}
+}
