@@ -539,6 +539,14 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 	if err := l.err(); err != nil {
 		return nil, err // heads index blocks that a spent budget did not add
 	}
+	// A table of contents is not a section the body sits in, and neither is the front matter before it
+	// (a cover page's committee or publisher): their headings become paragraphs.
+	if k := slices.IndexFunc(heads, func(h headCand) bool { return tocHeading(l.blocks, h.idx) }); k >= 0 {
+		for _, h := range heads[:k+1] {
+			l.blocks[h.idx].Kind, l.blocks[h.idx].Level = rag.BlockParagraph, 0
+		}
+		heads = heads[k+1:]
+	}
 	// Heading levels by size: the largest is 1.
 	var sizes []float64
 	for _, h := range heads {
@@ -552,6 +560,21 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 		l.blocks[h.idx].Level = min(slices.Index(sizes, math.Round(h.h))+1, 6)
 	}
 	return &rag.Extracted{Title: normInline(doc.title), Pages: len(doc.pages), Blocks: l.blocks}, nil
+}
+
+// tocEntryRe is a line of a table of contents: a title, a dot leader, a page number.
+var tocEntryRe = regexp.MustCompile(`(?:[.·…․‥_]\s*){4,}\s*\d{1,4}$`)
+
+// tocHeading reports whether the heading at blocks[i] titles a table of contents: two or more of the three
+// blocks after it are entries with dot leaders.
+func tocHeading(blocks []rag.Block, i int) bool {
+	n := 0
+	for _, b := range blocks[i+1 : min(i+4, len(blocks))] {
+		if b.Kind == rag.BlockParagraph && tocEntryRe.MatchString(b.Text) {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // bodyHeight is the line height most text is set in: the median row height weighted by characters.

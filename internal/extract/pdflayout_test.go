@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // textPDF builds a one-page PDF (Helvetica, no embedded font) whose content stream is content, on a page of
@@ -105,6 +107,25 @@ func TestPDF_HangulLineJoin(t *testing.T) {
 	} {
 		if got := joinText(tc.text, tc.next, st); got != tc.want {
 			t.Errorf("joinText(%q, %q) = %q, want %q", tc.text, tc.next, got, tc.want)
+		}
+	}
+}
+
+// The review report's body is not a section of its table of contents (목 차) or of its cover page.
+func TestPDF_TableOfContentsIsNoSection(t *testing.T) {
+	x := extractFixture(t, "pdf/bill_2125318_review_report.pdf")
+	var heads []string
+	for _, b := range x.Blocks {
+		if b.Kind == rag.BlockHeading {
+			heads = append(heads, b.Text)
+		}
+	}
+	if len(heads) == 0 || heads[0] != "I. 제안경위" {
+		t.Errorf("headings %q, want the body's first (I. 제안경위) first", heads)
+	}
+	for _, b := range x.Blocks {
+		if strings.HasPrefix(b.Text, "목 차") && b.Kind != rag.BlockParagraph {
+			t.Errorf("목 차 is a %s", b.Kind)
 		}
 	}
 }
