@@ -3,6 +3,7 @@ package extract
 import (
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,30 +71,26 @@ func orderSimilarity(ours, ref string) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			d := prev[j-1]
-			if a[i-1] != b[j-1] {
-				d++
-			}
-			cur[j] = min(d, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return 1 - float64(prev[len(b)])/float64(max(len(a), len(b)))
+	last := editRow(a, b, false)
+	return 1 - float64(last[len(b)])/float64(max(len(a), len(b)))
 }
 
 // bestMatchEdits is the fewest edits (insertions, deletions, substitutions) that turn p into some substring
 // of text (approximate substring matching: the top row of the edit table is all zeros).
 func bestMatchEdits(p, text []rune) int {
+	return slices.Min(editRow(p, text, true))
+}
+
+// editRow returns the last row of the edit table of p against text: entry j is the fewest edits turning p
+// into text[:j] — or, when anywhere, into a substring of text ending at j (the table's top row all zeros).
+func editRow(p, text []rune, anywhere bool) []int {
 	prev := make([]int, len(text)+1)
 	cur := make([]int, len(text)+1)
+	if !anywhere {
+		for j := range prev {
+			prev[j] = j
+		}
+	}
 	for i := 1; i <= len(p); i++ {
 		cur[0] = i
 		for j := 1; j <= len(text); j++ {
@@ -101,16 +98,11 @@ func bestMatchEdits(p, text []rune) int {
 			if p[i-1] != text[j-1] {
 				d++
 			}
-			d = min(d, prev[j]+1, cur[j-1]+1)
-			cur[j] = d
+			cur[j] = min(d, prev[j]+1, cur[j-1]+1)
 		}
 		prev, cur = cur, prev
 	}
-	best := len(p)
-	for _, d := range prev {
-		best = min(best, d)
-	}
-	return best
+	return prev
 }
 
 func TestLayoutSimilarity(t *testing.T) {
