@@ -130,11 +130,11 @@ func TestLayoutSimilarity(t *testing.T) {
 // are in docs/retrieval.md, "PDF text against pdftotext").
 var similarityFloor = map[string]float64{
 	"pdf/bill_2125318_original.pdf":                  0.95,
-	"pdf/bill_2125318_review_report.pdf":             0.90,
-	"pdf/assembly_minutes_21_414_1_env_labor.pdf":    0.90,
-	"pdf/federal-register-2020-17221.pdf":            0.95,
-	"pdf/WARN-Report-for-7-1-2015-to-03-25-2016.pdf": 0.90,
-	"pdf/senate-expenditures.pdf":                    0.90,
+	"pdf/bill_2125318_review_report.pdf":             0.96,
+	"pdf/assembly_minutes_21_414_1_env_labor.pdf":    0.97,
+	"pdf/federal-register-2020-17221.pdf":            0.99,
+	"pdf/WARN-Report-for-7-1-2015-to-03-25-2016.pdf": 0.99,
+	"pdf/senate-expenditures.pdf":                    0.99,
 }
 
 // TestPDF_SimilarityToPdftotext measures every PDF fixture against pdftotext -layout page by page and
