@@ -665,7 +665,10 @@ func pageItems(rows []row, st *spacing) []item {
 		j := i + 1
 		for j < len(rows) && len(gut) > 0 {
 			next := interior(intersectSpans(gut, freeSpans(rows[j], left, right, minW), minW))
-			if len(next) == 0 {
+			// Columns of prose that have stood for a few rows end where one of their gutters does (a
+			// table or heading spanning some of them) rather than lose the gutter and read two columns
+			// as one.
+			if len(next) == 0 || len(next) < len(gut) && j-i >= minBandRows && proseGutters(gut, left, right) {
 				break
 			}
 			gut = next
@@ -682,6 +685,22 @@ func pageItems(rows []row, st *spacing) []item {
 	}
 	flushPlain()
 	return items
+}
+
+// proseGutters reports whether gutters split [left, right] into at most four columns, each at least
+// proseColFrac of the width: columns of prose rather than of a table.
+func proseGutters(gut []span, left, right float64) bool {
+	if len(gut) > 3 {
+		return false
+	}
+	x := left
+	for _, g := range append(slices.Clone(gut), span{right, right}) {
+		if g.lo-x < proseColFrac*(right-left) {
+			return false
+		}
+		x = g.hi
+	}
+	return true
 }
 
 func rowLine(r row) line {

@@ -103,3 +103,17 @@ func TestPDF_TableOfContentsIsNoSection(t *testing.T) {
 		}
 	}
 }
+
+// Page 5 of the Federal Register sets three columns whose lines sit at different heights, above a table
+// that spans them: each column's sentences come out whole, not interleaved with the next column's.
+func TestPDF_ColumnsAboveATableReadInOrder(t *testing.T) {
+	got := strings.Join(strings.Fields(pageText(extractFixture(t, "pdf/federal-register-2020-17221.pdf"), 5)), " ")
+	for _, want := range []string{
+		"The FAA estimates that this proposed AD affects 73 airplanes of U.S. registry.",
+		"Boeing 737 Flight Standardization Board Report documenting the results of the operational evaluation on pilot training.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page 5 lacks %q", want)
+		}
+	}
+}
