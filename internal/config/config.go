@@ -64,6 +64,9 @@ type Config struct {
 	// Feedback is how many top passages refine the query vector (RAGD_FEEDBACK); 0 means the default (5 for
 	// the hash embedder, off for hosted ones), a negative value turns it off.
 	Feedback int
+	// DocumentWeight weighs the passages of the documents a question names (RAGD_DOCUMENT_WEIGHT); 0 means
+	// the default (0.5), a negative value turns it off.
+	DocumentWeight float64
 
 	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line;
 	// lines starting with # and text after " #" are comments). Either set but holding no key is an error,
@@ -172,6 +175,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
+	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
 	e.keys(&c.APIKeys, "RAGD_API_KEYS")
 	e.list(&c.AllowedHosts, "RAGD_ALLOWED_HOSTS")
 	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")

@@ -1,0 +1,102 @@
+package retrieve_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/retrieve"
+)
+
+// TestNamedDocument: a question that names a document by a word of its title page gets that document's
+// passages first, though a long document uses the question's words — the name included — far more often;
+// without the document signal the long one wins.
+func TestNamedDocument(t *testing.T) {
+	b := setup(t)
+	var minutes strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&minutes, "Session %d. The chair read the assessment of the harbour levy and its deadline; members discussed the assessment again and set no deadline for item %d.\n\n", i, i)
+	}
+	b.add(t, "c", "minutes.txt", minutes.String(), nil)
+	var report strings.Builder
+	report.WriteString("ASSESSMENT\nHarbour levy\n\n")
+	for i := range 8 {
+		fmt.Fprintf(&report, "Paragraph %d weighs the costs of the charge for fishing boats, ferries and cargo ships in some detail, one after another.\n\n", i)
+	}
+	report.WriteString("The charge would take effect after a deadline of six months.\n")
+	rep := b.add(t, "c", "doc-17.txt", report.String(), nil)
+	if rep.ChunkCount < 2 {
+		t.Fatalf("the assessment has %d passages; the test needs several", rep.ChunkCount)
+	}
+	q := rag.SearchRequest{Query: "assessment: what deadline for the levy", K: 5}
+	res, err := b.retriever(t, retrieve.Options{}).Search(context.Background(), rag.LocalPrincipal, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].DocumentID != rep.ID || res.Hits[0].DocumentRank == 0 {
+		t.Fatalf("first hit %+v, want a passage of the assessment with its document rank", first(res.Hits))
+	}
+	off, err := b.retriever(t, retrieve.Options{DocumentWeight: -1}).Search(context.Background(), rag.LocalPrincipal, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(off.Hits) == 0 || off.Hits[0].DocumentID == rep.ID || off.Hits[0].DocumentRank != 0 {
+		t.Fatalf("without the document signal the first hit is %+v; the test no longer shows the signal's effect", first(off.Hits))
+	}
+}
+
+func first(hits []rag.Hit) any {
+	if len(hits) == 0 {
+		return nil
+	}
+	return hits[0].Title + ": " + hits[0].Text
+}
+
+// TestDuplicatePassages: a document that repeats a passage word for word gets it once in a result, with
+// and without re-ranking; the same text under another title is another source and stays.
+func TestDuplicatePassages(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	commit := func(title string, texts ...string) {
+		t.Helper()
+		c, err := b.store.EnsureCollection(ctx, "c", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &rag.Document{CollectionID: c.ID, ExternalID: title, Title: title, Source: title, Status: rag.StatusQueued,
+			Stage: rag.StageQueued, Owner: rag.LocalPrincipal.ID, PendingHash: title}
+		if err := b.store.CreateDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		vecs, err := b.emb.EmbedDocuments(ctx, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := make([]rag.Chunk, len(texts))
+		for i, text := range texts {
+			chunks[i] = rag.Chunk{Index: i, Text: text, Vector: vecs[i], Kind: rag.KindText}
+		}
+		if _, err := b.store.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: title, Title: title,
+			Space: b.emb.Space(), Chunks: chunks}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same := "Other uses of the suspense account should be rare, for example Mosaic payments."
+	commit("handbook", same, "A chapter on trustees.", "  "+strings.ReplaceAll(same, " ", "  ")+"\n", "Godzilla and Mosaic were early browsers.")
+	commit("copy elsewhere", same)
+	for _, opt := range []retrieve.Options{{}, {RecencyWeight: 0.2}} {
+		res, err := b.retriever(t, opt).Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "Mosaic and Godzilla suspense account", K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, h := range res.Hits {
+			n[h.Title+"|"+strings.Join(strings.Fields(h.Text), " ")]++
+		}
+		if n["handbook|"+same] != 1 || n["copy elsewhere|"+same] != 1 || len(res.Hits) != 3 {
+			t.Errorf("options %+v: hits %v, want the handbook's repeated passage once, its copy under another title once and the Godzilla passage", opt, n)
+		}
+	}
+}
