@@ -92,8 +92,8 @@ type Scores struct {
 	// KeywordScore is the BM25 score (0 and KeywordRank 0 when not a keyword candidate).
 	KeywordScore float64 `json:"keyword_score"`
 	KeywordRank  int     `json:"keyword_rank"`
-	// DocumentRank is the passage's keyword rank within a document the query names (0 when its document is
-	// not one of those; see retrieve.Options.DocumentWeight).
+	// DocumentRank is the rank of the passage's document among those the query names (0 when it is not one
+	// of those; see retrieve.Options.DocumentWeight).
 	DocumentRank int `json:"document_rank,omitempty"`
 }
 

@@ -31,14 +31,14 @@ func TestNamedDocument(t *testing.T) {
 		t.Fatalf("the assessment has %d passages; the test needs several", rep.ChunkCount)
 	}
 	q := rag.SearchRequest{Query: "assessment: what deadline for the levy", K: 5}
-	res, err := b.retriever(t, retrieve.Options{}).Search(context.Background(), rag.LocalPrincipal, q)
+	res, err := b.retriever(t, retrieve.Options{DocumentWeight: 0.2}).Search(context.Background(), rag.LocalPrincipal, q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Hits) == 0 || res.Hits[0].DocumentID != rep.ID || res.Hits[0].DocumentRank == 0 {
 		t.Fatalf("first hit %+v, want a passage of the assessment with its document rank", first(res.Hits))
 	}
-	off, err := b.retriever(t, retrieve.Options{DocumentWeight: -1}).Search(context.Background(), rag.LocalPrincipal, q)
+	off, err := b.retriever(t, retrieve.Options{}).Search(context.Background(), rag.LocalPrincipal, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func first(hits []rag.Hit) any {
 }
 
 // TestDuplicatePassages: a document that repeats a passage word for word gets it once in a result, with
-// and without re-ranking; the same text under another title is another source and stays.
+// and without re-ranking; the same text in another document is another source and stays.
 func TestDuplicatePassages(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
