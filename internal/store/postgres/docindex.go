@@ -88,21 +88,11 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 // of q.Terms, by BM25 over the document-level index (k1 1.2, b 0.75, the IDF with FTS5's floor, as the
 // SQLite store), best first.
 func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.DocumentCandidate, error) {
-	seen := map[string]bool{}
-	var terms []string
-	for _, t := range q.Terms {
-		if t != "" && !seen[t] {
-			seen[t] = true
-			terms = append(terms, t)
-		}
-	}
-	if q.K <= 0 || len(terms) == 0 {
+	if q.K <= 0 {
 		return nil, nil
 	}
-	var a args
-	termsPH := a.add(terms)
-	conds, err := docConditions(&a, p, q.Filter)
-	if err != nil {
+	_, a, conds, err := termQuery(p, q)
+	if err != nil || len(a) == 0 {
 		return nil, err
 	}
 	sql := fmt.Sprintf(`WITH st AS (SELECT count(*)::float8 AS n, GREATEST(COALESCE(avg(dl), 0), 1)::float8 AS avgdl FROM {S}.doc_lengths),
@@ -114,7 +104,7 @@ func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.K
 			JOIN {S}.documents d ON d.id = p.document_id CROSS JOIN st
 		WHERE p.term = ANY(%[1]s::text[]) AND %[5]s
 		GROUP BY p.document_id ORDER BY score DESC, p.document_id LIMIT %[6]d`,
-		termsPH, bm25K1+1, bm25K1, bm25B, where(conds), q.K)
+		"$1", bm25K1+1, bm25K1, bm25B, where(conds), q.K)
 	rows, err := s.pool.Query(ctx, s.q(sql), a...)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("document candidates: %w", err))
