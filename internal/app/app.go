@@ -104,6 +104,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		MinSimilarity:  cfg.MinSimilarity,
 		Feedback:       cfg.Feedback,
 		DocumentWeight: cfg.DocumentWeight,
+		MaxPerDocument: cfg.MaxPerDocument,
 	}})
 	if err != nil {
 		return nil, err

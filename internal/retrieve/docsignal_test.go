@@ -3,6 +3,7 @@ package retrieve_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,5 +99,43 @@ func TestDuplicatePassages(t *testing.T) {
 		if n["handbook|"+same] != 1 || n["copy elsewhere|"+same] != 1 || len(res.Hits) != 3 {
 			t.Errorf("options %+v: hits %v, want the handbook's repeated passage once, its copy under another title once and the Godzilla passage", opt, n)
 		}
+	}
+}
+
+// TestMaxPerDocument: a long document that matches a question in every passage takes at most two places
+// ahead of another document's passage; without the cap it fills the top k.
+func TestMaxPerDocument(t *testing.T) {
+	b := setup(t)
+	var long strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&long, "Section %d. The harbour levy applies to every vessel, and the harbour levy is collected monthly by the harbour office for section %d.\n\n", i, i)
+	}
+	b.add(t, "c", "long.txt", long.String(), nil)
+	other := b.add(t, "c", "other.txt", "Ferries pay the harbour levy once a year.", nil)
+	q := rag.SearchRequest{Query: "harbour levy", K: 5}
+	docsOf := func(opt retrieve.Options) []string {
+		t.Helper()
+		res, err := b.retriever(t, opt).Search(context.Background(), rag.LocalPrincipal, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.DocumentID)
+		}
+		return ids
+	}
+	capped := docsOf(retrieve.Options{})
+	if len(capped) != 5 || !slices.Contains(capped[:3], other.ID) {
+		t.Errorf("capped: documents %v, want the other document among the first 3 of 5", capped)
+	}
+	// With re-ranking (the cap applies after it) and with a cap of 1.
+	for opt, within := range map[*retrieve.Options]int{{RecencyWeight: 0.1}: 3, {MaxPerDocument: 1}: 2} {
+		if got := docsOf(*opt); len(got) != 5 || !slices.Contains(got[:within], other.ID) {
+			t.Errorf("options %+v: documents %v, want the other document among the first %d", *opt, got, within)
+		}
+	}
+	if got := docsOf(retrieve.Options{MaxPerDocument: -1}); slices.Contains(got, other.ID) {
+		t.Errorf("uncapped: documents %v; the long document no longer fills the top 5, so the test shows nothing", got)
 	}
 }

@@ -64,6 +64,11 @@ type Options struct {
 	// set and page-level ranking (docs/retrieval.md); 0.2 is the weight measured best.
 	DocumentWeight float64
 	NamedDocuments int
+	// MaxPerDocument > 0 lets at most that many passages of one document precede the passages of other
+	// documents in a result (the rest follow them, in order): one long document cannot fill the top k while
+	// another document holds the answer. 0 means the default 2 (measured in docs/retrieval.md); negative
+	// turns it off.
+	MaxPerDocument int
 	// Now is the clock for recency (default time.Now).
 	Now func() time.Time
 }
@@ -119,6 +124,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NamedDocuments == 0 {
 		o.NamedDocuments = 3
+	}
+	if o.MaxPerDocument == 0 {
+		o.MaxPerDocument = 2
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -479,6 +487,9 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 	}
 	covered := r.opt.MinSimilarity < 0
 	seen := passageSet{}
+	// Passages beyond MaxPerDocument of one document wait in over, in order, behind every other hit.
+	perDoc := map[string]int{}
+	var over []rag.Hit
 	for off := 0; off < len(fused) && (reranks || len(hits) < k); off += window {
 		part := fused[off:min(off+window, len(fused))]
 		ids := make([]int64, len(part))
@@ -513,6 +524,13 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 			if !reranks && seen.dup(&h) {
 				continue
 			}
+			if !reranks && r.opt.MaxPerDocument > 0 {
+				if perDoc[h.DocumentID] >= r.opt.MaxPerDocument {
+					over = append(over, h)
+					continue
+				}
+				perDoc[h.DocumentID]++
+			}
 			hits = append(hits, h)
 		}
 		if off == 0 && !covered {
@@ -522,11 +540,30 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	if reranks {
 		hits = seen.distinct(hits)
+		hits, over = capPerDocument(hits, r.opt.MaxPerDocument)
 	}
+	hits = append(hits, over...)
 	if len(hits) > k {
 		hits = hits[:k]
 	}
 	return hits, nil
+}
+
+// capPerDocument splits ordered hits into those within max per document and the rest (all when max ≤ 0).
+func capPerDocument(hits []rag.Hit, max int) (within, over []rag.Hit) {
+	if max <= 0 {
+		return hits, nil
+	}
+	n := map[string]int{}
+	for _, h := range hits {
+		n[h.DocumentID]++
+		if n[h.DocumentID] <= max {
+			within = append(within, h)
+		} else {
+			over = append(over, h)
+		}
+	}
+	return within, over
 }
 
 // passageSet remembers the passages of the hits kept so far: a document that repeats a passage word for
