@@ -16,11 +16,7 @@ import (
 // without the document signal the long one wins.
 func TestNamedDocument(t *testing.T) {
 	b := setup(t)
-	var minutes strings.Builder
-	for i := range 30 {
-		fmt.Fprintf(&minutes, "Session %d. The chair read the assessment of the harbour levy and its deadline; members discussed the assessment again and set no deadline for item %d.\n\n", i, i)
-	}
-	b.add(t, "c", "minutes.txt", minutes.String(), nil)
+	b.add(t, "c", "minutes.txt", paragraphs(30, "Session %d. The chair read the assessment of the harbour levy and its deadline; members discussed the assessment again and set no deadline for item %d."), nil)
 	var report strings.Builder
 	report.WriteString("ASSESSMENT\nHarbour levy\n\n")
 	for i := range 8 {
@@ -46,6 +42,15 @@ func TestNamedDocument(t *testing.T) {
 	if len(off.Hits) == 0 || off.Hits[0].DocumentID == rep.ID || off.Hits[0].DocumentRank != 0 {
 		t.Fatalf("without the document signal the first hit is %+v; the test no longer shows the signal's effect", first(off.Hits))
 	}
+}
+
+// paragraphs is n paragraphs of format, each filled with its number twice.
+func paragraphs(n int, format string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, format+"\n\n", i, i)
+	}
+	return b.String()
 }
 
 func first(hits []rag.Hit) any {
@@ -106,11 +111,7 @@ func TestDuplicatePassages(t *testing.T) {
 // ahead of another document's passage; without the cap it fills the top k.
 func TestMaxPerDocument(t *testing.T) {
 	b := setup(t)
-	var long strings.Builder
-	for i := range 30 {
-		fmt.Fprintf(&long, "Section %d. The harbour levy applies to every vessel, and the harbour levy is collected monthly by the harbour office for section %d.\n\n", i, i)
-	}
-	b.add(t, "c", "long.txt", long.String(), nil)
+	b.add(t, "c", "long.txt", paragraphs(30, "Section %d. The harbour levy applies to every vessel, and the harbour levy is collected monthly by the harbour office for section %d."), nil)
 	other := b.add(t, "c", "other.txt", "Ferries pay the harbour levy once a year.", nil)
 	q := rag.SearchRequest{Query: "harbour levy", K: 5}
 	docsOf := func(opt retrieve.Options) []string {
