@@ -99,10 +99,12 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Spaces, err = reembed.New(ctx, a.Store, a.Embedder, func(ctx context.Context, sp rag.Space) (rag.Embedder, error) {
 		return embedderOf(ctx, cfg, a.Store, sp, logger)
 	}, reembed.Options{Logger: logger, Retrieve: retrieve.Options{
-		VectorWeight:  cfg.VectorWeight,
-		KeywordWeight: cfg.KeywordWeight,
-		MinSimilarity: cfg.MinSimilarity,
-		Feedback:      cfg.Feedback,
+		VectorWeight:   cfg.VectorWeight,
+		KeywordWeight:  cfg.KeywordWeight,
+		MinSimilarity:  cfg.MinSimilarity,
+		Feedback:       cfg.Feedback,
+		DocumentWeight: cfg.DocumentWeight,
+		MaxPerDocument: cfg.MaxPerDocument,
 	}})
 	if err != nil {
 		return nil, err

@@ -39,6 +39,16 @@ type Candidate struct {
 	Rank    int
 }
 
+// DocumentCandidate is a document proposed by the document-level keyword query with its score; Rank is
+// 1-based.
+type DocumentCandidate struct {
+	DocumentID string
+	Score      float64
+	Rank       int
+	// Chunks is the document's passage count.
+	Chunks int
+}
+
 // VectorQuery asks a store for the chunks nearest to Vector among the vectors of Space.
 type VectorQuery struct {
 	Space  Space
@@ -82,6 +92,9 @@ type Scores struct {
 	// KeywordScore is the BM25 score (0 and KeywordRank 0 when not a keyword candidate).
 	KeywordScore float64 `json:"keyword_score"`
 	KeywordRank  int     `json:"keyword_rank"`
+	// DocumentRank is the rank of the passage's document among those the query names (0 when it is not one
+	// of those; see retrieve.Options.DocumentWeight).
+	DocumentRank int `json:"document_rank,omitempty"`
 }
 
 // SearchResult is the answer of a retrieval.

@@ -74,6 +74,10 @@ type Store interface {
 	// KeywordCandidates returns up to q.K chunks of visible documents matching q.Filter that contain any of
 	// q.Terms, ranked by BM25 over the analyzer's terms (Score > 0, higher is better), Rank 1-based.
 	KeywordCandidates(ctx context.Context, p Principal, q KeywordQuery) ([]Candidate, error)
+	// DocumentCandidates returns up to q.K visible documents matching q.Filter whose naming fields — title,
+	// file name, metadata values and opening lines (textproc.DocumentText) — contain any of q.Terms, ranked by
+	// BM25 over those fields across documents (Score > 0, higher is better), Rank 1-based.
+	DocumentCandidates(ctx context.Context, p Principal, q KeywordQuery) ([]DocumentCandidate, error)
 	// VectorScores returns the cosine similarity to vector of the chunks with those IDs that have a vector in
 	// space (chunk ID → score; others absent). It re-scores a known candidate pool without a full search.
 	// No visibility check: the IDs come from candidate queries that applied it.

@@ -120,7 +120,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), now); err != nil {
 			return fmt.Errorf("mark document ready: %w", err)
 		}
-		return nil
+		return s.indexDocument(ctx, tx, c.DocumentID)
 	})
 	if err != nil {
 		return 0, err

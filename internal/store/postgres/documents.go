@@ -267,7 +267,17 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 	conds, _ := docConditions(&a, p, rag.Filter{})
 	conds = append(conds, "d.id = "+a.add(id))
 	sql := `UPDATE {S}.documents d SET ` + strings.Join(sets, ", ") + ` WHERE ` + where(conds) + ` RETURNING ` + documentColumns
-	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(sql), a...))
+	var d *rag.Document
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if d, err = scanDocument(tx.QueryRow(ctx, s.q(sql), a...)); err != nil {
+			return err
+		}
+		if u.Title != nil || u.Metadata != nil {
+			return s.indexDocument(ctx, tx, d.ID)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("update document: %w", err))
 	}

@@ -162,6 +162,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if !opts.NoMigrate {
+		if err := s.indexMissingDocuments(ctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 

@@ -128,24 +128,11 @@ func (s *Store) vectorSQL(sp *space, vec string, conds []string, k int, exact bo
 // length); their counts are the terms' document frequencies, taken in the statement's snapshot and so
 // always consistent with the chunks it sees. N and the average length come from corpus_stats.
 func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.Candidate, error) {
-	if q.K <= 0 || len(q.Terms) == 0 {
+	if q.K <= 0 {
 		return nil, nil
 	}
-	seen := map[string]bool{}
-	var terms []string
-	for _, t := range q.Terms {
-		if t != "" && !seen[t] {
-			seen[t] = true
-			terms = append(terms, t)
-		}
-	}
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	var a args
-	termsPH := a.add(terms)
-	conds, err := docConditions(&a, p, q.Filter)
-	if err != nil {
+	terms, a, conds, err := termQuery(p, q)
+	if err != nil || len(terms) == 0 {
 		return nil, err
 	}
 	join := ""
@@ -164,7 +151,7 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		FROM {S}.postings p JOIN idf ON idf.term = p.term %[5]s CROSS JOIN st
 		WHERE p.term = ANY(%[1]s::text[]) AND %[6]s
 		GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %[7]d`,
-		termsPH, bm25K1*(1-bm25B), bm25K1*bm25B, bm25K1+1, join, where(conds), q.K)
+		"$1", bm25K1*(1-bm25B), bm25K1*bm25B, bm25K1+1, join, where(conds), q.K)
 	rows, err := s.pool.Query(ctx, s.q(sql), a...)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
@@ -174,6 +161,26 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
 	}
 	return out, nil
+}
+
+// termQuery returns the distinct terms of q, the statement arguments with those terms first ($1, a text
+// array) and the document conditions of p and q.Filter.
+func termQuery(p rag.Principal, q rag.KeywordQuery) ([]string, args, []string, error) {
+	seen := map[string]bool{}
+	var terms []string
+	for _, t := range q.Terms {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil, nil, nil
+	}
+	var a args
+	a.add(terms)
+	conds, err := docConditions(&a, p, q.Filter)
+	return terms, a, conds, err
 }
 
 func collectCandidates(rows pgx.Rows) ([]rag.Candidate, error) {

@@ -178,6 +178,9 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			now, seq); err != nil {
 			return err
 		}
+		if err := indexDocument(ctx, tx, seq); err != nil {
+			return err
+		}
 		return s.maybePruneTombstones(ctx, tx)
 	})
 	if err != nil {

@@ -272,6 +272,11 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET `+strings.Join(sets, ", ")+` WHERE seq = ?`, append(args, seq)...); err != nil {
 			return err
 		}
+		if u.Title != nil || u.Metadata != nil {
+			if err := indexDocument(ctx, tx, seq); err != nil {
+				return err
+			}
+		}
 		out, _, err = scanDoc(tx.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents d WHERE d.seq = ?`, seq))
 		return err
 	})

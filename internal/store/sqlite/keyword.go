@@ -30,6 +30,8 @@ import (
 // index changes (chunks AUTOINCREMENT sequence and store_meta chunks_deleted).
 const (
 	bm25K1 = 1.2
+	// bm25B is BM25's length normalisation (FTS5's; used by the document-level index).
+	bm25B = 0.75
 	// floorRows is how many rows floor-IDF terms may match before they are left out.
 	floorRows = 5000
 	// essentialBudget bounds the matching rows of the first, pruned round (per K of 50).
