@@ -35,10 +35,12 @@ type Options struct {
 	MaxK     int
 	// MinSimilarity and MinCoverage are the relevance threshold: a hit is kept when its vector similarity to
 	// the query reaches MinSimilarity, or when its text (with its title and section) holds at least
-	// MinCoverage of the query's terms. A query none of whose hits clears it gets no hits, which the answer
-	// pipeline reports as "not covered". A negative MinSimilarity disables the threshold. Defaults 0.15 and
-	// 0.3, measured for the hash embedder on in-domain and off-domain questions (docs/retrieval.md); a neural
-	// embedder's similarities live on another scale, so set MinSimilarity for it.
+	// MinCoverage of the query's words (see Coverage). A query none of whose hits clears it gets no hits,
+	// which the answer pipeline reports as "not covered". A negative MinSimilarity disables the threshold.
+	// Defaults 0.15 and 0.15, measured for the hash embedder (docs/retrieval.md); a neural embedder's
+	// similarities live on another scale, so set MinSimilarity for it. The threshold only cuts queries that
+	// share next to nothing with the documents: whether the passages answer a question that shares words
+	// with them is the generator's decision (the extractive answerer checks the question's focus words).
 	MinSimilarity float64
 	MinCoverage   float64
 	// RecencyWeight > 0 boosts recently updated documents: score *= 1 + RecencyWeight·2^(-age/RecencyHalfLife).
@@ -114,7 +116,7 @@ func (o Options) withDefaults() Options {
 		o.MinSimilarity = 0.15
 	}
 	if o.MinCoverage == 0 {
-		o.MinCoverage = 0.3
+		o.MinCoverage = 0.15
 	}
 	if o.RecencyHalfLife == 0 {
 		o.RecencyHalfLife = 90 * 24 * time.Hour
@@ -257,7 +259,7 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	for i := range fused {
 		fused[i].sim, fused[i].hasSim = sims[fused[i].id]
 	}
-	hits, err := r.hydrate(ctx, fused, k, terms)
+	hits, err := r.hydrate(ctx, fused, k, query)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +479,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []string) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, query string) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
 	reranks := r.opt.RecencyWeight > 0 || (r.opt.ImportanceWeight > 0 && r.opt.ImportanceKey != "")
@@ -513,7 +515,7 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, terms []
 			h.VectorScore, h.VectorRank = s.vScore, s.vRank
 			h.KeywordScore, h.KeywordRank = s.kScore, s.kRank
 			if r.opt.MinSimilarity >= 0 {
-				relevant, kept := r.judge(&h, s, terms, covered)
+				relevant, kept := r.judge(&h, s, query, covered)
 				if !kept {
 					continue
 				}
@@ -600,7 +602,7 @@ const floorFactor = 0.5
 // judge applies the threshold to a hit: relevant means it clears a bar (similarity to the query itself, or
 // term coverage), kept that it clears the floor. The text is analysed for coverage only when the similarity
 // does not settle both answers (analysing every hit would cost more than the search).
-func (r *Retriever) judge(h *rag.Hit, s scored, terms []string, covered bool) (relevant, kept bool) {
+func (r *Retriever) judge(h *rag.Hit, s scored, query string, covered bool) (relevant, kept bool) {
 	sim := -1.0
 	if s.hasSim {
 		sim = s.sim
@@ -614,31 +616,96 @@ func (r *Retriever) judge(h *rag.Hit, s scored, terms []string, covered bool) (r
 		// Not among the best keyword matches either: whatever terms it shares are not worth analysing for.
 		return false, kept
 	}
-	cov := Coverage(terms, textproc.ContextText(h.Title, h.Section, h.Text))
+	cov := Coverage(query, textproc.ContextText(h.Title, h.Section, h.Text))
 	return cov >= r.opt.MinCoverage, kept || cov >= r.opt.MinCoverage*floorFactor
 }
 
-// Coverage is the share of the query terms that occur among the analyzer terms of text. Word-pair terms
-// ("농민_폭력") are left out: they only say the words are adjacent, which a paraphrase need not keep.
-func Coverage(queryTerms []string, text string) float64 {
+// Coverage is the share of the query's words that text holds, each word weighed by how many of its terms the
+// text has: a word counts fully when the text holds it whole or its particle-free stem, else by the share of
+// its other terms (syllable bigrams, parts of a compound) found. Counting words rather than terms keeps a
+// conversational question's endings ("걸려요", "됐는데"), which never occur in a document, from diluting the
+// words it shares with the passage, while a word's bigrams alone still count only in part. Stop-words are
+// left out, unless the query has nothing else.
+func Coverage(query string, text string) float64 {
+	words := queryWords(query)
+	if len(words) == 0 {
+		return 0
+	}
 	have := make(map[string]struct{}, 64)
 	for _, t := range textproc.IndexTerms(text) {
 		have[t] = struct{}{}
 	}
-	n, total := 0, 0
-	for _, t := range queryTerms {
-		if strings.Contains(t, "_") {
-			continue
+	sum := 0.0
+	for _, w := range words {
+		sum += w.degree(have)
+	}
+	return sum / float64(len(words))
+}
+
+// queryWord is a query word's terms: whole is the word itself and its stem, parts the rest.
+type queryWord struct {
+	whole, parts []string
+}
+
+// degree is 1 when have holds the word or its stem, else the share of its parts in have.
+func (w queryWord) degree(have map[string]struct{}) float64 {
+	for _, t := range w.whole {
+		if _, ok := have[t]; ok {
+			return 1
 		}
-		total++
+	}
+	if len(w.parts) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range w.parts {
 		if _, ok := have[t]; ok {
 			n++
 		}
 	}
-	if total == 0 {
-		return 0
+	return float64(n) / float64(len(w.parts)+len(w.whole))
+}
+
+// queryWords groups the analyzer terms of query by the word they came from, leaving out stop-words (unless
+// nothing else is left) and word-pair terms (a paraphrase need not keep two words adjacent).
+func queryWords(query string) []queryWord {
+	var words, stops []queryWord
+	cur, curStop := -1, false
+	flush := func(w queryWord) {
+		if len(w.whole)+len(w.parts) == 0 {
+			return
+		}
+		if curStop {
+			stops = append(stops, w)
+		} else {
+			words = append(words, w)
+		}
 	}
-	return float64(n) / float64(total)
+	var w queryWord
+	textproc.Analyze(query, func(t textproc.Term) {
+		if t.Kind == textproc.KindPair {
+			return
+		}
+		if t.Word != cur {
+			flush(w)
+			w, cur, curStop = queryWord{}, t.Word, t.Stop
+		}
+		switch t.Kind {
+		case textproc.KindWord, textproc.KindStem:
+			if !slices.Contains(w.whole, t.Text) {
+				w.whole = append(w.whole, t.Text)
+			}
+		default:
+			if !slices.Contains(w.parts, t.Text) {
+				w.parts = append(w.parts, t.Text)
+			}
+		}
+	})
+	flush(w)
+	if len(words) == 0 {
+		return stops
+	}
+	return words
 }
 
 func (r *Retriever) rerank(h *rag.Hit) float64 {
