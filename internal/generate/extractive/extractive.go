@@ -15,7 +15,7 @@ import (
 const (
 	DefaultMaxChars     = 300
 	DefaultMaxSentences = 4
-	DefaultMinCoverage  = 0.25
+	DefaultMinCoverage  = 0.18
 )
 
 // Options tune the answerer. The zero value means the defaults.
@@ -152,10 +152,22 @@ func compose(picked []sentence) []string {
 			switch {
 			case prevTable:
 				sep = "\n\n"
+			case s.item || (i > 0 && gr.items[i-1].heading):
+				sep = "\n"
 			case gi > 0 || i > 0:
 				sep = " "
 			}
-			out = append(out, sep+s.text+" "+cite)
+			text := s.text
+			if s.item {
+				if _, numbered := listMarker(text); !numbered {
+					text = "- " + text
+				}
+			}
+			if i+1 < len(gr.items) && s.item && gr.items[i+1].item {
+				out = append(out, sep+text) // a list is cited once, after its last item
+			} else {
+				out = append(out, sep+text+" "+cite)
+			}
 			prevTable = false
 		}
 	}

@@ -2,6 +2,8 @@ package extractive
 
 import (
 	"cmp"
+	"fmt"
+	"os"
 	"math"
 	"regexp"
 	"slices"
@@ -26,7 +28,10 @@ type params struct {
 	dfCut       float64 // a sentence counts toward a word's document frequency from this degree on
 	trimAt      int     // sentences longer than this are cut to the clauses that match the question
 	margin      int     // clauses kept on each side of the matching ones
-	minWords    float64 // matching this many content words is enough, whatever MinCoverage says
+	listBonus   float64 // added to a lead-in when the question asks for a list
+	listChars   int     // a list under a lead-in is shown up to this many characters
+	given       float64 // weight of words every passage's title holds (the subject a filter chose)
+	minWords    float64 // matching this many focus words is enough, whatever MinCoverage says
 }
 
 // wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
@@ -36,7 +41,7 @@ const wordJoiners = ".-/_+#%"
 const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
-	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, minWords: 1.5}
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.15, listChars: 600, given: 0.1, minWords: 1.5}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -44,7 +49,12 @@ type qword struct {
 	stem    string   // the Hangul word without its particle or ending, if the analyzer found one
 	frame   bool     // the word frames the question rather than saying what it is about
 	history bool     // the word comes from the previous question, not this one
-	idf     float64  // weight: inverse sentence frequency among the passages, times frame/history weights
+	// focus marks a word that says what the question is about: not a frame word, filler or predicate.
+	focus bool
+	// given marks a focus word that every passage's title or section holds: the documents' subject (a
+	// filter picked them), which tells nothing about whether they answer the question.
+	given bool
+	idf   float64 // weight: inverse sentence frequency among the passages, times frame/history weights
 }
 
 // sentence is a candidate sentence (or table row) of a passage.
@@ -57,8 +67,16 @@ type sentence struct {
 	terms  map[string]bool
 	deg    []float64 // how well each question word matches, 0..1
 	score  float64
-	words  float64 // how many of the question's content words the sentence matches (partly matched count in part)
-	nwords int     // how many content words the question has
+
+	line    int   // the line of the passage it is on
+	item    bool  // it is (on) a list item
+	heading bool  // it is a heading
+	lineEnd bool  // it ends its line
+	lead    bool  // it introduces the list or section in block
+	block   []int // positions of the units a lead-in or heading introduces
+	// shown are the units of the passage shown after this one in the answer: its block, or the sentence
+	// that continues it.
+	shown []sentence
 }
 
 // questionWords splits the question into words and keeps those with non-stop terms. A short question may be
@@ -94,7 +112,13 @@ func questionWords(question, previous string) []qword {
 					terms = append(terms, t)
 				}
 			}
-			out = append(out, qword{terms: terms, stem: stemOf(w, raw), frame: isFrame(w), history: history})
+			stem := stemOf(w, raw)
+			if stem == "" {
+				stem = hadaStem(w)
+			}
+			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
+			q.focus = !q.frame && !filler(w) && !predicate(w, stem)
+			out = append(out, q)
 		}
 	}
 	add(question, false)
@@ -178,56 +202,41 @@ func hangulBigrams(text string, out []string) []string {
 
 var footnoteRe = regexp.MustCompile(`\[\d{1,3}\]`)
 
-// units splits a passage into candidate sentences: table rows whole (with their table's header), other
-// lines by sentence. Markdown markers that open a line ("# ", "- ", "> ") and footnote marks are left out.
-func units(text string) []sentence {
-	var out []sentence
-	header := ""
-	// Footnote marks ("유명하지만[2]") would read as citations of other passages.
-	lines := strings.Split(footnoteRe.ReplaceAllString(text, ""), "\n")
-	for i, line := range lines {
-		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, "|") {
-			switch {
-			case isSeparatorRow(l):
-			case i+1 < len(lines) && isSeparatorRow(lines[i+1]):
-				header = l + "\n" + strings.TrimSpace(lines[i+1])
-			default:
-				out = append(out, sentence{text: l, header: header})
-			}
-			continue
-		}
-		header = ""
-		l = strings.TrimSpace(strings.TrimLeft(l, "#>*+-• "))
-		for _, sp := range chunk.Sentences(l) {
-			out = append(out, sentence{text: l[sp.Start:sp.End]})
-		}
-	}
-	return out
-}
-
 func isSeparatorRow(l string) bool {
 	l = strings.TrimSpace(l)
 	return strings.HasPrefix(l, "|") && strings.Contains(l, "-") && strings.Trim(l, "|-: ") == ""
 }
 
-// rank scores the passages' sentences for the question and returns them best first, with the question
-// words (weighted) it scored them by.
-func (g *Generator) rank(question, previous string, passages []rag.Passage) ([]sentence, []qword) {
+// ranking is the scored sentences of the passages, best first, with the question words they were scored by
+// and every unit by passage and position, for a picked sentence's block and continuation.
+type ranking struct {
+	sents []sentence
+	qw    []qword
+	at    map[[2]int]sentence // by passage rank and position
+}
+
+// rank scores the passages' sentences for the question.
+func (g *Generator) rank(question, previous string, passages []rag.Passage) ranking {
 	qw := questionWords(question, previous)
 	if len(qw) == 0 {
-		return nil, nil
+		return ranking{}
 	}
 	want := answerType(question)
+	list := wantsList(question)
 	qTypes := typedTokens(question)
 	var sents []sentence
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
+	given := make([]bool, len(qw))
+	for i := range given {
+		given[i] = len(passages) > 1
+	}
 	for rank, p := range passages {
 		tt := termSet(p.Title + "\n" + p.Section)
 		titles[rank] = make([]float64, len(qw))
 		for i, w := range qw {
 			titles[rank][i] = degree(w, tt)
+			given[i] = given[i] && titles[rank][i] >= 1
 		}
 		for pos, s := range units(p.Text) {
 			if seen[s.text] {
@@ -250,10 +259,15 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) ([]s
 		}
 	}
 	if len(sents) == 0 {
-		return nil, nil
+		return ranking{}
+	}
+	at := make(map[[2]int]int, len(sents))
+	for j, s := range sents {
+		at[[2]int{s.rank, s.pos}] = j
 	}
 	// A word's weight is its inverse frequency over the sentences: a word every sentence has (the topic of
-	// the passages) tells them apart least.
+	// the passages) tells them apart least, and one that none has counts most in deciding whether they
+	// answer the question.
 	n := float64(len(sents))
 	total := 0.0
 	for i := range qw {
@@ -270,77 +284,155 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) ([]s
 		if qw[i].history {
 			qw[i].idf *= g.p.history
 		}
+		qw[i].given = qw[i].focus && given[i]
+		if qw[i].given {
+			qw[i].idf *= g.p.given
+		}
 		total += qw[i].idf
 	}
 	for j := range sents {
 		s := &sents[j]
-		ctx, words, content := 0.0, 0.0, 0
+		ctx := 0.0
 		for i, w := range qw {
-			d := s.deg[i]
-			if !w.frame {
-				words += d
-				content++
-			}
 			// Korean drops subjects that the previous sentence or the title named: a word found only there
-			// counts in part.
-			c := d
+			// counts in part; so does a word of the list a lead-in introduces.
+			c := s.deg[i]
 			if j > 0 && sents[j-1].rank == s.rank {
 				c = max(c, g.p.context*sents[j-1].deg[i])
 			}
 			if j+1 < len(sents) && sents[j+1].rank == s.rank {
 				c = max(c, g.p.context*sents[j+1].deg[i])
 			}
+			for _, pos := range s.block {
+				if k, ok := at[[2]int{s.rank, pos}]; ok {
+					c = max(c, g.p.context*sents[k].deg[i])
+				}
+			}
 			c = max(c, g.p.title*titles[s.rank][i])
 			ctx += w.idf * c
 		}
-		s.words, s.nwords = words, content
 		if total > 0 {
 			s.score = ctx / total
 		}
 		if want != typeNone && hasNewType(s.text, want, qTypes) {
 			s.score += g.p.typeBonus
 		}
+		if list && s.lead && !s.heading {
+			s.score += g.p.listBonus
+		}
 		s.score /= 1 + g.p.rankDecay*float64(s.rank)
 	}
+	byPos := make(map[[2]int]sentence, len(sents))
+	for _, s := range sents {
+		byPos[[2]int{s.rank, s.pos}] = s
+	}
 	slices.SortStableFunc(sents, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
-	return sents, qw
+	return ranking{sents: sents, qw: qw, at: byPos}
 }
 
-// pick chooses the sentences of the answer, best first: the best one, then the next best while they score
-// at least secondRatio of it and fit in MaxChars. It returns nothing when no sentence covers MinCoverage
-// of the question's content words.
+// pick chooses the sentences of the answer, best first: the best one with the list it introduces or,
+// for a question asking how or why, the sentence that continues it; then the next best while they score at
+// least secondRatio of it and fit in MaxChars. It returns nothing when the chosen sentences do not hold
+// enough of the question's focus words (covered).
 func (g *Generator) pick(question, previous string, passages []rag.Passage) []sentence {
-	ranked, qw := g.rank(question, previous, passages)
-	if len(ranked) == 0 {
+	r := g.rank(question, previous, passages)
+	if len(r.sents) == 0 {
 		return nil
 	}
-	// Some sentence must match MinCoverage of the question's content words, or minWords of them for a long
-	// question; otherwise the passages are about something else.
-	found := false
-	for _, s := range ranked {
-		found = found || s.words >= min(g.opt.MinCoverage*float64(s.nwords), g.p.minWords)
+	explain := explanatory(question)
+	best := r.sents[0]
+	var picked []sentence
+	taken := map[[2]int]bool{}
+	take := func(s sentence) {
+		picked = append(picked, s)
+		taken[[2]int{s.rank, s.pos}] = true
 	}
-	if !found {
-		return nil
-	}
-	best := ranked[0]
-	best = g.trim(best, qw)
-	picked := []sentence{best}
+	take(g.trim(best, r.qw))
 	used := length(best)
-	for _, s := range ranked[1:] {
+	if best.lead {
+		// The list under a lead-in or heading is the answer to "what documents", "which steps".
+		for _, pos := range best.block {
+			s, ok := r.at[[2]int{best.rank, pos}]
+			if !ok || used+length(s) > g.p.listChars {
+				break
+			}
+			take(s)
+			used += length(s)
+		}
+	} else if next, ok := r.at[[2]int{best.rank, best.pos + 1}]; ok && !next.heading &&
+		(next.line == best.line && explain || strings.HasSuffix(best.text, "?")) {
+		// A question in the text is followed by its answer; so is what a lecture says before it explains.
+		next = g.trim(next, r.qw)
+		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") {
+			take(next)
+			used += length(next)
+		}
+	}
+	for _, s := range r.sents[1:] {
 		if len(picked) >= g.opt.MaxSentences || s.score < g.p.secondRatio*best.score {
 			break
 		}
-		if slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
-			continue // the same sentence in another chunk or version of the document
+		if taken[[2]int{s.rank, s.pos}] || slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
+			continue // already shown, or the same sentence in another chunk or version of the document
 		}
-		s = g.trim(s, qw)
+		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars {
-			picked = append(picked, s)
+			take(s)
 			used += l
 		}
 	}
+	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
+		rival(question, r.qw, r.sents, passages) {
+		return nil
+	}
 	return picked
+}
+
+// covered is the weighted share of the question's focus words that the picked sentences hold (a word
+// found only in a sentence's title or section counts in part). Words every passage's title holds are left
+// out, and so are frame words, fillers and predicates unless the question has nothing else. A focus word
+// that no passage holds weighs most: a question about something the documents never name is not covered,
+// however many of its other words they share.
+func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passage) (share, words float64) {
+	// The question's own focus words; for a follow-up without any ("그건 언제였나요?"), those of the
+	// previous question it carries; failing both, every word.
+	var use func(qword) bool
+	for _, u := range []func(qword) bool{
+		func(w qword) bool { return w.focus && !w.given && !w.history },
+		func(w qword) bool { return w.focus && !w.given },
+		func(w qword) bool { return !w.history },
+		func(qword) bool { return true },
+	} {
+		if slices.ContainsFunc(qw, u) {
+			use = u
+			break
+		}
+	}
+	titles := map[int]map[string]bool{}
+	for _, s := range picked {
+		if titles[s.rank] == nil && s.rank < len(passages) {
+			titles[s.rank] = termSet(passages[s.rank].Title + "\n" + passages[s.rank].Section)
+		}
+	}
+	have, total := 0.0, 0.0
+	for i, w := range qw {
+		if !use(w) {
+			continue
+		}
+		d := 0.0
+		for _, s := range picked {
+			d = max(d, s.deg[i], g.p.title*degree(w, titles[s.rank]))
+		}
+		have += d
+		total++
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	if os.Getenv("RAGD_DEBUG_COVERED") != "" {
+		fmt.Fprintf(os.Stderr, "covered %.3f %.2f\n", have/total, have)
+	}
+	return have / total, have
 }
 
 // similar reports whether two sentences share most of their terms (Jaccard similarity over 0.8).

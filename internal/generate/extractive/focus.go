@@ -1,0 +1,287 @@
+package extractive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// predicateEndings end Korean verbs and adjectives in questions ("걸려요", "좋을까", "하려면", "알려줘"); a
+// question word with one of them and no noun stem the analyzer could strip is a predicate: it says what is
+// asked about its arguments, and documents rarely repeat it in the same form.
+var predicateEndings = []string{"요", "까", "죠", "줘", "니", "냐", "데", "려면", "으면", "하면", "되면", "다면", "해서",
+	"돼서", "나서", "려고", "세여", "가여", "해여", "나여", "까여", "되여", "줄래", "할래", "을래", "는지", "은지", "던가"}
+
+// hadaEndings are endings of 하다/되다 verbs and of the copula that the analyzer does not strip; what they
+// leave of a word ("대표발의했나요" → "대표발의") is a noun stem to match.
+var hadaEndings = []string{"했나요", "하나요", "했어요", "하세요", "했는데", "하는데", "하려는데", "하려면", "하려고",
+	"했는지", "하는지", "할까요", "했죠", "하죠", "됐어요", "되나요", "됐나요", "되는지", "됐는지", "됐는데", "되는데",
+	"인가여", "이에요", "인데", "해요", "해야", "하면", "해서", "해도", "돼요", "되요", "돼도", "했다", "됐다", "인지", "이죠"}
+
+// fillers are question words that carry no topic of their own: adverbs of degree and manner, requests,
+// and colloquial pronouns.
+var fillers = map[string]bool{
+	"이렇게": true, "그렇게": true, "저렇게": true, "원래": true, "계속": true, "보통": true, "정말": true, "진짜": true,
+	"너무": true, "좀": true, "많이": true, "잘": true, "혹시": true, "그냥": true, "딱": true, "꼭": true, "항상": true,
+	"자주": true, "제일": true, "가장": true, "더": true, "다": true, "또": true, "이미": true, "아직": true, "벌써": true,
+	"정도": true, "거": true, "게": true, "건": true, "걸": true, "뭐": true, "뭘": true, "머": true, "뭔가": true,
+	"이거": true, "그거": true, "저거": true, "이런": true, "그런": true, "저런": true, "근데": true, "그럼": true,
+	"그래서": true, "제": true, "내": true, "저희": true, "우리": true, "혹은": true, "대략": true, "보통은": true,
+	"그건": true, "이건": true, "저건": true, "그게": true, "이게": true, "저게": true, "그걸": true, "이걸": true,
+	"거기": true, "여기": true, "그때": true, "이때": true,
+	"tell": true, "explain": true, "please": true, "know": true, "describe": true, "give": true, "mean": true,
+	"means": true, "meaning": true, "like": true, "want": true,
+}
+
+// questionWordPrefixes open Korean question words, which may carry a particle ("어디서", "언제부터", "몇대몇으로").
+var questionWordPrefixes = []string{"언제", "어디", "누구", "누가", "무엇", "뭐", "얼마", "몇", "어떻", "어떤", "어느", "왜", "무슨"}
+
+// filler reports whether the question word w (lower-cased) carries no topic: a filler, or a question word
+// with at most two syllables of particle.
+func filler(w string) bool {
+	if fillers[w] {
+		return true
+	}
+	for _, p := range questionWordPrefixes {
+		if rest, ok := strings.CutPrefix(w, p); ok && utf8.RuneCountInString(rest) <= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// predicate reports whether the question word w (lower-cased) is a Korean predicate: it ends in a verbal
+// ending and the analyzer found no noun stem in it.
+func predicate(w string, stem string) bool {
+	if stem != "" || utf8.RuneCountInString(w) < 2 || !isHangulWord(w) {
+		return false
+	}
+	for _, e := range predicateEndings {
+		if strings.HasSuffix(w, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// hadaStem returns the noun a 하다/되다 verb or copula form is built on ("대표발의했나요" → "대표발의"), or "".
+func hadaStem(w string) string {
+	if !isHangulWord(w) {
+		return ""
+	}
+	for _, e := range hadaEndings {
+		if rest, ok := strings.CutSuffix(w, e); ok && utf8.RuneCountInString(rest) >= 2 {
+			return rest
+		}
+	}
+	return ""
+}
+
+func isHangulWord(w string) bool {
+	for _, r := range w {
+		if !unicode.Is(unicode.Hangul, r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// Question shapes beyond the answer types of types.go.
+var (
+	// listCues ask for a set of things: documents, conditions, steps.
+	listCues = []string{"서류", "조건", "자격", "요건", "단계", "절차", "순서", "목록", "종류", "항목", "가지", "방법", "기준",
+		"준비물", "필요한 것", "steps", "documents", "requirements", "conditions", "list", "stages", "phases", "kinds", "types of"}
+	// valueCues ask for one value: who, what, where, which.
+	valueCues = []string{"누구", "누가", "무엇", "뭐", "어디", "어느", "무슨", "이름", "몇", "얼마", "언제",
+		"who", "whom", "whose", "what", "where", "which", "when", "how many", "how much"}
+)
+
+// wantsList reports whether the question asks for a set of things (its answer is a list).
+func wantsList(q string) bool { return hasCue(q, listCues) }
+
+// explanatory reports whether the question asks how, why, or whether rather than for one value: its
+// answer is the sentence that matches it and the one that follows (a lecture says what is asked, then
+// answers it).
+func explanatory(q string) bool { return answerType(q) == typeNone && !hasCue(q, valueCues) }
+
+func hasCue(question string, cues []string) bool {
+	q := " " + strings.ToLower(question) + " "
+	for _, c := range cues {
+		if c[0] < 0x80 {
+			if strings.Contains(q, " "+c+" ") || strings.Contains(q, " "+c+"?") {
+				return true
+			}
+			continue
+		}
+		if strings.Contains(q, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// conjunctions join two nouns ("카카오 모먼트랑 메타 광고", "A와 B").
+var conjunctions = []string{"이랑", "랑", "하고", "와", "과", "vs", "및"}
+
+// rival reports whether the question pairs something the passages never name with something they do: "X랑
+// Y" (X beside or compared with Y: "카카오 모먼트랑 메타 광고", "GA4랑 메타 광고"), or, for a Latin-script X,
+// "X Y" where the passages qualify Y with other words ("TikTok pixel" against their "Meta pixel"). Such a
+// question asks about X, which the documents do not cover, however well they cover Y.
+func rival(question string, qw []qword, sents []sentence, passages []rag.Passage) bool {
+	words := splitWords(question)
+	var vocab []string
+	for _, p := range passages {
+		vocab = append(vocab, splitWords(p.Text)...)
+	}
+	found := func(w string) bool {
+		q := questionWords(w, "")
+		if len(q) == 0 || stopWord(w) {
+			return true // nothing to find
+		}
+		for _, s := range sents {
+			if degree(q[0], s.terms) >= 0.5 {
+				return true
+			}
+		}
+		return abbreviated(w, vocab)
+	}
+	for i := 0; i+1 < len(words); i++ {
+		x, y := words[i], words[i+1]
+		yq := questionWords(y, "")
+		if len(yq) == 0 || stopWord(y) || !yq[0].focus || adnominal(y) || !found(y) {
+			continue
+		}
+		bare, conj := x, false
+		for _, c := range conjunctions {
+			if rest, ok := strings.CutSuffix(x, c); ok && utf8.RuneCountInString(rest) >= 2 {
+				bare, conj = rest, true
+				break
+			}
+		}
+		if fillers[bare] || found(x) || found(bare) {
+			continue
+		}
+		if conj {
+			return true
+		}
+		if named(question, x) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// stopWord reports whether every analyzer term of w is a stop-word.
+func stopWord(w string) bool {
+	stop := true
+	textproc.Analyze(w, func(t textproc.Term) { stop = stop && t.Stop })
+	return stop
+}
+
+// adnominal reports whether a Korean word ends in a syllable with a final ㄴ or ㄹ (가까운, 만들): most
+// likely a verb or adjective qualifying what follows rather than a noun.
+func adnominal(w string) bool {
+	r, _ := utf8.DecodeLastRuneInString(w)
+	if r < 0xAC00 || r > 0xD7A3 {
+		return false
+	}
+	f := (r - 0xAC00) % 28
+	return f == 4 || f == 8
+}
+
+// named reports whether the question writes the Latin-script word w as a name: with a capital letter
+// after its first one, or letters and digits mixed ("TikTok", "GA4"), not as a plain English word.
+func named(question, w string) bool {
+	q := textproc.Normalize(question)
+	i := strings.Index(strings.ToLower(q), w)
+	if i < 0 || len(q) < i+len(w) {
+		return false
+	}
+	orig := q[i : i+len(w)]
+	letters, digits, caps := 0, 0, 0
+	for j, r := range orig {
+		switch {
+		case r >= 0x80:
+			return false
+		case unicode.IsDigit(r):
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+			if j > 0 && unicode.IsUpper(r) {
+				caps++
+			}
+		}
+	}
+	return letters > 0 && (caps > 0 || digits > 0)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// otherQualifiers counts the places where the passages' words put a bare word other than x right before a
+// word beginning with head.
+func otherQualifiers(x, head string, vocab []string) int {
+	n := 0
+	for i := 1; i < len(vocab); i++ {
+		if !strings.HasPrefix(vocab[i], head) {
+			continue
+		}
+		z := vocab[i-1]
+		if z != x && !fillers[z] && textproc.QueryTerms(z) != nil && bareWord(z) {
+			n++
+		}
+	}
+	return n
+}
+
+// bareWord reports whether w carries no particle the analyzer would strip.
+func bareWord(w string) bool {
+	terms := textproc.IndexTerms(w)
+	if !isHangulWord(w) {
+		return len(terms) > 0
+	}
+	return len(terms) > 0 && stemOf(w, terms) == ""
+}
+
+// abbreviated reports whether w is a clipped form of a longer word of vocab: a Korean word made of
+// syllables of a longer one, in order and from its first ("페북" of "페이스북", "비번" of "비밀번호"), or a Latin
+// word holding a word of at least three letters ("capi" holds "api").
+func abbreviated(w string, vocab []string) bool {
+	rs := []rune(w)
+	for _, v := range vocab {
+		vr := []rune(v)
+		if isHangulWord(w) {
+			if len(vr) <= len(rs) || vr[0] != rs[0] {
+				continue
+			}
+			j := 0
+			for _, r := range vr {
+				if j < len(rs) && r == rs[j] {
+					j++
+				}
+			}
+			if j == len(rs) {
+				return true
+			}
+			continue
+		}
+		if len(v) >= 3 && len(v) < len(w) && strings.Contains(w, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitWords returns the lower-cased words of text, split as the question is.
+func splitWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(wordJoiners, r)
+	})
+}

@@ -1,0 +1,213 @@
+package extractive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/chunk"
+)
+
+// maxHeadingChars is the longest line read as a heading when it has no "#": "4. 제출 서류", "부 칙".
+const maxHeadingChars = 40
+
+// line is a line of a passage with what the answerer needs to know of its layout.
+type line struct {
+	text    string // without the markdown marker that opened it
+	item    bool   // a list item ("- …", "• …", "1. …" among other numbered lines)
+	heading bool   // a heading: "# …", or a short line without closing punctuation that a paragraph follows
+	table   bool   // a markdown table row or separator
+	blank   bool
+}
+
+// listMarker returns the length in bytes of the bullet or number that opens l ("- ", "1. ", "가) "), or 0.
+func listMarker(l string) (n int, numbered bool) {
+	for _, b := range []string{"- ", "* ", "+ ", "• ", "· ", "○ ", "● ", "▪ ", "■ ", "□ "} {
+		if strings.HasPrefix(l, b) {
+			return len(b), false
+		}
+	}
+	i := 0
+	for i < len(l) && i < 3 && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		// A circled number or a Hangul letter enumerator: "① …", "가. …".
+		r, size := utf8.DecodeRuneInString(l)
+		switch {
+		case r >= '①' && r <= '⑳':
+			return size, true
+		case strings.ContainsRune("가나다라마바사", r) && size < len(l) && (l[size] == '.' || l[size] == ')'):
+			i = size
+		default:
+			return 0, false
+		}
+	}
+	if i < len(l) && (l[i] == '.' || l[i] == ')') && i+1 < len(l) && l[i+1] == ' ' {
+		return i + 2, true
+	}
+	return 0, false
+}
+
+// layout reads the lines of a passage: list items, headings and table rows.
+func layout(text string) []line {
+	raw := strings.Split(footnoteRe.ReplaceAllString(text, ""), "\n")
+	out := make([]line, len(raw))
+	numbered := make([]bool, len(raw))
+	for i, r := range raw {
+		l := strings.TrimSpace(r)
+		switch {
+		case l == "":
+			out[i].blank = true
+			continue
+		case strings.HasPrefix(l, "|"):
+			out[i] = line{text: l, table: true}
+			continue
+		case strings.HasPrefix(l, "#"):
+			out[i] = line{text: strings.TrimSpace(strings.TrimLeft(l, "#")), heading: true}
+			continue
+		}
+		n, num := listMarker(l)
+		switch {
+		case num:
+			out[i] = line{text: l, item: true} // the number stays: it orders the steps
+		case n > 0:
+			out[i] = line{text: strings.TrimSpace(l[n:]), item: true}
+		default:
+			out[i] = line{text: strings.TrimSpace(strings.TrimLeft(l, ">*+-• "))}
+		}
+		numbered[i] = num
+	}
+	for i := range out {
+		if out[i].blank || out[i].table || out[i].heading {
+			continue
+		}
+		// A numbered line is an item when a neighbouring line is one too; alone ("4. 제출 서류"), it is
+		// a numbered heading.
+		if numbered[i] && !neighbourItem(out, i) {
+			out[i].item = false
+		}
+		if !out[i].item && headingLike(out[i].text) && followedByText(out, i) {
+			out[i].heading = true
+		}
+	}
+	return out
+}
+
+func neighbourItem(ls []line, i int) bool {
+	for _, d := range []int{-1, 1} {
+		for j := i + d; j >= 0 && j < len(ls); j += d {
+			if ls[j].blank {
+				continue
+			}
+			if ls[j].item {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
+// headingLike reports whether l reads as a heading: short, without sentence-ending punctuation.
+func headingLike(l string) bool {
+	if utf8.RuneCountInString(l) > maxHeadingChars {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(l)
+	return !strings.ContainsRune(".!?。:;,)", r) && !unicode.IsDigit(r)
+}
+
+// followedByText reports whether a non-blank line follows line i, after a blank line.
+func followedByText(ls []line, i int) bool {
+	if i+1 >= len(ls) || !ls[i+1].blank {
+		return false
+	}
+	for j := i + 2; j < len(ls); j++ {
+		if !ls[j].blank {
+			return !ls[j].table
+		}
+	}
+	return false
+}
+
+// units splits a passage into candidate sentences: table rows whole (with their table's header), other
+// lines by sentence. Each unit knows its line; a sentence that ends a line introducing a list (a lead-in),
+// and a heading, carry the lines they introduce in block.
+func units(text string) []sentence {
+	ls := layout(text)
+	var out []sentence
+	header := ""
+	first := make([]int, len(ls)) // the index in out of each line's first unit
+	for i, l := range ls {
+		first[i] = len(out)
+		if l.table {
+			switch {
+			case isSeparatorRow(l.text):
+			case i+1 < len(ls) && ls[i+1].table && isSeparatorRow(ls[i+1].text):
+				header = l.text + "\n" + ls[i+1].text
+			default:
+				out = append(out, sentence{text: l.text, header: header, line: i})
+			}
+			continue
+		}
+		header = ""
+		if l.blank {
+			continue
+		}
+		spans := chunk.Sentences(l.text)
+		for j, sp := range spans {
+			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
+				lineEnd: j == len(spans)-1})
+		}
+	}
+	for k := range out {
+		s := &out[k]
+		if !s.lineEnd || s.item || s.header != "" {
+			continue
+		}
+		switch {
+		case s.heading:
+			s.block = blockAfter(out, ls, s.line, true)
+		case strings.HasSuffix(s.text, ":") || nextIsItem(ls, s.line):
+			s.block = blockAfter(out, ls, s.line, false)
+		}
+		s.lead = len(s.block) > 0
+	}
+	return out
+}
+
+// nextIsItem reports whether the next non-blank line after line i is a list item.
+func nextIsItem(ls []line, i int) bool {
+	for j := i + 1; j < len(ls); j++ {
+		if !ls[j].blank {
+			return ls[j].item
+		}
+	}
+	return false
+}
+
+// blockAfter returns the positions (in units) of what line i introduces: for a lead-in the list items that
+// follow it; for a heading its section up to the next heading, ending after the first list in it.
+func blockAfter(units []sentence, ls []line, i int, heading bool) []int {
+	var out []int
+	inList := false
+	for k := range units {
+		u := units[k]
+		if u.line <= i {
+			continue
+		}
+		if u.heading {
+			break
+		}
+		if !heading && !u.item {
+			break
+		}
+		if inList && !u.item {
+			break
+		}
+		inList = inList || u.item
+		out = append(out, k)
+	}
+	return out
+}
