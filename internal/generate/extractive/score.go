@@ -2,8 +2,6 @@ package extractive
 
 import (
 	"cmp"
-	"fmt"
-	"os"
 	"math"
 	"regexp"
 	"slices"
@@ -428,9 +426,6 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 	}
 	if total == 0 {
 		return 0, 0
-	}
-	if os.Getenv("RAGD_DEBUG_COVERED") != "" {
-		fmt.Fprintf(os.Stderr, "covered %.3f %.2f\n", have/total, have)
 	}
 	return have / total, have
 }
