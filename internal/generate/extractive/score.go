@@ -52,6 +52,7 @@ type qword struct {
 	// given marks a focus word that every passage's title or section holds: the documents' subject (a
 	// filter picked them), which tells nothing about whether they answer the question.
 	given bool
+	fill  bool    // a filler: no topic of its own
 	idf   float64 // weight: inverse sentence frequency among the passages, times frame/history weights
 }
 
@@ -115,7 +116,8 @@ func questionWords(question, previous string) []qword {
 				stem = hadaStem(w)
 			}
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
-			q.focus = !q.frame && !filler(w) && !predicate(w, stem)
+			q.fill = filler(w)
+			q.focus = !q.frame && !q.fill && !predicate(w, stem)
 			out = append(out, q)
 		}
 	}
@@ -222,7 +224,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 	want := answerType(question)
 	list := wantsList(question)
 	qTypes := typedTokens(question)
-	var sents []sentence
+	var sents, repeats []sentence
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
 	given := make([]bool, len(qw))
@@ -237,11 +239,15 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 			given[i] = given[i] && titles[rank][i] >= 1
 		}
 		for pos, s := range units(p.Text) {
+			s.n, s.rank, s.pos = p.N, rank, pos
 			if seen[s.text] {
-				continue // overlapping chunks repeat sentences
+				// Overlapping chunks repeat sentences: one copy is scored, but a list shown whole
+				// needs every item.
+				s.deg = make([]float64, len(qw))
+				repeats = append(repeats, s)
+				continue
 			}
 			seen[s.text] = true
-			s.n, s.rank, s.pos = p.N, rank, pos
 			s.terms = termSet(s.text)
 			if s.header != "" {
 				// A row means what its header says: "| 산업 | 11.4% |" under "| 부문 | 감축 목표 |".
@@ -282,6 +288,12 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		if qw[i].history {
 			qw[i].idf *= g.p.history
 		}
+		switch {
+		case qw[i].fill:
+			qw[i].idf = 0 // "이렇게", "원래", "please": matching them says nothing
+		case !qw[i].focus && !qw[i].frame:
+			qw[i].idf *= g.p.frame // a predicate: documents say it in other forms
+		}
 		qw[i].given = qw[i].focus && given[i]
 		if qw[i].given {
 			qw[i].idf *= g.p.given
@@ -315,13 +327,13 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		if want != typeNone && hasNewType(s.text, want, qTypes) {
 			s.score += g.p.typeBonus
 		}
-		if list && s.lead && !s.heading {
+		if list && s.lead && !s.heading && matchesFocus(*s, qw) {
 			s.score += g.p.listBonus
 		}
 		s.score /= 1 + g.p.rankDecay*float64(s.rank)
 	}
-	byPos := make(map[[2]int]sentence, len(sents))
-	for _, s := range sents {
+	byPos := make(map[[2]int]sentence, len(sents)+len(repeats))
+	for _, s := range append(repeats, sents...) {
 		byPos[[2]int{s.rank, s.pos}] = s
 	}
 	slices.SortStableFunc(sents, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
@@ -338,7 +350,13 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		return nil
 	}
 	explain := explanatory(question)
+	// A heading that holds none of the question's focus words scored by its section and title; it is no
+	// answer.
 	best := r.sents[0]
+	if i := slices.IndexFunc(r.sents, func(s sentence) bool { return !s.heading || matchesFocus(s, r.qw) }); i > 0 {
+		best = r.sents[i]
+	}
+	list := wantsList(question)
 	var picked []sentence
 	taken := map[[2]int]bool{}
 	take := func(s sentence) {
@@ -347,7 +365,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	}
 	take(g.trim(best, r.qw))
 	used := length(best)
-	if best.lead {
+	if best.lead && (list || !best.heading) {
 		// The list under a lead-in or heading is the answer to "what documents", "which steps".
 		for _, pos := range best.block {
 			s, ok := r.at[[2]int{best.rank, pos}]
@@ -358,20 +376,23 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			used += length(s)
 		}
 	} else if next, ok := r.at[[2]int{best.rank, best.pos + 1}]; ok && !next.heading &&
-		(next.line == best.line && explain || strings.HasSuffix(best.text, "?")) {
+		(next.line == best.line && explain || strings.HasSuffix(best.text, "?") || best.heading) {
 		// A question in the text is followed by its answer; so is what a lecture says before it explains.
 		next = g.trim(next, r.qw)
-		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") {
+		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") || best.heading {
 			take(next)
 			used += length(next)
 		}
 	}
-	for _, s := range r.sents[1:] {
+	for _, s := range r.sents {
 		if len(picked) >= g.opt.MaxSentences || s.score < g.p.secondRatio*best.score {
 			break
 		}
 		if taken[[2]int{s.rank, s.pos}] || slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
 			continue // already shown, or the same sentence in another chunk or version of the document
+		}
+		if s.heading || !matchesFocus(s, r.qw) {
+			continue // it scored by its neighbours or its title only: alone, it says nothing of the question
 		}
 		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars {
@@ -428,6 +449,18 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		return 0, 0
 	}
 	return have / total, have
+}
+
+// matchesFocus reports whether s itself holds one of the question's focus words (or, for a question without
+// any, one of its words).
+func matchesFocus(s sentence, qw []qword) bool {
+	anyFocus := slices.ContainsFunc(qw, func(w qword) bool { return w.focus && !w.given })
+	for i, w := range qw {
+		if (w.focus && !w.given || !anyFocus) && s.deg[i] >= 0.5 {
+			return true
+		}
+	}
+	return false
 }
 
 // similar reports whether two sentences share most of their terms (Jaccard similarity over 0.8).
