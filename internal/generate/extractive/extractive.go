@@ -15,7 +15,7 @@ import (
 const (
 	DefaultMaxChars     = 300
 	DefaultMaxSentences = 4
-	DefaultMinCoverage  = 0.18
+	DefaultMinCoverage  = 0.35
 )
 
 // Options tune the answerer. The zero value means the defaults.

@@ -127,8 +127,9 @@ func hasCue(question string, cues []string) bool {
 var conjunctions = []string{"이랑", "랑", "하고", "와", "과", "vs", "및"}
 
 // rival reports whether the question pairs something the passages never name with something they do: "X랑
-// Y" (X beside or compared with Y: "카카오 모먼트랑 메타 광고", "GA4랑 메타 광고"), or, for a Latin-script X,
-// "X Y" where the passages qualify Y with other words ("TikTok pixel" against their "Meta pixel"). Such a
+// Y" (X beside or compared with Y: "카카오 모먼트랑 메타 광고", "GA4랑 메타 광고"), or "X Y" where the passages
+// qualify Y with other words ("틱톡 픽셀" against their "메타 픽셀") and X is a name (a Latin-script word
+// written as one: "TikTok", "GA4") or the bare noun a Korean question opens with (its topic). Such a
 // question asks about X, which the documents do not cover, however well they cover Y.
 func rival(question string, qw []qword, sents []sentence, passages []rag.Passage) bool {
 	words := splitWords(question)
@@ -167,7 +168,7 @@ func rival(question string, qw []qword, sents []sentence, passages []rag.Passage
 		if conj {
 			return true
 		}
-		if named(question, x) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
+		if (named(question, x) || i == 0 && isHangulWord(x) && bareWord(x)) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
 			return true
 		}
 	}
