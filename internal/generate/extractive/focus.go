@@ -99,8 +99,20 @@ var (
 		"who", "whom", "whose", "what", "where", "which", "when", "how many", "how much"}
 )
 
-// wantsList reports whether the question asks for a set of things (its answer is a list).
-func wantsList(q string) bool { return hasCue(q, listCues) }
+// wantsList reports whether the question asks for a set of things (its answer is a list), and the cue
+// that says so ("서류", "steps").
+func wantsList(q string) (string, bool) {
+	lq := " " + strings.ToLower(q) + " "
+	for _, c := range listCues {
+		if hasCue(q, []string{c}) {
+			if c[0] < 0x80 && !strings.Contains(lq, " "+c+" ") {
+				c = strings.TrimSuffix(c, "s") // "steps?" → the cue as the text may write it
+			}
+			return c, true
+		}
+	}
+	return "", false
+}
 
 // explanatory reports whether the question asks how, why, or whether rather than for one value: its
 // answer is the sentence that matches it and the one that follows (a lecture says what is asked, then
@@ -152,7 +164,7 @@ func rival(question string, qw []qword, sents []sentence, passages []rag.Passage
 	for i := 0; i+1 < len(words); i++ {
 		x, y := words[i], words[i+1]
 		yq := questionWords(y, "")
-		if len(yq) == 0 || stopWord(y) || !yq[0].focus || adnominal(y) || !found(y) {
+		if len(yq) == 0 || stopWord(y) || !yq[0].focus || yq[0].stem == "" && adnominal(y) || !found(y) {
 			continue
 		}
 		bare, conj := x, false

@@ -39,7 +39,7 @@ const wordJoiners = ".-/_+#%"
 const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
-	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.15, listChars: 600, given: 0.1, minWords: 1.5}
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -222,7 +222,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		return ranking{}
 	}
 	want := answerType(question)
-	list := wantsList(question)
+	cue, list := wantsList(question)
 	qTypes := typedTokens(question)
 	var sents, repeats []sentence
 	seen := map[string]bool{}
@@ -328,7 +328,11 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 			s.score += g.p.typeBonus
 		}
 		if list && s.lead && !s.heading && matchesFocus(*s, qw) {
+			// A lead-in that names what the question asks for ("다음 서류를 내야 합니다") introduces its answer.
 			s.score += g.p.listBonus
+			if strings.Contains(strings.ToLower(s.text), cue) {
+				s.score += g.p.listBonus
+			}
 		}
 		s.score /= 1 + g.p.rankDecay*float64(s.rank)
 	}
@@ -356,7 +360,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	if i := slices.IndexFunc(r.sents, func(s sentence) bool { return !s.heading || matchesFocus(s, r.qw) }); i > 0 {
 		best = r.sents[i]
 	}
-	list := wantsList(question)
+	_, list := wantsList(question)
 	var picked []sentence
 	taken := map[[2]int]bool{}
 	take := func(s sentence) {

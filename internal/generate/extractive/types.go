@@ -88,8 +88,9 @@ func isYear(s string) bool {
 // frameWords name what a question asks for ("the name of …", "…한 인물은?") rather than what it is about;
 // they say little about which sentence answers it.
 var frameWords = []string{"이름", "인물", "사람", "곳", "장소", "시기", "날짜", "연도", "년도", "때", "종류", "제목",
-	"숫자", "개수", "갯수", "명칭", "단어", "용어", "나라", "도시", "지역", "누구", "무엇", "얼마", "몇",
-	"name", "person", "year", "date", "place", "type", "kind", "call", "number", "term", "word"}
+	"숫자", "개수", "갯수", "명칭", "단어", "용어", "나라", "도시", "지역", "누구", "무엇", "얼마", "몇", "필요",
+	"name", "person", "year", "date", "place", "type", "kind", "call", "number", "term", "word", "need", "needed",
+	"required"}
 
 // isFrame reports whether the question word w (lower-cased) is a frame word, possibly with a particle.
 func isFrame(w string) bool {

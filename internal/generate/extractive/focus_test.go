@@ -1,0 +1,139 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+var noticePassages = []rag.Passage{{N: 1, Title: "상계동 국민임대주택 입주자 모집공고", Text: "3. 신청 방법\n\n" +
+	"방문 접수와 등기우편 접수로만 신청을 받습니다. 대리 신청에는 위임장과 대리인 신분증이 필요합니다.\n\n" +
+	"4. 제출 서류\n\n서류제출 대상자로 안내받은 분은 정해진 기한 안에 다음 서류를 내야 합니다.\n\n" +
+	"- 주민등록표등본\n\n- 가족관계증명서\n\n- 건강보험 자격득실확인서\n\n- 청약통장 순위확인서\n\n" +
+	"모든 서류는 공고일 이후에 발급한 것이어야 합니다.\n\n5. 주차/교통\n\n단지 내 주차장은 총 150대입니다."}}
+
+// TestGenerateListUnderLeadIn: a question asking for documents gets the lead-in with every item of the list
+// under it, one item a line, the list cited after its last item.
+func TestGenerateListUnderLeadIn(t *testing.T) {
+	t.Parallel()
+	for _, q := range []string{"신청할 때 필요한 서류는?", "어떤 서류를 내야 하나요?"} {
+		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: noticePassages})
+		for _, item := range []string{"주민등록표등본", "가족관계증명서", "건강보험 자격득실확인서", "청약통장 순위확인서"} {
+			if !strings.Contains(text, "\n- "+item) {
+				t.Errorf("%q: answer %q lacks the item %q on a line of its own", q, text, item)
+			}
+		}
+		if !strings.Contains(text, "청약통장 순위확인서 [1]") || strings.Contains(text, "주민등록표등본 [1]") {
+			t.Errorf("%q: answer %q: the list is cited once, after its last item", q, text)
+		}
+		checkGrounded(t, text, noticePassages)
+	}
+}
+
+// TestGenerateNumberedSteps: a numbered list after a lead-in is quoted whole with its numbers.
+func TestGenerateNumberedSteps(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "렌더링 그리고 커밋", Text: "React는 고객들의 요청을 받고 주문을 가져오는 웨이터입니다. " +
+		"이 과정에는 UI를 요청하고 제공하는 세 가지 단계가 있습니다.\n\n1. 렌더링 트리거 (손님의 주문을 주방으로 전달)\n" +
+		"2. 컴포넌트 렌더링 (주방에서 주문 준비하기)\n3. DOM에 커밋 (테이블에 주문한 요리 내놓기)\n\n이 단계는 순서대로 일어납니다."}}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "React에서 UI를 요청하고 제공하는 세 가지 단계는 무엇인가요?", Passages: passages})
+	for _, step := range []string{"\n1. 렌더링 트리거", "\n2. 컴포넌트 렌더링", "\n3. DOM에 커밋"} {
+		if !strings.Contains(text, step) {
+			t.Errorf("answer %q lacks %q", text, step)
+		}
+	}
+	checkGrounded(t, text, passages)
+}
+
+// TestGenerateHeadingAlone: a numbered heading ("4. 제출 서류") is not a list item, and a heading without the
+// question's words is never the answer.
+func TestGenerateHeadingAlone(t *testing.T) {
+	t.Parallel()
+	ls := layout("4. 제출 서류\n\n다음 서류를 내야 합니다.\n\n- 등본\n- 초본")
+	if ls[0].item || !ls[0].heading {
+		t.Errorf("\"4. 제출 서류\" read as item=%v heading=%v, want a heading", ls[0].item, ls[0].heading)
+	}
+	if !ls[4].item || !ls[5].item {
+		t.Error("bullets not read as list items")
+	}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "단지 주차장은 몇 대인가요?", Passages: noticePassages})
+	if !strings.Contains(text, "150대") || strings.HasPrefix(text, "5. 주차/교통") && !strings.Contains(text, "\n") {
+		t.Errorf("answer %q: want the parking sentence", text)
+	}
+}
+
+// TestGenerateContinuation: a question asking whether or how gets the sentence after the one that matches
+// it, where the text answers.
+func TestGenerateContinuation(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "광고 관리자", Text: "권한 이야기도 조금 더 할게요. " +
+		"대행사나 프리랜서와 일할 때 여러분 계정 비밀번호를 알려 주는 건 절대 안 됩니다. " +
+		"대신 상대방 비즈니스를 파트너로 추가해서 필요한 자산에만 권한을 주세요.\n\n광고 계정을 만들 때 통화와 시간대를 정합니다."}}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "대행사한테 계정 비밀번호 알려줘도 되나요?", Passages: passages})
+	if !strings.Contains(text, "파트너로 추가") {
+		t.Errorf("answer %q lacks what to do instead (the next sentence)", text)
+	}
+	checkGrounded(t, text, passages)
+}
+
+var pixelPassages = []rag.Passage{
+	{N: 1, Title: "메타 픽셀 설치", Text: "메타 픽셀은 웹사이트의 모든 페이지 머리글에 설치합니다. " +
+		"메타 픽셀 코드는 이벤트 관리자에서 복사합니다. 메타 광고 성과는 광고 관리자에서 봅니다."},
+	{N: 2, Title: "메타 광고 성과", Text: "메타 광고의 CPM은 노출 1,000회당 비용입니다. 메타 광고 관리자에서 열을 바꿔 봅니다."},
+}
+
+// TestGenerateRival: a question about something no passage names, paired with something they do, is not
+// covered; the same question about what they name is answered.
+func TestGenerateRival(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		question string
+		found    bool
+	}{
+		{"메타 픽셀은 어디에 설치하나요?", true},
+		{"틱톡 픽셀은 어디에 설치하나요?", false},
+		{"카카오 모먼트랑 메타 광고 중에 CPM이 어디가 더 싸요?", false},
+		{"GA4랑 메타 광고 성과 연동하는 방법 알려주세요", false},
+		{"Where is the TikTok pixel installed?", false},
+	} {
+		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: pixelPassages})
+		if found := text != generate.NotFound(textproc.DetectLanguage(tc.question)); found != tc.found {
+			t.Errorf("%q: answer %q, want found=%v", tc.question, text, tc.found)
+		}
+	}
+}
+
+func TestAbbreviated(t *testing.T) {
+	t.Parallel()
+	vocab := []string{"페이스북", "비밀번호를", "api", "메타"}
+	for w, want := range map[string]bool{"페북": true, "비번": true, "capi": true, "틱톡": false, "메북": false, "ga4": false} {
+		if got := abbreviated(w, vocab); got != want {
+			t.Errorf("abbreviated(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+func TestQuestionWordClasses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		word              string
+		focus, fill, stem bool
+	}{
+		{"걸려요", false, false, false},
+		{"대표발의했나요", true, false, true},
+		{"이렇게", false, true, false},
+		{"어디서", false, true, false},
+		{"수료증", true, false, false},
+	} {
+		q := questionWords(tc.word, "")
+		if len(q) != 1 {
+			t.Fatalf("%q: %d words", tc.word, len(q))
+		}
+		if q[0].focus != tc.focus || q[0].fill != tc.fill || (q[0].stem != "") != tc.stem {
+			t.Errorf("%q: focus %v fill %v stem %q; want focus %v fill %v stem %v", tc.word, q[0].focus, q[0].fill, q[0].stem, tc.focus, tc.fill, tc.stem)
+		}
+	}
+}
