@@ -1,35 +1,60 @@
 // Package extractive is the offline answerer: it answers from the retrieved passages themselves, quoting the
 // sentences that best answer the question, each followed by its passage's [n]. It never writes text of its
-// own besides citations, spaces, line breaks and an ellipsis where it cut a long sentence; when the passages
-// do not share enough of the question's words it gives generate.NotFound in the question's language.
+// own besides citations, spaces, line breaks, list bullets and an ellipsis where it cut a long sentence;
+// when the passages do not cover the question it gives generate.NotFound in the question's language.
+//
+// # Reading the passages
+//
+// Passages are split into lines and lines into sentences (chunk.Sentences); a markdown table row is one unit
+// and keeps its table's header. Each unit knows its layout (units.go): a list item ("- …", "• …", "1. …"
+// among other numbered lines), a heading ("# …", or a short line without closing punctuation that a
+// paragraph follows, such as "4. 제출 서류"), and a lead-in — a sentence ending its line before a list, or
+// ending in ":" — with the list items it introduces.
+//
+// # Reading the question
+//
+// The question is split into words; each word keeps its non-stop analyzer terms (textproc), so that a Korean
+// word matches a sentence wholly through its form or particle-free stem (or the noun of a 하다/되다 form the
+// analyzer leaves whole: "대표발의했나요" → "대표발의"), and in part through its syllable bigrams. Words are
+// classed (focus.go): fillers ("이렇게", "원래", "please") and question words with their particles
+// ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3;
+// frame words that name what is asked ("이름", "필요한", "name") weigh 0.3; the rest are focus words. A word
+// that every passage's title holds (the subject a filter chose: the notice's complex name) weighs 0.1.
 //
 // # How sentences are chosen
 //
-// Passages are split into sentences (chunk.Sentences); a markdown table row is one unit and keeps its
-// table's header. The question is split into words; each word keeps its non-stop analyzer terms
-// (textproc), so that a Korean word matches a sentence wholly through its form or particle-free stem, and
-// in part through its syllable bigrams. A sentence's score is the sum, over question words, of how well the
-// sentence matches the word times the word's weight, divided by the total weight:
+// A sentence's score is the sum, over question words, of how well the sentence matches the word times the
+// word's weight (its inverse frequency over the given sentences, times the class weights above), divided
+// by the total weight. A word found only in a neighbouring sentence, in the list a lead-in introduces, or in
+// the passage's title or section counts half; a question asking when or how many gets 0.1 for a sentence
+// holding a date or number the question does not; a question asking for a set ("서류", "조건", "단계",
+// "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked;
+// sentences of lower-ranked passages are weighted 1/(1 + 0.1·rank).
 //
-//   - a word's weight is its inverse frequency over the given sentences, so that the passages' common topic
-//     counts less than what singles a sentence out; words that frame the question ("이름", "인물", "name")
-//     count 0.3, words of the previous question in a short follow-up 0.3;
-//   - a word found only in a neighbouring sentence of the same passage, or in the passage's title or
-//     section, counts half (Korean drops the subject a previous sentence or the title named);
-//   - a question that asks when or how many gets a bonus for sentences holding a date or number the
-//     question does not;
-//   - sentences of lower-ranked passages are weighted 1/(1 + 0.1·rank).
+// The answer opens with the best sentence (a heading only when it holds a focus word itself), and with it:
+// the whole list it introduces, when it is a lead-in (up to 600 characters; a heading's section only for a
+// list question); else the sentence that follows it on its line when the question asks how, why or whether
+// (a lecture states what is asked, then answers it) or when it is itself a question. Further sentences
+// follow in score order — from any passage, so that two or three passages each holding part of the answer
+// are combined — while they score at least 0.4 of the best, hold a focus word themselves, fit in
+// Options.MaxChars and are not near-copies of one already chosen (overlapping chunks). A sentence longer
+// than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on
+// either side. Sentences of one passage that are neighbours are shown in their own order, list items one a
+// line with the list cited after its last item, table rows under their header.
 //
-// The answer is the best sentence, then further sentences in score order while they score at least 0.4 of
-// the best, fit in Options.MaxChars and are not near-copies of one already chosen (overlapping chunks). A
-// sentence longer than 200 characters is cut to the comma-separated clauses that hold question words, with
-// one clause on either side. Sentences of one passage that are neighbours are shown in their own order,
-// table rows under their header.
+// # Not covered
+//
+// The answer is given only when its sentences hold enough of the question's focus words: at least
+// Options.MinCoverage (0.35) of them, a word matched only in a sentence's title counting half, or 1.5 of
+// them whatever the share. A question that pairs something no passage names with something they do is not
+// covered however much else matches: "X랑 Y" ("GA4랑 메타 광고") with X nowhere in the passages, or "X Y"
+// where the passages qualify Y with other words ("메타 픽셀" against a question's "틱톡 픽셀") and X is a
+// name written in Latin letters ("TikTok", "GA4") or the bare noun a Korean question opens with. A word the
+// passages hold in a longer form ("페북" of "페이스북", "capi" holding "api") counts as found there.
 //
 // # Measured
 //
-// On KorQuAD 1.0 dev (5,774 questions, each given the top 3 paragraphs of a BM25 over the analyzer's terms;
-// see TestQualityKorQuAD) the answer contains a gold answer span for 0.930 of the questions with a median
-// answer of 249 characters (p95 295); with the top 5 paragraphs 0.934 at 252. Run the harness to measure a
-// change.
+// See docs/retrieval.md ("Answers"): `ragd eval ../shared/eval/korquad/KorQuAD_v1.0_dev.json --answers`,
+// `ragd eval testdata/eval/fixtures --answers` and `test/answers/samples.sh` (the lectures and housing
+// samples through the real binary).
 package extractive

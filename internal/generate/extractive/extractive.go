@@ -11,7 +11,8 @@ import (
 	"github.com/ragd/ragd/internal/textproc"
 )
 
-// Defaults of Options, chosen by measurement on KorQuAD 1.0 dev (see quality_test.go).
+// Defaults of Options, chosen by measurement on KorQuAD 1.0 dev and the project question sets
+// (docs/retrieval.md, "Answers").
 const (
 	DefaultMaxChars     = 300
 	DefaultMaxSentences = 4
@@ -26,9 +27,10 @@ type Options struct {
 	MaxChars int
 	// MaxSentences is the most sentences (or table rows) an answer quotes.
 	MaxSentences int
-	// MinCoverage is the share of the question's content words that some sentence must contain (a word
-	// counts in part when only some of its syllable bigrams match), though one and a half words always
-	// suffice; below it the answer says that the documents do not cover the question.
+	// MinCoverage is the share of the question's focus words (not its fillers, question words or
+	// predicates) that the answer's sentences must hold (a word counts in part when only some of its
+	// syllable bigrams match), though one and a half words always suffice; below it the answer says that
+	// the documents do not cover the question.
 	MinCoverage float64
 }
 

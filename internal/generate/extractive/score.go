@@ -14,7 +14,8 @@ import (
 	"github.com/ragd/ragd/internal/textproc"
 )
 
-// params are the scoring weights, chosen by measurement on KorQuAD (see quality_test.go).
+// params are the scoring weights, chosen by measurement on KorQuAD and the project question sets (see
+// docs/retrieval.md, "Answers").
 type params struct {
 	rankDecay   float64 // a passage's sentences are weighted 1/(1+rankDecay·rank)
 	secondRatio float64 // a further sentence must score at least this share of the best one
