@@ -33,19 +33,33 @@ func TestGenerateListUnderLeadIn(t *testing.T) {
 	}
 }
 
-// TestGenerateNumberedSteps: a numbered list after a lead-in is quoted whole with its numbers.
-func TestGenerateNumberedSteps(t *testing.T) {
+// TestGenerateQuotesWhatFollows: a numbered list after a lead-in is quoted whole with its numbers; a
+// question asking whether or how gets the sentence after the one that matches it, where the text answers.
+func TestGenerateQuotesWhatFollows(t *testing.T) {
 	t.Parallel()
-	passages := []rag.Passage{{N: 1, Title: "렌더링 그리고 커밋", Text: "React는 고객들의 요청을 받고 주문을 가져오는 웨이터입니다. " +
-		"이 과정에는 UI를 요청하고 제공하는 세 가지 단계가 있습니다.\n\n1. 렌더링 트리거 (손님의 주문을 주방으로 전달)\n" +
-		"2. 컴포넌트 렌더링 (주방에서 주문 준비하기)\n3. DOM에 커밋 (테이블에 주문한 요리 내놓기)\n\n이 단계는 순서대로 일어납니다."}}
-	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "React에서 UI를 요청하고 제공하는 세 가지 단계는 무엇인가요?", Passages: passages})
-	for _, step := range []string{"\n1. 렌더링 트리거", "\n2. 컴포넌트 렌더링", "\n3. DOM에 커밋"} {
-		if !strings.Contains(text, step) {
-			t.Errorf("answer %q lacks %q", text, step)
+	for _, tc := range []struct {
+		title, text, question string
+		want                  []string
+	}{
+		{"렌더링 그리고 커밋", "React는 고객들의 요청을 받고 주문을 가져오는 웨이터입니다. " +
+			"이 과정에는 UI를 요청하고 제공하는 세 가지 단계가 있습니다.\n\n1. 렌더링 트리거 (손님의 주문을 주방으로 전달)\n" +
+			"2. 컴포넌트 렌더링 (주방에서 주문 준비하기)\n3. DOM에 커밋 (테이블에 주문한 요리 내놓기)\n\n이 단계는 순서대로 일어납니다.",
+			"React에서 UI를 요청하고 제공하는 세 가지 단계는 무엇인가요?",
+			[]string{"\n1. 렌더링 트리거", "\n2. 컴포넌트 렌더링", "\n3. DOM에 커밋"}},
+		{"광고 관리자", "권한 이야기도 조금 더 할게요. 대행사나 프리랜서와 일할 때 여러분 계정 비밀번호를 알려 주는 건 절대 " +
+			"안 됩니다. 대신 상대방 비즈니스를 파트너로 추가해서 필요한 자산에만 권한을 주세요.\n\n광고 계정을 만들 때 통화와 " +
+			"시간대를 정합니다.",
+			"대행사한테 계정 비밀번호 알려줘도 되나요?", []string{"파트너로 추가"}},
+	} {
+		passages := []rag.Passage{{N: 1, Title: tc.title, Text: tc.text}}
+		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: passages})
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%q: answer %q lacks %q", tc.question, text, w)
+			}
 		}
+		checkGrounded(t, text, passages)
 	}
-	checkGrounded(t, text, passages)
 }
 
 // TestGenerateHeadingAlone: a numbered heading ("4. 제출 서류") is not a list item, and a heading without the
@@ -63,20 +77,6 @@ func TestGenerateHeadingAlone(t *testing.T) {
 	if !strings.Contains(text, "150대") || strings.HasPrefix(text, "5. 주차/교통") && !strings.Contains(text, "\n") {
 		t.Errorf("answer %q: want the parking sentence", text)
 	}
-}
-
-// TestGenerateContinuation: a question asking whether or how gets the sentence after the one that matches
-// it, where the text answers.
-func TestGenerateContinuation(t *testing.T) {
-	t.Parallel()
-	passages := []rag.Passage{{N: 1, Title: "광고 관리자", Text: "권한 이야기도 조금 더 할게요. " +
-		"대행사나 프리랜서와 일할 때 여러분 계정 비밀번호를 알려 주는 건 절대 안 됩니다. " +
-		"대신 상대방 비즈니스를 파트너로 추가해서 필요한 자산에만 권한을 주세요.\n\n광고 계정을 만들 때 통화와 시간대를 정합니다."}}
-	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "대행사한테 계정 비밀번호 알려줘도 되나요?", Passages: passages})
-	if !strings.Contains(text, "파트너로 추가") {
-		t.Errorf("answer %q lacks what to do instead (the next sentence)", text)
-	}
-	checkGrounded(t, text, passages)
 }
 
 var pixelPassages = []rag.Passage{

@@ -74,9 +74,6 @@ type sentence struct {
 	lineEnd bool  // it ends its line
 	lead    bool  // it introduces the list or section in block
 	block   []int // positions of the units a lead-in or heading introduces
-	// shown are the units of the passage shown after this one in the answer: its block, or the sentence
-	// that continues it.
-	shown []sentence
 }
 
 // questionWords splits the question into words and keeps those with non-stop terms. A short question may be
