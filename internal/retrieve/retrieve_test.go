@@ -263,3 +263,23 @@ func TestDefaultsFor(t *testing.T) {
 		t.Errorf("explicit options were replaced: %+v", set)
 	}
 }
+
+// TestCoverage: the share of the query's words a text holds, a word counting fully through its form or
+// stem and in part through its syllable bigrams; endings that no document repeats do not dilute it as
+// they did when terms were counted.
+func TestCoverage(t *testing.T) {
+	text := "제1조(시행일) 이 법은 공포 후 6개월이 경과한 날부터 시행한다."
+	for _, tc := range []struct {
+		query string
+		want  float64
+	}{
+		{"법은 시행일", 1},             // both words whole ("법은" through its stem)
+		{"법은 김치찌개", 0.5},          // one word of two
+		{"이 법은 언제부터 시행되나요?", 0.6}, // 법 whole; 시행되나요 by one of its five terms (시행)
+		{"chocolate cake", 0},
+	} {
+		if got := retrieve.Coverage(tc.query, text); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("Coverage(%q) = %.3f, want %.3f", tc.query, got, tc.want)
+		}
+	}
+}
