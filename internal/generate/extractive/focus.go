@@ -114,10 +114,17 @@ func wantsList(q string) (string, bool) {
 	return "", false
 }
 
+// explainCues ask how, why or whether.
+var explainCues = []string{"어떻게", "어떡", "어떻해", "왜", "방법", "이유", "원인", "차이", "달라", "되나요", "되요", "돼요",
+	"할까요", "해야", "하나요", "있나요", "없나요", "맞나요", "맞죠", "아닌가요", "아니에요", "괜찮",
+	"how", "why", "should", "can i", "is it", "do i", "does it"}
+
 // explanatory reports whether the question asks how, why, or whether rather than for one value: its
 // answer is the sentence that matches it and the one that follows (a lecture says what is asked, then
 // answers it).
-func explanatory(q string) bool { return answerType(q) == typeNone && !hasCue(q, valueCues) }
+func explanatory(q string) bool {
+	return answerType(q) == typeNone && !hasCue(q, valueCues) && hasCue(q, explainCues)
+}
 
 func hasCue(question string, cues []string) bool {
 	q := " " + strings.ToLower(question) + " "
