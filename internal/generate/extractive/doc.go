@@ -36,7 +36,7 @@
 // list question); else the sentence that follows it on its line when the question asks how, why or whether
 // ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself a question. Further sentences
 // follow in score order — from any passage, so that two or three passages each holding part of the answer
-// are combined — while they score at least 0.4 of the best, hold a focus word themselves, fit in
+// are combined — while they score at least 0.4 of the best, are not headings, fit in
 // Options.MaxChars and are not near-copies of one already chosen (overlapping chunks). A sentence longer
 // than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on
 // either side. Sentences of one passage that are neighbours are shown in their own order, list items one a
@@ -45,7 +45,7 @@
 // # Not covered
 //
 // The answer is given only when its sentences hold enough of the question's focus words: at least
-// Options.MinCoverage (0.3) of them, a word matched only in a sentence's title counting half, or 1.5 of
+// Options.MinCoverage (0.25) of them, a word matched only in a sentence's title counting half, or 1.5 of
 // them whatever the share. A question that pairs something no passage names with something they do is not
 // covered however much else matches: "X랑 Y" ("GA4랑 메타 광고") with X nowhere in the passages, or "X Y"
 // where the passages qualify Y with other words ("메타 픽셀" against a question's "틱톡 픽셀") and X is a

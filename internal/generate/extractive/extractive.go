@@ -16,7 +16,7 @@ import (
 const (
 	DefaultMaxChars     = 300
 	DefaultMaxSentences = 4
-	DefaultMinCoverage  = 0.3
+	DefaultMinCoverage  = 0.25
 )
 
 // Options tune the answerer. The zero value means the defaults.

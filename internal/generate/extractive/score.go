@@ -393,8 +393,8 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if taken[[2]int{s.rank, s.pos}] || slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
 			continue // already shown, or the same sentence in another chunk or version of the document
 		}
-		if s.heading || !matchesFocus(s, r.qw) {
-			continue // it scored by its neighbours or its title only: alone, it says nothing of the question
+		if s.heading {
+			continue // a heading alone says nothing of the question
 		}
 		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars {
