@@ -20,14 +20,9 @@ import (
 	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/embed"
-	"github.com/ragd/ragd/internal/embed/gemini"
 	"github.com/ragd/ragd/internal/embed/hash"
-	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/extract"
-	"github.com/ragd/ragd/internal/generate/anthropic"
 	"github.com/ragd/ragd/internal/generate/extractive"
-	gemgen "github.com/ragd/ragd/internal/generate/gemini"
-	oaigen "github.com/ragd/ragd/internal/generate/openai"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
@@ -91,7 +86,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if a.Embedder, err = newEmbedder(ctx, cfg, a.Store, logger); err != nil {
 		return nil, err
 	}
-	if a.Generator, err = newGenerator(ctx, cfg); err != nil {
+	if a.Generator, err = newGenerator(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
 	// Searches use the configured embedder's space once every chunk is in it; until then an old space, while
@@ -226,22 +221,14 @@ func (a *App) Warm(ctx context.Context) error {
 }
 
 func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache, logger *slog.Logger) (rag.Embedder, error) {
-	var (
-		e   rag.Embedder
-		err error
-	)
-	switch cfg.Embedder {
-	case "hash":
+	if cfg.Embedder == "hash" {
 		return hash.New(cmp.Or(cfg.EmbedDim, hash.DefaultDim)), nil
-	case "gemini":
-		e, err = gemini.New(ctx, gemini.Config{APIKey: cfg.GeminiAPIKey, BaseURL: cfg.GeminiBaseURL,
-			Model: cfg.EmbedModel, Dim: cfg.EmbedDim, Timeout: cfg.ModelTimeout})
-	case "openai":
-		e, err = openai.New(openai.Config{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL,
-			Model: cfg.EmbedModel, Dim: cfg.EmbedDim, Timeout: cfg.ModelTimeout})
-	default:
-		return nil, fmt.Errorf("unknown embedder %q", cfg.Embedder)
 	}
+	open, ok := embedders[cfg.Embedder]
+	if !ok {
+		return nil, notBuilt("embedder", cfg.Embedder)
+	}
+	e, err := open(ctx, cfg, logger)
 	if err != nil {
 		return nil, fmt.Errorf("embedder %s: %w", cfg.Embedder, err)
 	}
@@ -256,26 +243,15 @@ func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp ra
 	return newEmbedder(ctx, cfg, cache, logger)
 }
 
-func newGenerator(ctx context.Context, cfg config.Config) (rag.Generator, error) {
-	var (
-		g   rag.Generator
-		err error
-	)
-	switch cfg.Generator {
-	case "extractive":
+func newGenerator(ctx context.Context, cfg config.Config, logger *slog.Logger) (rag.Generator, error) {
+	if cfg.Generator == "extractive" {
 		return extractive.New(extractive.Options{}), nil
-	case "gemini":
-		g, err = gemgen.New(ctx, gemgen.Config{APIKey: cfg.GeminiAPIKey, BaseURL: cfg.GeminiBaseURL,
-			Model: cfg.GenerateModel, Timeout: cfg.ModelTimeout})
-	case "openai":
-		g, err = oaigen.New(oaigen.Config{APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL,
-			Model: cfg.GenerateModel, Timeout: cfg.ModelTimeout})
-	case "anthropic":
-		g, err = anthropic.New(anthropic.Config{APIKey: cfg.AnthropicAPIKey, BaseURL: cfg.AnthropicBaseURL,
-			Model: cfg.GenerateModel, Timeout: cfg.ModelTimeout})
-	default:
-		return nil, fmt.Errorf("unknown generator %q", cfg.Generator)
 	}
+	open, ok := generators[cfg.Generator]
+	if !ok {
+		return nil, notBuilt("generator", cfg.Generator)
+	}
+	g, err := open(ctx, cfg, logger)
 	if err != nil {
 		return nil, fmt.Errorf("generator %s: %w", cfg.Generator, err)
 	}

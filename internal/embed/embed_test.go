@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/embed"
-	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/openai"
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -188,7 +188,7 @@ func setupCache(t *testing.T, logger *slog.Logger) (*fakeapi.OpenAI, *memCache, 
 	t.Helper()
 	fake := fakeapi.NewOpenAI("sk-cache-test-key-0000")
 	t.Cleanup(fake.Close)
-	inner, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64})
+	inner, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestWithCache(t *testing.T) {
 		fake := fakeapi.NewOpenAI("sk-cache-test-key-0000")
 		t.Cleanup(fake.Close)
 		// Two texts per request, one request at a time, no retries: the third request meets the outage.
-		inner, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64, BatchSize: 2,
+		inner, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64, BatchSize: 2,
 			MaxConcurrency: 1, Retry: provider.Retry{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)

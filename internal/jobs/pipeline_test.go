@@ -13,11 +13,11 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/ragd/ragd/internal/embed/hash"
-	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/hostile"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/openai"
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/sqlite"
@@ -253,7 +253,7 @@ func TestPipelineJobs(t *testing.T) {
 	outage := func(t *testing.T) (*fakeapi.OpenAI, rag.Embedder) {
 		api := fakeapi.NewOpenAI("sk-test")
 		t.Cleanup(api.Close)
-		emb, err := openai.New(openai.Config{APIKey: api.Key(), BaseURL: api.URL() + "/v1", Model: "text-embedding-3-small",
+		emb, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: api.Key(), BaseURL: api.URL() + "/v1", Model: "text-embedding-3-small",
 			Dim: 256, Retry: provider.Retry{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)

@@ -13,10 +13,10 @@ import (
 
 	"github.com/ragd/ragd/internal/embed"
 	"github.com/ragd/ragd/internal/embed/hash"
-	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/openai"
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
@@ -115,7 +115,7 @@ func (b *bundle) ingest(t testing.TB, emb rag.Embedder, rel string) *rag.Documen
 // between retries.
 func (b *bundle) openai(t testing.TB, model string, dim int) rag.Embedder {
 	t.Helper()
-	e, err := openai.New(openai.Config{APIKey: key, BaseURL: b.fake.BaseURL(), Model: model, Dim: dim,
+	e, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: key, BaseURL: b.fake.BaseURL(), Model: model, Dim: dim,
 		Retry: provider.Retry{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
 	if err != nil {
 		t.Fatal(err)

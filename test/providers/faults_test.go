@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragd/ragd/internal/embed/openai"
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/openai"
 	"github.com/ragd/ragd/internal/rag"
 )
 

@@ -1,12 +1,10 @@
-// Package gemini answers with the Gemini API (google.golang.org/genai): generateContent, or
-// streamGenerateContent when the caller streams, with ragd's system instruction, the history as user/model
-// turns, temperature 0.3, 2048 output tokens and thinking off for flash models.
 package gemini
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -20,26 +18,26 @@ import (
 
 // Defaults.
 const (
-	DefaultModel           = "gemini-2.5-flash"
+	DefaultGenerateModel   = "gemini-2.5-flash"
 	DefaultTemperature     = 0.3
 	DefaultMaxOutputTokens = 2048
-	// DefaultTimeout bounds one attempt, the whole stream included.
-	DefaultTimeout = 120 * time.Second
+	// DefaultGenerateTimeout bounds one attempt, the whole stream included.
+	DefaultGenerateTimeout = 120 * time.Second
 )
 
-// Config configures a Generator. Only APIKey is required.
-type Config struct {
+// GeneratorConfig configures a Generator. Only APIKey is required.
+type GeneratorConfig struct {
 	// APIKey is the Gemini API key (GEMINI_API_KEY or GOOGLE_API_KEY).
 	APIKey string
 	// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL).
 	BaseURL string
-	// Model is the model (default DefaultModel); a "models/" prefix is accepted.
+	// Model is the model (default DefaultGenerateModel); a "models/" prefix is accepted.
 	Model string
 	// Temperature (default DefaultTemperature; set a negative value for the model's own default).
 	Temperature float64
 	// MaxOutputTokens bounds the answer (default DefaultMaxOutputTokens).
 	MaxOutputTokens int
-	// Timeout bounds one attempt (default DefaultTimeout).
+	// Timeout bounds one attempt (default DefaultGenerateTimeout).
 	Timeout time.Duration
 	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
 	HTTPClient *http.Client
@@ -47,6 +45,8 @@ type Config struct {
 	MaxConcurrency int
 	// Retry is the retry policy (zero value: provider defaults).
 	Retry provider.Retry
+	// Logger receives a warning per retry (default slog.Default()).
+	Logger *slog.Logger
 	// Budget bounds the context (zero value: generate defaults).
 	Budget generate.Budget
 }
@@ -56,19 +56,19 @@ type Generator struct {
 	client *genai.Client
 	caller *provider.Caller
 	model  string
-	cfg    Config
+	cfg    GeneratorConfig
 }
 
 var _ rag.Generator = (*Generator)(nil)
 
-// New returns a Generator for cfg. It makes no request.
-func New(ctx context.Context, cfg Config) (*Generator, error) {
+// NewGenerator returns a Generator for cfg. It makes no request.
+func NewGenerator(ctx context.Context, cfg GeneratorConfig) (*Generator, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("gemini generator: an API key is required (GEMINI_API_KEY or GOOGLE_API_KEY)")
 	}
 	model := strings.TrimPrefix(cfg.Model, "models/")
 	if model == "" {
-		model = DefaultModel
+		model = DefaultGenerateModel
 	}
 	if cfg.Temperature == 0 {
 		cfg.Temperature = DefaultTemperature
@@ -77,17 +77,12 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 		cfg.MaxOutputTokens = DefaultMaxOutputTokens
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = DefaultGenerateTimeout
 	}
 	caller := provider.New(provider.Policy{Provider: "gemini", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
 		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
-		Explain: provider.ExplainGemini})
-	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI,
-		HTTPClient: caller.HTTPClient(cfg.HTTPClient)}
-	if cfg.BaseURL != "" {
-		cc.HTTPOptions.BaseURL = cfg.BaseURL
-	}
-	client, err := genai.NewClient(ctx, cc)
+		Explain: Explain, Logger: cfg.Logger})
+	client, err := newClient(ctx, cfg.APIKey, cfg.BaseURL, caller.HTTPClient(cfg.HTTPClient))
 	if err != nil {
 		return nil, fmt.Errorf("gemini generator: %w", err)
 	}

@@ -1,12 +1,10 @@
-// Package gemini embeds text with the Gemini API (google.golang.org/genai): batchEmbedContents with task
-// type RETRIEVAL_DOCUMENT for passages and RETRIEVAL_QUERY for questions, and the configured output
-// dimensionality.
 package gemini
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -20,14 +18,14 @@ import (
 
 // Defaults.
 const (
-	// DefaultModel is gemini-embedding-001; text-embedding-004 works too (at most 768 dimensions).
-	DefaultModel = "gemini-embedding-001"
+	// DefaultEmbedModel is gemini-embedding-001; text-embedding-004 works too (at most 768 dimensions).
+	DefaultEmbedModel = "gemini-embedding-001"
 	// DefaultDim is the output dimensionality asked for (gemini-embedding-001 recommends 768, 1536, 3072).
 	DefaultDim = 768
 	// MaxBatch is the most texts batchEmbedContents accepts in one request.
 	MaxBatch = 100
-	// DefaultTimeout bounds one request.
-	DefaultTimeout = 30 * time.Second
+	// DefaultEmbedTimeout bounds one request.
+	DefaultEmbedTimeout = 30 * time.Second
 )
 
 // Task types of the Gemini embedding API.
@@ -36,17 +34,17 @@ const (
 	TaskQuery    = "RETRIEVAL_QUERY"
 )
 
-// Config configures an Embedder. Only APIKey is required.
-type Config struct {
+// EmbedderConfig configures an Embedder. Only APIKey is required.
+type EmbedderConfig struct {
 	// APIKey is the Gemini API key (GEMINI_API_KEY or GOOGLE_API_KEY).
 	APIKey string
 	// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL): a proxy or a fake.
 	BaseURL string
-	// Model is the embedding model (default DefaultModel); a "models/" prefix is accepted.
+	// Model is the embedding model (default DefaultEmbedModel); a "models/" prefix is accepted.
 	Model string
 	// Dim is the output dimensionality (default DefaultDim).
 	Dim int
-	// Timeout bounds one request (default DefaultTimeout).
+	// Timeout bounds one request (default DefaultEmbedTimeout).
 	Timeout time.Duration
 	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
 	HTTPClient *http.Client
@@ -56,6 +54,8 @@ type Config struct {
 	BatchSize int
 	// Retry is the retry policy (zero value: provider defaults).
 	Retry provider.Retry
+	// Logger receives a warning per retry (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Embedder is a rag.Embedder backed by the Gemini API.
@@ -69,14 +69,14 @@ type Embedder struct {
 
 var _ rag.Embedder = (*Embedder)(nil)
 
-// New returns an Embedder for cfg. It makes no request.
-func New(ctx context.Context, cfg Config) (*Embedder, error) {
+// NewEmbedder returns an Embedder for cfg. It makes no request.
+func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("gemini embedder: an API key is required (GEMINI_API_KEY or GOOGLE_API_KEY)")
 	}
 	model := strings.TrimPrefix(cfg.Model, "models/")
 	if model == "" {
-		model = DefaultModel
+		model = DefaultEmbedModel
 	}
 	if cfg.Dim == 0 {
 		cfg.Dim = DefaultDim
@@ -85,20 +85,15 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 		return nil, fmt.Errorf("gemini embedder: invalid dimension %d", cfg.Dim)
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = DefaultEmbedTimeout
 	}
 	if cfg.BatchSize <= 0 || cfg.BatchSize > MaxBatch {
 		cfg.BatchSize = MaxBatch
 	}
 	caller := provider.New(provider.Policy{Provider: "gemini", Code: rag.CodeEmbeddingFailed,
 		Timeout: cfg.Timeout, Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency,
-		Secrets: []string{cfg.APIKey}, Explain: provider.ExplainGemini})
-	cc := &genai.ClientConfig{APIKey: cfg.APIKey, Backend: genai.BackendGeminiAPI,
-		HTTPClient: caller.HTTPClient(cfg.HTTPClient)}
-	if cfg.BaseURL != "" {
-		cc.HTTPOptions.BaseURL = cfg.BaseURL
-	}
-	client, err := genai.NewClient(ctx, cc)
+		Secrets: []string{cfg.APIKey}, Explain: Explain, Logger: cfg.Logger})
+	client, err := newClient(ctx, cfg.APIKey, cfg.BaseURL, caller.HTTPClient(cfg.HTTPClient))
 	if err != nil {
 		return nil, fmt.Errorf("gemini embedder: %w", err)
 	}

@@ -1,19 +1,15 @@
-// Package openai embeds text through an OpenAI-compatible /v1/embeddings endpoint
-// (github.com/openai/openai-go/v3): OpenAI itself (text-embedding-3-small/large, shortened with
-// "dimensions") or a local server reached through the base URL — Ollama, vLLM, llama.cpp server, TEI,
-// LM Studio — whose models have a fixed size and may ignore or reject "dimensions".
 package openai
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/ragd/ragd/internal/embed"
 	"github.com/ragd/ragd/internal/provider"
@@ -22,19 +18,17 @@ import (
 
 // Defaults.
 const (
-	// DefaultBaseURL is OpenAI's API.
-	DefaultBaseURL = "https://api.openai.com/v1"
-	// DefaultModel is text-embedding-3-small.
-	DefaultModel = "text-embedding-3-small"
+	// DefaultEmbedModel is text-embedding-3-small.
+	DefaultEmbedModel = "text-embedding-3-small"
 	// DefaultBatch is the texts per request to OpenAI (its limit is 2048 inputs and 300k tokens).
 	DefaultBatch = 100
 	// DefaultLocalBatch is the texts per request to other servers (TEI accepts 32 by default).
 	DefaultLocalBatch = 32
-	// DefaultTimeout bounds one request.
-	DefaultTimeout = 30 * time.Second
+	// DefaultEmbedTimeout bounds one request.
+	DefaultEmbedTimeout = 30 * time.Second
 )
 
-// KnownDims are the native sizes of common embedding models, used when Config.Dim is zero.
+// KnownDims are the native sizes of common embedding models, used when EmbedderConfig.Dim is zero.
 var KnownDims = map[string]int{
 	"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536,
 	"nomic-embed-text": 768, "mxbai-embed-large": 1024, "bge-m3": 1024, "all-minilm": 384,
@@ -44,22 +38,22 @@ var KnownDims = map[string]int{
 	"sentence-transformers/all-MiniLM-L6-v2": 384, "nomic-ai/nomic-embed-text-v1.5": 768,
 }
 
-// Config configures an Embedder.
-type Config struct {
+// EmbedderConfig configures an Embedder.
+type EmbedderConfig struct {
 	// APIKey is sent as a bearer token (OPENAI_API_KEY); required for OpenAI itself, optional for a local
 	// server.
 	APIKey string
 	// BaseURL is the API root including /v1 (OPENAI_BASE_URL; default DefaultBaseURL), e.g.
 	// http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM.
 	BaseURL string
-	// Model is the embedding model (default DefaultModel). An Ollama tag such as "nomic-embed-text:latest"
+	// Model is the embedding model (default DefaultEmbedModel). An Ollama tag such as "nomic-embed-text:latest"
 	// is looked up in KnownDims without its tag.
 	Model string
 	// Dim is the vector size. Zero takes the model's size from KnownDims (an unknown model needs it set).
 	// For text-embedding-3 models it is sent as "dimensions"; for other models it must equal the model's
 	// own size, which is checked on every response.
 	Dim int
-	// Timeout bounds one request (default DefaultTimeout).
+	// Timeout bounds one request (default DefaultEmbedTimeout).
 	Timeout time.Duration
 	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
 	HTTPClient *http.Client
@@ -69,6 +63,8 @@ type Config struct {
 	BatchSize int
 	// Retry is the retry policy (zero value: provider defaults).
 	Retry provider.Retry
+	// Logger receives a warning per retry (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Embedder is a rag.Embedder backed by an OpenAI-compatible embeddings endpoint.
@@ -82,8 +78,8 @@ type Embedder struct {
 
 var _ rag.Embedder = (*Embedder)(nil)
 
-// New returns an Embedder for cfg. It makes no request.
-func New(cfg Config) (*Embedder, error) {
+// NewEmbedder returns an Embedder for cfg. It makes no request.
+func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
@@ -92,7 +88,7 @@ func New(cfg Config) (*Embedder, error) {
 		return nil, errors.New("openai embedder: an API key is required for api.openai.com (OPENAI_API_KEY)")
 	}
 	if cfg.Model == "" {
-		cfg.Model = DefaultModel
+		cfg.Model = DefaultEmbedModel
 	}
 	if cfg.Dim == 0 {
 		base, _, _ := strings.Cut(cfg.Model, ":")
@@ -102,7 +98,7 @@ func New(cfg Config) (*Embedder, error) {
 		return nil, fmt.Errorf("openai embedder: the vector size of model %q is not known: set the dimension", cfg.Model)
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = DefaultEmbedTimeout
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = DefaultLocalBatch
@@ -112,15 +108,12 @@ func New(cfg Config) (*Embedder, error) {
 	}
 	caller := provider.New(provider.Policy{Provider: "openai", Code: rag.CodeEmbeddingFailed,
 		Timeout: cfg.Timeout, Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency,
-		Secrets: []string{cfg.APIKey}, Explain: provider.ExplainOpenAI})
-	client := openai.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(caller.HTTPClient(cfg.HTTPClient)), option.WithMaxRetries(0))
+		Secrets: []string{cfg.APIKey}, Explain: Explain, Logger: cfg.Logger})
+	client := newClient(cfg.BaseURL, cfg.APIKey, caller.HTTPClient(cfg.HTTPClient))
 	return &Embedder{client: client, caller: caller, batch: cfg.BatchSize,
 		dimensions: strings.HasPrefix(cfg.Model, "text-embedding-3"),
 		space:      rag.Space{Provider: "openai", Model: cfg.Model, Dim: cfg.Dim}}, nil
 }
-
-func isOpenAI(baseURL string) bool { return strings.Contains(baseURL, "://api.openai.com") }
 
 // Space is {openai, model, dim}.
 func (e *Embedder) Space() rag.Space { return e.space }

@@ -1,16 +1,14 @@
-// Package anthropic answers with the Anthropic Messages API (github.com/anthropics/anthropic-sdk-go),
-// streaming its server-sent events when the caller streams.
 package anthropic
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/provider"
@@ -20,26 +18,26 @@ import (
 // Defaults.
 const (
 	DefaultBaseURL         = "https://api.anthropic.com"
-	DefaultModel           = "claude-haiku-4-5"
+	DefaultGenerateModel   = "claude-haiku-4-5"
 	DefaultTemperature     = 0.3
 	DefaultMaxOutputTokens = 2048
-	// DefaultTimeout bounds one attempt, the whole stream included.
-	DefaultTimeout = 120 * time.Second
+	// DefaultGenerateTimeout bounds one attempt, the whole stream included.
+	DefaultGenerateTimeout = 120 * time.Second
 )
 
-// Config configures a Generator. Only APIKey is required.
-type Config struct {
+// GeneratorConfig configures a Generator. Only APIKey is required.
+type GeneratorConfig struct {
 	// APIKey is sent in x-api-key (ANTHROPIC_API_KEY).
 	APIKey string
 	// BaseURL replaces DefaultBaseURL (ANTHROPIC_BASE_URL).
 	BaseURL string
-	// Model is the model (default DefaultModel).
+	// Model is the model (default DefaultGenerateModel).
 	Model string
 	// Temperature, 0–1 (default DefaultTemperature; negative for the model's own default).
 	Temperature float64
 	// MaxOutputTokens is max_tokens (default DefaultMaxOutputTokens).
 	MaxOutputTokens int
-	// Timeout bounds one attempt (default DefaultTimeout).
+	// Timeout bounds one attempt (default DefaultGenerateTimeout).
 	Timeout time.Duration
 	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
 	HTTPClient *http.Client
@@ -47,6 +45,8 @@ type Config struct {
 	MaxConcurrency int
 	// Retry is the retry policy (zero value: provider defaults).
 	Retry provider.Retry
+	// Logger receives a warning per retry (default slog.Default()).
+	Logger *slog.Logger
 	// Budget bounds the context (zero value: generate defaults).
 	Budget generate.Budget
 }
@@ -55,13 +55,13 @@ type Config struct {
 type Generator struct {
 	client anthropic.Client
 	caller *provider.Caller
-	cfg    Config
+	cfg    GeneratorConfig
 }
 
 var _ rag.Generator = (*Generator)(nil)
 
-// New returns a Generator for cfg. It makes no request.
-func New(cfg Config) (*Generator, error) {
+// NewGenerator returns a Generator for cfg. It makes no request.
+func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("anthropic generator: an API key is required (ANTHROPIC_API_KEY)")
 	}
@@ -69,7 +69,7 @@ func New(cfg Config) (*Generator, error) {
 		cfg.BaseURL = DefaultBaseURL
 	}
 	if cfg.Model == "" {
-		cfg.Model = DefaultModel
+		cfg.Model = DefaultGenerateModel
 	}
 	if cfg.Temperature == 0 {
 		cfg.Temperature = DefaultTemperature
@@ -78,13 +78,12 @@ func New(cfg Config) (*Generator, error) {
 		cfg.MaxOutputTokens = DefaultMaxOutputTokens
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = DefaultGenerateTimeout
 	}
 	caller := provider.New(provider.Policy{Provider: "anthropic", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
 		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
-		Explain: provider.ExplainAnthropic})
-	client := anthropic.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(caller.HTTPClient(cfg.HTTPClient)), option.WithMaxRetries(0))
+		Explain: Explain, Logger: cfg.Logger})
+	client := newClient(cfg.BaseURL, cfg.APIKey, caller.HTTPClient(cfg.HTTPClient))
 	go generate.WarmTokenizer()
 	return &Generator{client: client, caller: caller, cfg: cfg}, nil
 }

@@ -2,35 +2,25 @@ package gemini_test
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/gemini"
 	"github.com/ragd/ragd/internal/generate"
-	"github.com/ragd/ragd/internal/generate/gemini"
+	"github.com/ragd/ragd/internal/generate/generatetest"
 	"github.com/ragd/ragd/internal/rag"
 )
 
 const key = "AIzaFakeGenerateKey-0123456789"
 
 type bundle struct {
-	fake  *fakeapi.Gemini
-	gen   *gemini.Generator
-	mu    sync.Mutex
-	waits []time.Duration
+	fake *fakeapi.Gemini
+	gen  *gemini.Generator
 }
 
-func (b *bundle) sleep(ctx context.Context, d time.Duration) error {
-	b.mu.Lock()
-	b.waits = append(b.waits, d)
-	b.mu.Unlock()
-	return ctx.Err()
-}
-
-func setup(t *testing.T, cfg gemini.Config) *bundle {
+func setup(t *testing.T, cfg gemini.GeneratorConfig) *bundle {
 	t.Helper()
 	b := &bundle{fake: fakeapi.NewGemini(key)}
 	t.Cleanup(b.fake.Close)
@@ -39,8 +29,8 @@ func setup(t *testing.T, cfg gemini.Config) *bundle {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second
 	}
-	cfg.Retry.Sleep = b.sleep
-	g, err := gemini.New(context.Background(), cfg)
+	cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
+	g, err := gemini.NewGenerator(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +119,7 @@ func checkRequest(t *testing.T, f *fakeapi.Gemini, endpoint, path string) genBod
 
 func TestGenerate(t *testing.T) {
 	t.Parallel()
-	b := setup(t, gemini.Config{})
+	b := setup(t, gemini.GeneratorConfig{})
 	gen, err := b.gen.Generate(context.Background(), request, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +135,7 @@ func TestGenerate(t *testing.T) {
 
 func TestStream(t *testing.T) {
 	t.Parallel()
-	b := setup(t, gemini.Config{})
+	b := setup(t, gemini.GeneratorConfig{})
 	var deltas []string
 	gen, err := b.gen.Generate(context.Background(), request, func(d string) error {
 		deltas = append(deltas, d)
@@ -173,7 +163,7 @@ func TestThinkingConfig(t *testing.T) {
 	}{{"gemini-2.5-flash-lite", "0", ""}, {"gemini-3.5-flash", "", "MINIMAL"}, {"gemini-2.5-pro", "", ""}} {
 		t.Run(tc.model, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, gemini.Config{Model: tc.model})
+			b := setup(t, gemini.GeneratorConfig{Model: tc.model})
 			if _, err := b.gen.Generate(context.Background(), request, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -195,128 +185,18 @@ func TestThinkingConfig(t *testing.T) {
 	}
 }
 
-func TestFaults(t *testing.T) {
+func TestGenerator(t *testing.T) {
 	t.Parallel()
-	stream := func(b *bundle) (*rag.Generation, []string, error) {
-		var deltas []string
-		gen, err := b.gen.Generate(context.Background(), request, func(d string) error {
-			deltas = append(deltas, d)
-			return nil
-		})
-		return gen, deltas, err
-	}
-	t.Run("RateLimitedThenOK", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(1, fakeapi.Fault{Status: 429, RetryAfter: 2 * time.Second})
-		gen, deltas, err := stream(b)
-		if err != nil || gen.Text != wantAnswer || strings.Join(deltas, "") != wantAnswer {
-			t.Fatalf("err %v, deltas %q", err, deltas)
-		}
-		if len(b.waits) != 1 || b.waits[0] < 2*time.Second || b.fake.Calls(fakeapi.EndpointStream) != 2 {
-			t.Fatalf("waits %v, calls %d", b.waits, b.fake.Calls(fakeapi.EndpointStream))
-		}
+	generatetest.Run(t, generatetest.Kit{
+		Provider: "gemini",
+		NewFake:  func(key string) fakeapi.Fake { return fakeapi.NewGemini(key) },
+		Key:      key,
+		New: func(c generatetest.Config) (rag.Generator, error) {
+			return gemini.NewGenerator(context.Background(), gemini.GeneratorConfig{APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout, Retry: c.Retry})
+		},
+		ServerError: "An internal error has occurred",
+		WrongKey:    "API key not valid",
+		DownStatus:  503,
+		Preamble:    0,
 	})
-	t.Run("ThreeServerErrors", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(3, fakeapi.Fault{Status: 500})
-		_, err := b.gen.Generate(context.Background(), request, nil)
-		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "gemini generation failed: HTTP 500") {
-			t.Fatalf("err %v", err)
-		}
-		if b.fake.Calls(fakeapi.EndpointGenerate) != 3 {
-			t.Fatalf("%d calls", b.fake.Calls(fakeapi.EndpointGenerate))
-		}
-	})
-	t.Run("Timeout", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{Timeout: 100 * time.Millisecond})
-		b.fake.FailNext(1, fakeapi.Fault{Delay: 5 * time.Second})
-		_, _, err := stream(b)
-		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "timed out after 100ms") {
-			t.Fatalf("err %v", err)
-		}
-	})
-	t.Run("MalformedJSON", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(1, fakeapi.Fault{Malformed: true})
-		_, err := b.gen.Generate(context.Background(), request, nil)
-		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "unusable response") {
-			t.Fatalf("err %v", err)
-		}
-	})
-	t.Run("MalformedStreamEvent", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(1, fakeapi.Fault{Malformed: true})
-		_, deltas, err := stream(b)
-		if rag.ErrorCode(err) != rag.CodeLLMFailed || len(deltas) == 0 {
-			t.Fatalf("err %v, deltas %q", err, deltas)
-		}
-	})
-	t.Run("StreamCut", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(1, fakeapi.Fault{CutAfter: 2})
-		_, deltas, err := stream(b)
-		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "connection error") {
-			t.Fatalf("err %v", err)
-		}
-		// Two pieces reached the caller; a retry would repeat them, so there is none.
-		if len(deltas) != 2 || b.fake.Calls(fakeapi.EndpointStream) != 1 {
-			t.Fatalf("deltas %q, calls %d", deltas, b.fake.Calls(fakeapi.EndpointStream))
-		}
-	})
-	t.Run("CutBeforeAnswerIsRetried", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(1, fakeapi.Fault{CutAfter: 1})
-		gen, err := b.gen.Generate(context.Background(), request, nil)
-		if err != nil || gen.Text != wantAnswer || b.fake.Calls(fakeapi.EndpointGenerate) != 2 {
-			t.Fatalf("err %v, calls %d", err, b.fake.Calls(fakeapi.EndpointGenerate))
-		}
-	})
-	t.Run("CallbackErrorStops", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		gone := errors.New("client went away")
-		n := 0
-		_, err := b.gen.Generate(context.Background(), request, func(string) error {
-			n++
-			return gone
-		})
-		if err != gone || n != 1 || b.fake.Calls(fakeapi.EndpointStream) != 1 {
-			t.Fatalf("err %v, deltas %d", err, n)
-		}
-	})
-	t.Run("KeyNeverInError", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.FailNext(1, fakeapi.Fault{Status: 403, Message: "key " + key + " was revoked"})
-		_, err := b.gen.Generate(context.Background(), request, nil)
-		if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(rag.ErrorMessage(err), "revoked") {
-			t.Fatalf("err %v", err)
-		}
-	})
-	t.Run("Down", func(t *testing.T) {
-		t.Parallel()
-		b := setup(t, gemini.Config{})
-		b.fake.SetDown(true)
-		_, _, err := stream(b)
-		if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "HTTP 503") {
-			t.Fatalf("err %v", err)
-		}
-	})
-}
-
-func TestEmptyAnswer(t *testing.T) {
-	t.Parallel()
-	b := setup(t, gemini.Config{})
-	b.fake.SetAnswer(func(string) string { return "" })
-	_, err := b.gen.Generate(context.Background(), request, nil)
-	if rag.ErrorCode(err) != rag.CodeLLMFailed || !strings.Contains(rag.ErrorMessage(err), "empty") {
-		t.Fatalf("err %v", err)
-	}
 }

@@ -1,17 +1,14 @@
-// Package openai answers through an OpenAI-compatible chat completions endpoint
-// (github.com/openai/openai-go/v3): OpenAI itself, or a local server reached through the base URL —
-// Ollama, vLLM, llama.cpp server, LM Studio — streaming as server-sent events when the caller streams.
 package openai
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/ragd/ragd/internal/generate"
@@ -21,22 +18,21 @@ import (
 
 // Defaults.
 const (
-	DefaultBaseURL         = "https://api.openai.com/v1"
-	DefaultModel           = "gpt-4.1-mini"
+	DefaultGenerateModel   = "gpt-4.1-mini"
 	DefaultTemperature     = 0.3
 	DefaultMaxOutputTokens = 2048
-	// DefaultTimeout bounds one attempt, the whole stream included.
-	DefaultTimeout = 120 * time.Second
+	// DefaultGenerateTimeout bounds one attempt, the whole stream included.
+	DefaultGenerateTimeout = 120 * time.Second
 )
 
-// Config configures a Generator.
-type Config struct {
+// GeneratorConfig configures a Generator.
+type GeneratorConfig struct {
 	// APIKey is sent as a bearer token (OPENAI_API_KEY); required for OpenAI itself, optional for a local
 	// server.
 	APIKey string
 	// BaseURL is the API root including /v1 (OPENAI_BASE_URL; default DefaultBaseURL).
 	BaseURL string
-	// Model is the chat model (default DefaultModel).
+	// Model is the chat model (default DefaultGenerateModel).
 	Model string
 	// Temperature (default DefaultTemperature; negative for the model's own default). Not sent to
 	// reasoning models (o1, o3, o4, gpt-5), which only accept their default.
@@ -44,7 +40,7 @@ type Config struct {
 	// MaxOutputTokens bounds the answer (default DefaultMaxOutputTokens): sent as max_completion_tokens to
 	// OpenAI and as max_tokens to other servers, which do not all know the newer field.
 	MaxOutputTokens int
-	// Timeout bounds one attempt (default DefaultTimeout).
+	// Timeout bounds one attempt (default DefaultGenerateTimeout).
 	Timeout time.Duration
 	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
 	HTTPClient *http.Client
@@ -52,6 +48,8 @@ type Config struct {
 	MaxConcurrency int
 	// Retry is the retry policy (zero value: provider defaults).
 	Retry provider.Retry
+	// Logger receives a warning per retry (default slog.Default()).
+	Logger *slog.Logger
 	// Budget bounds the context (zero value: generate defaults).
 	Budget generate.Budget
 	// OpenAIFields sends max_completion_tokens and stream_options (usage in the stream) as OpenAI wants;
@@ -63,17 +61,17 @@ type Config struct {
 type Generator struct {
 	client openai.Client
 	caller *provider.Caller
-	cfg    Config
+	cfg    GeneratorConfig
 }
 
 var _ rag.Generator = (*Generator)(nil)
 
-// New returns a Generator for cfg. It makes no request.
-func New(cfg Config) (*Generator, error) {
+// NewGenerator returns a Generator for cfg. It makes no request.
+func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	official := strings.Contains(cfg.BaseURL, "://api.openai.com")
+	official := isOpenAI(cfg.BaseURL)
 	if official {
 		cfg.OpenAIFields = true
 	}
@@ -81,7 +79,7 @@ func New(cfg Config) (*Generator, error) {
 		return nil, errors.New("openai generator: an API key is required for api.openai.com (OPENAI_API_KEY)")
 	}
 	if cfg.Model == "" {
-		cfg.Model = DefaultModel
+		cfg.Model = DefaultGenerateModel
 	}
 	if cfg.Temperature == 0 {
 		cfg.Temperature = DefaultTemperature
@@ -90,13 +88,12 @@ func New(cfg Config) (*Generator, error) {
 		cfg.MaxOutputTokens = DefaultMaxOutputTokens
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = DefaultGenerateTimeout
 	}
 	caller := provider.New(provider.Policy{Provider: "openai", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
 		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
-		Explain: provider.ExplainOpenAI})
-	client := openai.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(caller.HTTPClient(cfg.HTTPClient)), option.WithMaxRetries(0))
+		Explain: Explain, Logger: cfg.Logger})
+	client := newClient(cfg.BaseURL, cfg.APIKey, caller.HTTPClient(cfg.HTTPClient))
 	go generate.WarmTokenizer()
 	return &Generator{client: client, caller: caller, cfg: cfg}, nil
 }

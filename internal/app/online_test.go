@@ -1,0 +1,5 @@
+//go:build !ragd_offline
+
+package app_test
+
+const offline = false
