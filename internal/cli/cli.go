@@ -13,12 +13,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/buildinfo"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// Version is set at build time with -ldflags "-X github.com/ragd/ragd/internal/cli.Version=…".
-var Version = "dev"
+// Version is the build's version (internal/buildinfo), as start-up log lines show it.
+var Version = buildinfo.Get().Version
 
 // Env is what a command runs with.
 type Env struct {
@@ -57,14 +58,9 @@ func commands() []command {
 			}, run: runSpaces},
 		{name: "bench", summary: "load-test a running server", synopsis: "http [--url URL] [--clients N] [--duration D] [--k K] [--queries FILE]",
 			subs: []subcommand{{"http", "send POST /api/search from N clients for a duration; print throughput and latency"}}, run: runBench},
-		{name: "version", summary: "print the version", run: func(_ context.Context, env *Env, args []string) error {
-			fs := newFlagSet("version")
-			if _, err := parse(fs, args, env.Stdout); err != nil {
-				return err
-			}
-			fmt.Fprintln(env.Stdout, "ragd", Version)
-			return nil
-		}},
+		{name: "healthcheck", summary: "exit 0 when a running server answers /healthz (the container's HEALTHCHECK)",
+			synopsis: "[--url URL] [--timeout D]", run: runHealthcheck},
+		{name: "version", summary: "print the version, commit and hosted providers of this build (also ragd --version)", run: runVersion},
 	}
 }
 
@@ -93,6 +89,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		usage(stdout)
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
 	}
 	c, ok := lookup(args[0])
 	if !ok {

@@ -241,7 +241,7 @@ func newRunner[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], liv
 
 	cfg := &river.Config{
 		ID:                   opt.ID,
-		Logger:               opt.Logger,
+		Logger:               riverLogger(opt.Logger),
 		Schema:               opt.Schema,
 		MaxAttempts:          opt.MaxAttempts,
 		RetryPolicy:          &backoff{base: opt.RetryBase, max: opt.RetryMax},
@@ -274,7 +274,7 @@ func newRunner[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], liv
 
 // migrate brings River's tables up to date.
 func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], opt Options) error {
-	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: opt.Logger, Schema: opt.Schema})
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: riverLogger(opt.Logger), Schema: opt.Schema})
 	if err != nil {
 		return err
 	}
