@@ -23,8 +23,10 @@ func (d demoteInfo) Handle(ctx context.Context, r slog.Record) error {
 	return d.h.Handle(ctx, r)
 }
 
-func (d demoteInfo) WithAttrs(attrs []slog.Attr) slog.Handler { return demoteInfo{d.h.WithAttrs(attrs)} }
-func (d demoteInfo) WithGroup(name string) slog.Handler       { return demoteInfo{d.h.WithGroup(name)} }
+func (d demoteInfo) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return demoteInfo{d.h.WithAttrs(attrs)}
+}
+func (d demoteInfo) WithGroup(name string) slog.Handler { return demoteInfo{d.h.WithGroup(name)} }
 
 func demote(l slog.Level) slog.Level {
 	if l >= slog.LevelInfo && l < slog.LevelWarn {
