@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -127,20 +126,6 @@ func testOptions(t testing.TB) Options {
 	}
 }
 
-func openRunner(t testing.TB, path string, docs Documents, proc Processor, opt Options) *Runner {
-	t.Helper()
-	r, err := OpenSQLite(context.Background(), path, docs, proc, opt)
-	if err != nil {
-		t.Fatalf("open runner: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			t.Errorf("close runner: %v", err)
-		}
-	})
-	return r
-}
-
 func start(t testing.TB, r *Runner) {
 	t.Helper()
 	if err := r.Start(context.Background()); err != nil {
@@ -195,199 +180,201 @@ func jobStateOf(t testing.TB, r *Runner, doc string) rivertype.JobState {
 
 func TestEnqueueIngest(t *testing.T) {
 	t.Parallel()
-
-	t.Run("Processed", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, testOptions(t))
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
-		if n := proc.count("d1"); n != 1 {
-			t.Fatalf("processed %d times, want 1", n)
-		}
-		if a := proc.calls[0]; a.ContentHash != "h1" || !a.Retry {
-			t.Fatalf("attempt = %+v, want hash h1 with retry", a)
-		}
-	})
-
-	t.Run("ErrInvalid", func(t *testing.T) {
-		t.Parallel()
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, nil, Options{})
-		for _, args := range [][2]string{{"", "h"}, {"d", ""}} {
-			if err := r.EnqueueIngest(t.Context(), args[0], args[1]); rag.ErrorCode(err) != rag.CodeInvalid {
-				t.Fatalf("EnqueueIngest(%q, %q) = %v, want invalid_request", args[0], args[1], err)
-			}
-		}
-	})
-
-	t.Run("UniquePerVersion", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, testOptions(t))
-		for range 3 {
+	eachBackend(t, func(t *testing.T, b backend) {
+		t.Run("Processed", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			r := b.open(t, b.fresh(t), nil, proc, testOptions(t))
+			start(t, r)
 			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if err := r.EnqueueIngest(t.Context(), "d1", "h2"); err != nil { // a new version is a new job
-			t.Fatal(err)
-		}
-		if n := len(ingestJobs(t, r)); n != 2 {
-			t.Fatalf("%d jobs, want 2 (d1/h1 and d1/h2)", n)
-		}
-		start(t, r)
-		waitFor(t, "both jobs completed", func() bool {
-			for _, j := range ingestJobs(t, r) {
-				if j.State != rivertype.JobStateCompleted {
-					return false
+			waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
+			if n := proc.count("d1"); n != 1 {
+				t.Fatalf("processed %d times, want 1", n)
+			}
+			if a := proc.calls[0]; a.ContentHash != "h1" || !a.Retry {
+				t.Fatalf("attempt = %+v, want hash h1 with retry", a)
+			}
+		})
+
+		t.Run("ErrInvalid", func(t *testing.T) {
+			b.parallel(t)
+			r := b.open(t, b.fresh(t), nil, nil, Options{})
+			for _, args := range [][2]string{{"", "h"}, {"d", ""}} {
+				if err := r.EnqueueIngest(t.Context(), args[0], args[1]); rag.ErrorCode(err) != rag.CodeInvalid {
+					t.Fatalf("EnqueueIngest(%q, %q) = %v, want invalid_request", args[0], args[1], err)
 				}
 			}
-			return true
 		})
-		if n := proc.count("d1"); n != 2 {
-			t.Fatalf("processed %d times, want 2 (one per version)", n)
-		}
-	})
 
-	t.Run("UniqueWhileRunning", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		running, release := make(chan struct{}), make(chan struct{})
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			close(running)
-			<-release
-			return nil
-		}
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, testOptions(t))
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		<-running
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		close(release)
-		waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
-		if n := len(ingestJobs(t, r)); n != 1 {
-			t.Fatalf("%d jobs, want 1", n)
-		}
+		t.Run("UniquePerVersion", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			r := b.open(t, b.fresh(t), nil, proc, testOptions(t))
+			for range 3 {
+				if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.EnqueueIngest(t.Context(), "d1", "h2"); err != nil { // a new version is a new job
+				t.Fatal(err)
+			}
+			if n := len(ingestJobs(t, r)); n != 2 {
+				t.Fatalf("%d jobs, want 2 (d1/h1 and d1/h2)", n)
+			}
+			start(t, r)
+			waitFor(t, "both jobs completed", func() bool {
+				for _, j := range ingestJobs(t, r) {
+					if j.State != rivertype.JobStateCompleted {
+						return false
+					}
+				}
+				return true
+			})
+			if n := proc.count("d1"); n != 2 {
+				t.Fatalf("processed %d times, want 2 (one per version)", n)
+			}
+		})
+
+		t.Run("UniqueWhileRunning", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			running, release := make(chan struct{}), make(chan struct{})
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				close(running)
+				<-release
+				return nil
+			}
+			r := b.open(t, b.fresh(t), nil, proc, testOptions(t))
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			<-running
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
+			if n := len(ingestJobs(t, r)); n != 1 {
+				t.Fatalf("%d jobs, want 1", n)
+			}
+		})
 	})
 }
 
 func TestRetries(t *testing.T) {
 	t.Parallel()
-
-	t.Run("TransientThenSuccess", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		proc.add("d1", rag.StatusQueued, "h1")
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			if n < 3 {
-				return rag.Errorf(rag.CodeEmbeddingFailed, "embedder unavailable")
+	eachBackend(t, func(t *testing.T, b backend) {
+		t.Run("TransientThenSuccess", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			proc.add("d1", rag.StatusQueued, "h1")
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				if n < 3 {
+					return rag.Errorf(rag.CodeEmbeddingFailed, "embedder unavailable")
+				}
+				return nil
 			}
-			return nil
-		}
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), proc, proc, testOptions(t)) // MaxAttempts 3
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
-		if n := proc.count("d1"); n != 3 {
-			t.Fatalf("%d attempts, want 3", n)
-		}
-		// The first two attempts were told they would be retried; the last one that it was final.
-		want := []bool{true, true, false}
-		for i, a := range proc.calls {
-			if a.Retry != want[i] {
-				t.Fatalf("attempt %d: Retry = %v, want %v", i+1, a.Retry, want[i])
+			r := b.open(t, b.fresh(t), proc, proc, testOptions(t)) // MaxAttempts 3
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
 			}
-		}
-		j := ingestJobs(t, r)[0]
-		if len(j.Errors) != 2 {
-			t.Fatalf("job recorded %d errors, want 2", len(j.Errors))
-		}
-	})
-
-	t.Run("TransientExhausted", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		proc.add("d1", rag.StatusQueued, "h1")
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			return rag.Errorf(rag.CodeDBError, "database unavailable")
-		}
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), proc, proc, testOptions(t))
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateDiscarded })
-		if n := proc.count("d1"); n != 3 {
-			t.Fatalf("%d attempts, want MaxAttempts = 3", n)
-		}
-		if last := proc.calls[2]; last.Retry {
-			t.Fatal("last attempt was told it would be retried")
-		}
-	})
-
-	t.Run("PermanentNotRetried", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			return rag.Errorf(rag.CodeUnsupportedMediaType, "unsupported file type")
-		}
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, testOptions(t))
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCancelled })
-		if n := proc.count("d1"); n != 1 {
-			t.Fatalf("%d attempts, want 1", n)
-		}
-	})
-
-	t.Run("PanicRetried", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			if n == 1 {
-				panic("extractor bug")
+			waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
+			if n := proc.count("d1"); n != 3 {
+				t.Fatalf("%d attempts, want 3", n)
 			}
-			return nil
-		}
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, testOptions(t))
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
-		if n := proc.count("d1"); n != 2 {
-			t.Fatalf("%d attempts, want 2", n)
-		}
-	})
+			// The first two attempts were told they would be retried; the last one that it was final.
+			want := []bool{true, true, false}
+			for i, a := range proc.calls {
+				if a.Retry != want[i] {
+					t.Fatalf("attempt %d: Retry = %v, want %v", i+1, a.Retry, want[i])
+				}
+			}
+			j := ingestJobs(t, r)[0]
+			if len(j.Errors) != 2 {
+				t.Fatalf("job recorded %d errors, want 2", len(j.Errors))
+			}
+		})
 
-	t.Run("PanicOnLastAttemptAbandons", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error { panic("extractor bug") }
-		opt := testOptions(t)
-		opt.MaxAttempts = 1
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, opt)
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateDiscarded })
-		proc.mu.Lock()
-		defer proc.mu.Unlock()
-		if rag.ErrorCode(proc.abandoned["d1"]) != rag.CodeInternal {
-			t.Fatalf("abandoned with %v, want an internal error", proc.abandoned["d1"])
-		}
+		t.Run("TransientExhausted", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			proc.add("d1", rag.StatusQueued, "h1")
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				return rag.Errorf(rag.CodeDBError, "database unavailable")
+			}
+			r := b.open(t, b.fresh(t), proc, proc, testOptions(t))
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateDiscarded })
+			if n := proc.count("d1"); n != 3 {
+				t.Fatalf("%d attempts, want MaxAttempts = 3", n)
+			}
+			if last := proc.calls[2]; last.Retry {
+				t.Fatal("last attempt was told it would be retried")
+			}
+		})
+
+		t.Run("PermanentNotRetried", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				return rag.Errorf(rag.CodeUnsupportedMediaType, "unsupported file type")
+			}
+			r := b.open(t, b.fresh(t), nil, proc, testOptions(t))
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCancelled })
+			if n := proc.count("d1"); n != 1 {
+				t.Fatalf("%d attempts, want 1", n)
+			}
+		})
+
+		t.Run("PanicRetried", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				if n == 1 {
+					panic("extractor bug")
+				}
+				return nil
+			}
+			r := b.open(t, b.fresh(t), nil, proc, testOptions(t))
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "job completed", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateCompleted })
+			if n := proc.count("d1"); n != 2 {
+				t.Fatalf("%d attempts, want 2", n)
+			}
+		})
+
+		t.Run("PanicOnLastAttemptAbandons", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error { panic("extractor bug") }
+			opt := testOptions(t)
+			opt.MaxAttempts = 1
+			r := b.open(t, b.fresh(t), nil, proc, opt)
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, "d1") == rivertype.JobStateDiscarded })
+			proc.mu.Lock()
+			defer proc.mu.Unlock()
+			if rag.ErrorCode(proc.abandoned["d1"]) != rag.CodeInternal {
+				t.Fatalf("abandoned with %v, want an internal error", proc.abandoned["d1"])
+			}
+		})
 	})
 }
 
@@ -408,192 +395,196 @@ func TestBackoff(t *testing.T) {
 
 func TestReconcile(t *testing.T) {
 	t.Parallel()
-	proc := newTestProc()
-	proc.add("queued", rag.StatusQueued, "h1")
-	proc.add("processing", rag.StatusProcessing, "h2")
-	proc.add("enqueued", rag.StatusQueued, "h3") // its job exists already
-	proc.add("failed", rag.StatusFailed, "")
-	proc.add("ready", rag.StatusReady, "")
-	proc.add("ready-next", rag.StatusReady, "h4") // a new version submitted, its job lost in a crash
-	proc.add("queued-no-pending", rag.StatusQueued, "")
-	path := filepath.Join(t.TempDir(), "jobs.db")
+	eachBackend(t, func(t *testing.T, b backend) {
+		proc := newTestProc()
+		proc.add("queued", rag.StatusQueued, "h1")
+		proc.add("processing", rag.StatusProcessing, "h2")
+		proc.add("enqueued", rag.StatusQueued, "h3") // its job exists already
+		proc.add("failed", rag.StatusFailed, "")
+		proc.add("ready", rag.StatusReady, "")
+		proc.add("ready-next", rag.StatusReady, "h4") // a new version submitted, its job lost in a crash
+		proc.add("queued-no-pending", rag.StatusQueued, "")
+		db := b.fresh(t)
 
-	pre := openRunner(t, path, nil, nil, Options{}) // the process that crashed after one enqueue
-	if err := pre.EnqueueIngest(t.Context(), "enqueued", "h3"); err != nil {
-		t.Fatal(err)
-	}
-
-	r := openRunner(t, path, proc, proc, testOptions(t))
-	n, err := r.Reconcile(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 3 {
-		t.Fatalf("reconcile enqueued %d, want 3 (queued, processing, ready with a next version)", n)
-	}
-	start(t, r) // reconciles again: nothing new
-	waitFor(t, "four documents processed", func() bool {
-		return proc.count("queued") == 1 && proc.count("processing") == 1 && proc.count("enqueued") == 1 && proc.count("ready-next") == 1
-	})
-	waitFor(t, "jobs completed", func() bool {
-		for _, j := range ingestJobs(t, r) {
-			if j.State != rivertype.JobStateCompleted {
-				return false
-			}
+		pre := b.open(t, db, nil, nil, Options{}) // the process that crashed after one enqueue
+		if err := pre.EnqueueIngest(t.Context(), "enqueued", "h3"); err != nil {
+			t.Fatal(err)
 		}
-		return true
+
+		r := b.open(t, db, proc, proc, testOptions(t))
+		n, err := r.Reconcile(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 3 {
+			t.Fatalf("reconcile enqueued %d, want 3 (queued, processing, ready with a next version)", n)
+		}
+		start(t, r) // reconciles again: nothing new
+		waitFor(t, "four documents processed", func() bool {
+			return proc.count("queued") == 1 && proc.count("processing") == 1 && proc.count("enqueued") == 1 && proc.count("ready-next") == 1
+		})
+		waitFor(t, "jobs completed", func() bool {
+			for _, j := range ingestJobs(t, r) {
+				if j.State != rivertype.JobStateCompleted {
+					return false
+				}
+			}
+			return true
+		})
+		if n := len(ingestJobs(t, r)); n != 4 {
+			t.Fatalf("%d jobs, want 4", n)
+		}
+		if total := proc.total(); total != 4 {
+			t.Fatalf("%d attempts in all, want 4", total)
+		}
 	})
-	if n := len(ingestJobs(t, r)); n != 4 {
-		t.Fatalf("%d jobs, want 4", n)
-	}
-	if total := proc.total(); total != 4 {
-		t.Fatalf("%d attempts in all, want 4", total)
-	}
 }
 
 func TestPeriodic(t *testing.T) {
 	t.Parallel()
+	eachBackend(t, func(t *testing.T, b backend) {
+		t.Run("Fires", func(t *testing.T) {
+			b.parallel(t)
+			var mu sync.Mutex
+			runs := 0
+			r := b.open(t, b.fresh(t), nil, newTestProc(), testOptions(t))
+			err := r.AddPeriodic("tick", Every(time.Second), func(ctx context.Context) error {
+				mu.Lock()
+				defer mu.Unlock()
+				runs++
+				return nil
+			}, &PeriodicOptions{RunOnStart: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start(t, r)
+			waitFor(t, "two runs", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return runs >= 2
+			})
+		})
 
-	t.Run("Fires", func(t *testing.T) {
-		t.Parallel()
-		var mu sync.Mutex
-		runs := 0
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, newTestProc(), testOptions(t))
-		err := r.AddPeriodic("tick", Every(time.Second), func(ctx context.Context) error {
-			mu.Lock()
-			defer mu.Unlock()
-			runs++
-			return nil
-		}, &PeriodicOptions{RunOnStart: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		start(t, r)
-		waitFor(t, "two runs", func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return runs >= 2
+		t.Run("ErrInvalid", func(t *testing.T) {
+			b.parallel(t)
+			r := b.open(t, b.fresh(t), nil, newTestProc(), testOptions(t))
+			noop := func(context.Context) error { return nil }
+			for _, name := range []string{"", "Upper", "has space", string(make([]byte, 65))} {
+				if err := r.AddPeriodic(name, Every(time.Minute), noop, nil); err == nil {
+					t.Errorf("AddPeriodic(%q) succeeded", name)
+				}
+			}
+			if err := r.AddPeriodic("purge", Every(time.Minute), noop, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.AddPeriodic("purge", Every(time.Minute), noop, nil); err == nil {
+				t.Error("the same name was added twice")
+			}
+			start(t, r)
+			if err := r.AddPeriodic("late", Every(time.Minute), noop, nil); err == nil {
+				t.Error("added after start")
+			}
 		})
 	})
+}
 
-	t.Run("ErrInvalid", func(t *testing.T) {
-		t.Parallel()
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, newTestProc(), testOptions(t))
-		noop := func(context.Context) error { return nil }
-		for _, name := range []string{"", "Upper", "has space", string(make([]byte, 65))} {
-			if err := r.AddPeriodic(name, Every(time.Minute), noop, nil); err == nil {
-				t.Errorf("AddPeriodic(%q) succeeded", name)
-			}
+func TestDaily(t *testing.T) {
+	t.Parallel()
+	s := Daily(3, 30, time.UTC)
+	for _, tc := range []struct{ now, want string }{
+		{"2026-01-01T00:00:00Z", "2026-01-01T03:30:00Z"},
+		{"2026-01-01T03:30:00Z", "2026-01-02T03:30:00Z"},
+		{"2026-12-31T23:59:00Z", "2027-01-01T03:30:00Z"},
+	} {
+		now, _ := time.Parse(time.RFC3339, tc.now)
+		if got := s.Next(now).Format(time.RFC3339); got != tc.want {
+			t.Errorf("Next(%s) = %s, want %s", tc.now, got, tc.want)
 		}
-		if err := r.AddPeriodic("purge", Every(time.Minute), noop, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.AddPeriodic("purge", Every(time.Minute), noop, nil); err == nil {
-			t.Error("the same name was added twice")
-		}
-		start(t, r)
-		if err := r.AddPeriodic("late", Every(time.Minute), noop, nil); err == nil {
-			t.Error("added after start")
-		}
-	})
-
-	t.Run("Daily", func(t *testing.T) {
-		t.Parallel()
-		s := Daily(3, 30, time.UTC)
-		for _, tc := range []struct{ now, want string }{
-			{"2026-01-01T00:00:00Z", "2026-01-01T03:30:00Z"},
-			{"2026-01-01T03:30:00Z", "2026-01-02T03:30:00Z"},
-			{"2026-12-31T23:59:00Z", "2027-01-01T03:30:00Z"},
-		} {
-			now, _ := time.Parse(time.RFC3339, tc.now)
-			if got := s.Next(now).Format(time.RFC3339); got != tc.want {
-				t.Errorf("Next(%s) = %s, want %s", tc.now, got, tc.want)
-			}
-		}
-	})
+	}
 }
 
 func TestStop(t *testing.T) {
 	t.Parallel()
-
-	t.Run("FinishesRunningJob", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		running, release := make(chan struct{}), make(chan struct{})
-		var cancelled atomic.Bool
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			close(running)
-			<-release
-			cancelled.Store(ctx.Err() != nil)
-			return nil
-		}
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, proc, testOptions(t)) // StopTimeout 10s
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		<-running
-		stopped := make(chan error, 1)
-		go func() { stopped <- r.Stop(context.Background()) }()
-		select {
-		case err := <-stopped:
-			t.Fatalf("Stop returned (%v) while a job was running", err)
-		case <-time.After(300 * time.Millisecond):
-		}
-		close(release)
-		if err := <-stopped; err != nil {
-			t.Fatal(err)
-		}
-		if cancelled.Load() {
-			t.Fatal("the running job was cancelled")
-		}
-		if s := jobStateOf(t, r, "d1"); s != rivertype.JobStateCompleted {
-			t.Fatalf("job %s after Stop, want completed", s)
-		}
-	})
-
-	t.Run("ReleasesJobAfterTimeout", func(t *testing.T) {
-		t.Parallel()
-		proc := newTestProc()
-		running := make(chan struct{}, 1)
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			if n > 1 {
+	eachBackend(t, func(t *testing.T, b backend) {
+		t.Run("FinishesRunningJob", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			running, release := make(chan struct{}), make(chan struct{})
+			var cancelled atomic.Bool
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				close(running)
+				<-release
+				cancelled.Store(ctx.Err() != nil)
 				return nil
 			}
-			running <- struct{}{}
-			<-ctx.Done()
-			return ctx.Err()
-		}
-		path := filepath.Join(t.TempDir(), "jobs.db")
-		opt := testOptions(t)
-		opt.StopTimeout = 100 * time.Millisecond
-		r := openRunner(t, path, nil, proc, opt)
-		start(t, r)
-		if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
-			t.Fatal(err)
-		}
-		<-running
-		if err := r.Stop(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if s := jobStateOf(t, r, "d1"); s != rivertype.JobStateAvailable {
-			t.Fatalf("job %s after Stop, want available (released)", s)
-		}
-		r2 := openRunner(t, path, nil, proc, testOptions(t))
-		start(t, r2)
-		waitFor(t, "job completed by the next runner", func() bool { return jobStateOf(t, r2, "d1") == rivertype.JobStateCompleted })
-		j := ingestJobs(t, r2)[0]
-		if j.Attempt != 1 {
-			t.Fatalf("attempt = %d, want 1 (an interrupted attempt does not count)", j.Attempt)
-		}
-	})
+			r := b.open(t, b.fresh(t), nil, proc, testOptions(t)) // StopTimeout 10s
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			<-running
+			stopped := make(chan error, 1)
+			go func() { stopped <- r.Stop(context.Background()) }()
+			select {
+			case err := <-stopped:
+				t.Fatalf("Stop returned (%v) while a job was running", err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			close(release)
+			if err := <-stopped; err != nil {
+				t.Fatal(err)
+			}
+			if cancelled.Load() {
+				t.Fatal("the running job was cancelled")
+			}
+			if s := jobStateOf(t, r, "d1"); s != rivertype.JobStateCompleted {
+				t.Fatalf("job %s after Stop, want completed", s)
+			}
+		})
 
-	t.Run("NotStarted", func(t *testing.T) {
-		t.Parallel()
-		r := openRunner(t, filepath.Join(t.TempDir(), "jobs.db"), nil, newTestProc(), testOptions(t))
-		if err := r.Stop(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		t.Run("ReleasesJobAfterTimeout", func(t *testing.T) {
+			b.parallel(t)
+			proc := newTestProc()
+			running := make(chan struct{}, 1)
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				if n > 1 {
+					return nil
+				}
+				running <- struct{}{}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			db := b.fresh(t)
+			opt := testOptions(t)
+			opt.StopTimeout = 100 * time.Millisecond
+			r := b.open(t, db, nil, proc, opt)
+			start(t, r)
+			if err := r.EnqueueIngest(t.Context(), "d1", "h1"); err != nil {
+				t.Fatal(err)
+			}
+			<-running
+			if err := r.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if s := jobStateOf(t, r, "d1"); s != rivertype.JobStateAvailable {
+				t.Fatalf("job %s after Stop, want available (released)", s)
+			}
+			r2 := b.open(t, db, nil, proc, testOptions(t))
+			start(t, r2)
+			waitFor(t, "job completed by the next runner", func() bool { return jobStateOf(t, r2, "d1") == rivertype.JobStateCompleted })
+			j := ingestJobs(t, r2)[0]
+			if j.Attempt != 1 {
+				t.Fatalf("attempt = %d, want 1 (an interrupted attempt does not count)", j.Attempt)
+			}
+		})
+
+		t.Run("NotStarted", func(t *testing.T) {
+			b.parallel(t)
+			r := b.open(t, b.fresh(t), nil, newTestProc(), testOptions(t))
+			if err := r.Stop(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		})
 	})
 }
 
@@ -601,77 +592,82 @@ func TestStop(t *testing.T) {
 // processes would have, on 40 jobs: every job runs exactly once.
 func TestTwoRunnersSplitJobs(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "jobs.db")
-	var mu sync.Mutex
-	ranBy := map[string][]string{} // document → runner IDs that processed it
-	mk := func(id string) *Runner {
-		proc := newTestProc()
-		proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
-			mu.Lock()
-			ranBy[doc] = append(ranBy[doc], id)
-			mu.Unlock()
-			time.Sleep(20 * time.Millisecond) // hold a worker slot like real work does
-			return nil
+	eachBackend(t, func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		var mu sync.Mutex
+		ranBy := map[string][]string{} // document → runner IDs that processed it
+		mk := func(id string) *Runner {
+			proc := newTestProc()
+			proc.fn = func(ctx context.Context, n int, doc string, a ingest.Attempt) error {
+				mu.Lock()
+				ranBy[doc] = append(ranBy[doc], id)
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond) // hold a worker slot like real work does
+				return nil
+			}
+			opt := testOptions(t)
+			opt.ID = id
+			return b.open(t, db, nil, proc, opt)
 		}
-		opt := testOptions(t)
-		opt.ID = id
-		return openRunner(t, path, nil, proc, opt)
-	}
-	a, b := mk("runner-a"), mk("runner-b")
-	start(t, a)
-	start(t, b)
-	for i := range 40 {
-		if err := a.EnqueueIngest(t.Context(), fmt.Sprintf("doc-%02d", i), "h"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, "40 jobs completed", func() bool {
-		jobs := ingestJobs(t, a)
-		for _, j := range jobs {
-			if j.State != rivertype.JobStateCompleted {
-				return false
+		ra, rb := mk("runner-a"), mk("runner-b")
+		start(t, ra)
+		start(t, rb)
+		for i := range 40 {
+			if err := ra.EnqueueIngest(t.Context(), fmt.Sprintf("doc-%02d", i), "h"); err != nil {
+				t.Fatal(err)
 			}
 		}
-		return len(jobs) == 40
-	})
-	mu.Lock()
-	defer mu.Unlock()
-	per := map[string]int{}
-	for doc, ids := range ranBy {
-		if len(ids) != 1 {
-			t.Errorf("%s ran %d times (%v)", doc, len(ids), ids)
+		waitFor(t, "40 jobs completed", func() bool {
+			jobs := ingestJobs(t, ra)
+			for _, j := range jobs {
+				if j.State != rivertype.JobStateCompleted {
+					return false
+				}
+			}
+			return len(jobs) == 40
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		per := map[string]int{}
+		for doc, ids := range ranBy {
+			if len(ids) != 1 {
+				t.Errorf("%s ran %d times (%v)", doc, len(ids), ids)
+			}
+			per[ids[0]]++
 		}
-		per[ids[0]]++
-	}
-	if len(ranBy) != 40 {
-		t.Errorf("%d documents processed, want 40", len(ranBy))
-	}
-	t.Logf("split: %v", per)
-	if per["runner-a"] == 0 || per["runner-b"] == 0 {
-		t.Errorf("one runner did all the work: %v", per)
-	}
+		if len(ranBy) != 40 {
+			t.Errorf("%d documents processed, want 40", len(ranBy))
+		}
+		t.Logf("split: %v", per)
+		if per["runner-a"] == 0 || per["runner-b"] == 0 {
+			t.Errorf("one runner did all the work: %v", per)
+		}
+	})
 }
 
 // TestConcurrentOpen opens several Runners on a new jobs database at once, as processes started together
 // do: River's migrations must converge without failing any of them.
 func TestConcurrentOpen(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "jobs.db")
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Go(func() {
-			r, err := OpenSQLite(context.Background(), path, nil, nil, Options{Logger: testLogger(t)})
-			if err == nil {
-				err = r.Close()
-			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("runner %d: %v", i, err)
+	eachBackend(t, func(t *testing.T, b backend) {
+		db := b.fresh(t)
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			open := b.connect(t, db) // a connection each, as separate processes
+			wg.Go(func() {
+				r, err := open(context.Background(), nil, nil, Options{Logger: testLogger(t)})
+				if err == nil {
+					err = r.Close()
+				}
+				errs[i] = err
+			})
 		}
-	}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("runner %d: %v", i, err)
+			}
+		}
+	})
 }

@@ -38,13 +38,37 @@ func fixture(t testing.TB, rel string) []byte {
 	return b
 }
 
-// pipelineEnv is a data directory with its store and pipeline, as one ragd process opens them.
+// pipelineEnv is a jobs database of a backend with its store and pipeline, as one ragd process opens them.
 type pipelineEnv struct {
-	dir   string
+	b     backend
+	db    string
 	store rag.Store
 	pipe  *ingest.Pipeline
 }
 
+// pipelineOn opens a new database of b, its store and a pipeline with emb (nil: hash), closed when the
+// test ends.
+func pipelineOn(t testing.TB, b backend, emb rag.Embedder) *pipelineEnv {
+	t.Helper()
+	db := b.fresh(t)
+	st := b.store(t, db)
+	ex, err := extract.New(extract.Options{PDFWorkers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	return newPipeline(b, db, st, ex, emb, testLogger(t))
+}
+
+func newPipeline(b backend, db string, st rag.Store, ex *extract.Extractor, emb rag.Embedder, log *slog.Logger) *pipelineEnv {
+	if emb == nil {
+		emb = hash.New(256)
+	}
+	return &pipelineEnv{b: b, db: db, store: st, pipe: ingest.New(st, ex, emb, ingest.Options{Logger: log})}
+}
+
+// openPipeline is pipelineOn for the SQLite data directory dir (the crash tests, whose worker processes
+// open the same directory).
 func openPipeline(t testing.TB, dir string, emb rag.Embedder) *pipelineEnv {
 	t.Helper()
 	e, closeEnv, err := newPipelineEnv(dir, emb, testLogger(t))
@@ -65,16 +89,13 @@ func newPipelineEnv(dir string, emb rag.Embedder, log *slog.Logger) (*pipelineEn
 		st.Close()
 		return nil, nil, err
 	}
-	if emb == nil {
-		emb = hash.New(256)
-	}
-	e := &pipelineEnv{dir: dir, store: st, pipe: ingest.New(st, ex, emb, ingest.Options{Logger: log})}
+	e := newPipeline(sqliteBackend, filepath.Join(dir, "jobs.db"), st, ex, emb, log)
 	return e, func() { ex.Close(); st.Close() }, nil
 }
 
 func (e *pipelineEnv) runner(t testing.TB, opt Options) *Runner {
 	t.Helper()
-	return openRunner(t, filepath.Join(e.dir, "jobs.db"), e.store, e.pipe, opt)
+	return e.b.open(t, e.db, e.store, e.pipe, opt)
 }
 
 // submit records a file as the HTTP API does before it answers 202, and enqueues its job.
@@ -134,219 +155,220 @@ func (e *pipelineEnv) checkIndexedOnce(t testing.TB, id string) {
 
 func TestPipelineJobs(t *testing.T) {
 	t.Parallel()
-
-	t.Run("IngestsInBackground", func(t *testing.T) {
-		t.Parallel()
-		e := openPipeline(t, t.TempDir(), nil)
-		r := e.runner(t, testOptions(t))
-		start(t, r)
-		var ids []string
-		files := []string{"md/ko_react_render-and-commit.md", "html/example-10k-1p.html", "pdf/bill_2125318_original.pdf"}
-		if raceEnabled {
-			files[2] = "docx/docx-tables.docx"
-		}
-		for _, f := range files {
-			ids = append(ids, e.submit(t, r, filepath.Base(f), fixture(t, f)).ID)
-		}
-		waitFor(t, "documents ready", func() bool {
-			for _, id := range ids {
-				if e.doc(t, id).Status != rag.StatusReady {
-					return false
-				}
+	eachBackend(t, func(t *testing.T, b backend) {
+		t.Run("IngestsInBackground", func(t *testing.T) {
+			b.parallel(t)
+			e := pipelineOn(t, b, nil)
+			r := e.runner(t, testOptions(t))
+			start(t, r)
+			var ids []string
+			files := []string{"md/ko_react_render-and-commit.md", "html/example-10k-1p.html", "pdf/bill_2125318_original.pdf"}
+			if raceEnabled {
+				files[2] = "docx/docx-tables.docx"
 			}
-			return true
-		})
-		for _, id := range ids {
-			e.checkIndexedOnce(t, id)
-		}
-	})
-
-	t.Run("NewVersionSupersedesQueuedOne", func(t *testing.T) {
-		t.Parallel()
-		e := openPipeline(t, t.TempDir(), nil)
-		r := e.runner(t, testOptions(t))
-		v1 := e.submit(t, r, "notes.md", []byte("# Notes\n\nThe first draft talks about apples."))
-		v2 := e.submit(t, r, "notes.md", []byte("# Notes\n\nThe second draft talks about pears."))
-		if v1.ID != v2.ID || v1.PendingHash == v2.PendingHash {
-			t.Fatalf("want one document with two pending versions, got %s/%s", v1.ID, v2.ID)
-		}
-		start(t, r)
-		waitFor(t, "both jobs done", func() bool {
-			jobs := ingestJobs(t, r)
-			return len(jobs) == 2 && jobs[0].State == rivertype.JobStateCompleted && jobs[1].State == rivertype.JobStateCompleted
-		})
-		e.checkIndexedOnce(t, v1.ID)
-		if d := e.doc(t, v1.ID); d.ContentHash != v2.PendingHash {
-			t.Fatalf("current content %s, want the second version %s", d.ContentHash, v2.PendingHash)
-		}
-	})
-
-	t.Run("BackToEarlierContent", func(t *testing.T) {
-		t.Parallel()
-		// A → B → A: the second A is a new version with the hash of a completed job; it must run.
-		e := openPipeline(t, t.TempDir(), nil)
-		r := e.runner(t, testOptions(t))
-		start(t, r)
-		a, b := []byte("# Fruit\n\nApples are red."), []byte("# Fruit\n\nPears are green.")
-		var id string
-		for i, data := range [][]byte{a, b, a} {
-			d := e.submit(t, r, "fruit.md", data)
-			id = d.ID
-			waitFor(t, fmt.Sprintf("version %d", i+1), func() bool {
-				got := e.doc(t, id)
-				return got.Version == i+1 && got.PendingHash == ""
-			})
-			// River records a job's completion a moment after its work; until then the job still counts as
-			// live and an equal one is not inserted (see EnqueueIngest).
-			waitFor(t, "the job recorded as completed", func() bool {
-				for _, j := range ingestJobs(t, r) {
-					if j.State != rivertype.JobStateCompleted {
+			for _, f := range files {
+				ids = append(ids, e.submit(t, r, filepath.Base(f), fixture(t, f)).ID)
+			}
+			waitFor(t, "documents ready", func() bool {
+				for _, id := range ids {
+					if e.doc(t, id).Status != rag.StatusReady {
 						return false
 					}
 				}
 				return true
 			})
-		}
-		if got := e.doc(t, id); got.Status != rag.StatusReady || got.Version != 3 {
-			t.Fatalf("document %s version %d, want ready version 3", got.Status, got.Version)
-		}
-		chunks, err := e.store.ListChunks(t.Context(), rag.LocalPrincipal, id)
-		if err != nil || len(chunks) == 0 || !strings.Contains(chunks[0].Text, "Apples") {
-			t.Fatalf("current chunks %v (%v), want the apples version", chunks, err)
-		}
-	})
-
-	t.Run("CorruptFileNotRetried", func(t *testing.T) {
-		t.Parallel()
-		e := openPipeline(t, t.TempDir(), nil)
-		r := e.runner(t, testOptions(t))
-		start(t, r)
-		d := e.submit(t, r, "broken.docx", []byte("PK\x03\x04 this is not a zip archive"))
-		waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateCancelled })
-		got := e.doc(t, d.ID)
-		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeInvalid {
-			t.Fatalf("document %s (%s: %s), want failed with invalid_request", got.Status, got.ErrorCode, got.Error)
-		}
-		if j := ingestJobs(t, r)[0]; j.Attempt != 1 {
-			t.Fatalf("%d attempts, want 1", j.Attempt)
-		}
-	})
-
-	t.Run("ZipBombCancelledNotRetried", func(t *testing.T) {
-		t.Parallel()
-		// A DOCX whose document.xml inflates to 80 MiB (80 KB on disk), over the default 64 MiB per member.
-		e := openPipeline(t, t.TempDir(), nil)
-		r := e.runner(t, testOptions(t))
-		start(t, r)
-		d := e.submit(t, r, "bomb.docx", hostile.DOCX(80<<20, nil))
-		waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateCancelled })
-		got := e.doc(t, d.ID)
-		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeTooLarge || !strings.Contains(got.Error, "RAGD_MAX_MEMBER_BYTES") {
-			t.Fatalf("document %s (%s: %s), want failed with too_large naming the limit", got.Status, got.ErrorCode, got.Error)
-		}
-		if j := ingestJobs(t, r)[0]; j.Attempt != 1 || got.PendingHash != "" {
-			t.Fatalf("%d attempts, pending %q: want 1 and nothing left for a restart to pick up", j.Attempt, got.PendingHash)
-		}
-	})
-
-	// An embedder outage: the OpenAI-compatible embedder against a local fake of the API that answers 503.
-	outage := func(t *testing.T) (*fakeapi.OpenAI, rag.Embedder) {
-		api := fakeapi.NewOpenAI("sk-test")
-		t.Cleanup(api.Close)
-		emb, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: api.Key(), BaseURL: api.URL() + "/v1", Model: "text-embedding-3-small",
-			Dim: 256, Retry: provider.Retry{MaxAttempts: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		api.SetDown(true)
-		return api, emb
-	}
-
-	t.Run("EmbedderOutageRetried", func(t *testing.T) {
-		t.Parallel()
-		api, emb := outage(t)
-		e := openPipeline(t, t.TempDir(), emb)
-		opt := testOptions(t)
-		opt.MaxAttempts = 100 // the outage outlasts any small number of attempts
-		r := e.runner(t, opt)
-		start(t, r)
-		d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
-		waitFor(t, "a failed attempt", func() bool {
-			j := ingestJobs(t, r)[0]
-			return len(j.Errors) >= 2
+			for _, id := range ids {
+				e.checkIndexedOnce(t, id)
+			}
 		})
-		// While it is retried the document waits in the queue with the reason; it is not failed.
-		got := e.doc(t, d.ID)
-		if got.Status == rag.StatusFailed || got.PendingHash == "" {
-			t.Fatalf("document %s, pending %q during the outage: want it still queued", got.Status, got.PendingHash)
-		}
-		if got.Status == rag.StatusQueued && got.ErrorCode != rag.CodeEmbeddingFailed {
-			t.Fatalf("queued document says %q (%s), want the embedding failure", got.Error, got.ErrorCode)
-		}
-		api.SetDown(false)
-		waitFor(t, "document ready", func() bool { return e.doc(t, d.ID).Status == rag.StatusReady })
-		e.checkIndexedOnce(t, d.ID)
-		if got := e.doc(t, d.ID); got.Error != "" || got.ErrorCode != "" {
-			t.Fatalf("ready document still says %q (%s)", got.Error, got.ErrorCode)
-		}
-	})
 
-	t.Run("TimeoutOnLastAttempt", func(t *testing.T) {
-		t.Parallel()
-		api, emb := outage(t)
-		api.SetDown(false)
-		api.FailNext(10, fakeapi.Fault{Delay: time.Minute}) // an embedder that hangs
-		e := openPipeline(t, t.TempDir(), emb)
-		opt := testOptions(t)
-		opt.MaxAttempts, opt.JobTimeout = 1, 500*time.Millisecond
-		r := e.runner(t, opt)
-		start(t, r)
-		d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
-		waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateDiscarded })
-		got := e.doc(t, d.ID)
-		if got.Status != rag.StatusFailed || got.PendingHash != "" {
-			t.Fatalf("document %s (%s: %q, pending %q), want failed", got.Status, got.ErrorCode, got.Error, got.PendingHash)
-		}
-		t.Logf("timed-out document says: %s: %s", got.ErrorCode, got.Error)
-	})
+		t.Run("NewVersionSupersedesQueuedOne", func(t *testing.T) {
+			b.parallel(t)
+			e := pipelineOn(t, b, nil)
+			r := e.runner(t, testOptions(t))
+			v1 := e.submit(t, r, "notes.md", []byte("# Notes\n\nThe first draft talks about apples."))
+			v2 := e.submit(t, r, "notes.md", []byte("# Notes\n\nThe second draft talks about pears."))
+			if v1.ID != v2.ID || v1.PendingHash == v2.PendingHash {
+				t.Fatalf("want one document with two pending versions, got %s/%s", v1.ID, v2.ID)
+			}
+			start(t, r)
+			waitFor(t, "both jobs done", func() bool {
+				jobs := ingestJobs(t, r)
+				return len(jobs) == 2 && jobs[0].State == rivertype.JobStateCompleted && jobs[1].State == rivertype.JobStateCompleted
+			})
+			e.checkIndexedOnce(t, v1.ID)
+			if d := e.doc(t, v1.ID); d.ContentHash != v2.PendingHash {
+				t.Fatalf("current content %s, want the second version %s", d.ContentHash, v2.PendingHash)
+			}
+		})
 
-	t.Run("Abandon", func(t *testing.T) {
-		t.Parallel()
-		e := openPipeline(t, t.TempDir(), nil)
-		d := e.submit(t, nil, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
-		reason := rag.Errorf(rag.CodeInternal, "processing stopped its worker 8 times; giving up")
-		if err := e.pipe.Abandon(t.Context(), d.ID, "another-hash", reason); err != nil {
-			t.Fatal(err)
-		}
-		if got := e.doc(t, d.ID); got.Status != rag.StatusQueued || got.PendingHash != d.PendingHash {
-			t.Fatalf("abandoning another version changed the document: %s, pending %q", got.Status, got.PendingHash)
-		}
-		if err := e.pipe.Abandon(t.Context(), d.ID, d.PendingHash, reason); err != nil {
-			t.Fatal(err)
-		}
-		got := e.doc(t, d.ID)
-		if got.Status != rag.StatusFailed || got.PendingHash != "" || got.Error != reason.Message {
-			t.Fatalf("abandoned document %s (%q, pending %q)", got.Status, got.Error, got.PendingHash)
-		}
-	})
+		t.Run("BackToEarlierContent", func(t *testing.T) {
+			b.parallel(t)
+			// A → B → A: the second A is a new version with the hash of a completed job; it must run.
+			e := pipelineOn(t, b, nil)
+			r := e.runner(t, testOptions(t))
+			start(t, r)
+			a, b := []byte("# Fruit\n\nApples are red."), []byte("# Fruit\n\nPears are green.")
+			var id string
+			for i, data := range [][]byte{a, b, a} {
+				d := e.submit(t, r, "fruit.md", data)
+				id = d.ID
+				waitFor(t, fmt.Sprintf("version %d", i+1), func() bool {
+					got := e.doc(t, id)
+					return got.Version == i+1 && got.PendingHash == ""
+				})
+				// River records a job's completion a moment after its work; until then the job still counts as
+				// live and an equal one is not inserted (see EnqueueIngest).
+				waitFor(t, "the job recorded as completed", func() bool {
+					for _, j := range ingestJobs(t, r) {
+						if j.State != rivertype.JobStateCompleted {
+							return false
+						}
+					}
+					return true
+				})
+			}
+			if got := e.doc(t, id); got.Status != rag.StatusReady || got.Version != 3 {
+				t.Fatalf("document %s version %d, want ready version 3", got.Status, got.Version)
+			}
+			chunks, err := e.store.ListChunks(t.Context(), rag.LocalPrincipal, id)
+			if err != nil || len(chunks) == 0 || !strings.Contains(chunks[0].Text, "Apples") {
+				t.Fatalf("current chunks %v (%v), want the apples version", chunks, err)
+			}
+		})
 
-	t.Run("EmbedderOutageExhausted", func(t *testing.T) {
-		t.Parallel()
-		_, emb := outage(t)
-		e := openPipeline(t, t.TempDir(), emb)
-		opt := testOptions(t)
-		opt.MaxAttempts = 2
-		r := e.runner(t, opt)
-		start(t, r)
-		d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
-		waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateDiscarded })
-		got := e.doc(t, d.ID)
-		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeEmbeddingFailed || got.PendingHash != "" {
-			t.Fatalf("document %s (%s, pending %q), want failed with embedding_failed", got.Status, got.ErrorCode, got.PendingHash)
+		t.Run("CorruptFileNotRetried", func(t *testing.T) {
+			b.parallel(t)
+			e := pipelineOn(t, b, nil)
+			r := e.runner(t, testOptions(t))
+			start(t, r)
+			d := e.submit(t, r, "broken.docx", []byte("PK\x03\x04 this is not a zip archive"))
+			waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateCancelled })
+			got := e.doc(t, d.ID)
+			if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeInvalid {
+				t.Fatalf("document %s (%s: %s), want failed with invalid_request", got.Status, got.ErrorCode, got.Error)
+			}
+			if j := ingestJobs(t, r)[0]; j.Attempt != 1 {
+				t.Fatalf("%d attempts, want 1", j.Attempt)
+			}
+		})
+
+		t.Run("ZipBombCancelledNotRetried", func(t *testing.T) {
+			b.parallel(t)
+			// A DOCX whose document.xml inflates to 80 MiB (80 KB on disk), over the default 64 MiB per member.
+			e := pipelineOn(t, b, nil)
+			r := e.runner(t, testOptions(t))
+			start(t, r)
+			d := e.submit(t, r, "bomb.docx", hostile.DOCX(80<<20, nil))
+			waitFor(t, "job cancelled", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateCancelled })
+			got := e.doc(t, d.ID)
+			if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeTooLarge || !strings.Contains(got.Error, "RAGD_MAX_MEMBER_BYTES") {
+				t.Fatalf("document %s (%s: %s), want failed with too_large naming the limit", got.Status, got.ErrorCode, got.Error)
+			}
+			if j := ingestJobs(t, r)[0]; j.Attempt != 1 || got.PendingHash != "" {
+				t.Fatalf("%d attempts, pending %q: want 1 and nothing left for a restart to pick up", j.Attempt, got.PendingHash)
+			}
+		})
+
+		// An embedder outage: the OpenAI-compatible embedder against a local fake of the API that answers 503.
+		outage := func(t *testing.T) (*fakeapi.OpenAI, rag.Embedder) {
+			api := fakeapi.NewOpenAI("sk-test")
+			t.Cleanup(api.Close)
+			emb, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: api.Key(), BaseURL: api.URL() + "/v1", Model: "text-embedding-3-small",
+				Dim: 256, Retry: provider.Retry{MaxAttempts: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			api.SetDown(true)
+			return api, emb
 		}
-		if strings.HasPrefix(got.Error, "will retry") {
-			t.Fatalf("final failure says %q", got.Error)
-		}
+
+		t.Run("EmbedderOutageRetried", func(t *testing.T) {
+			b.parallel(t)
+			api, emb := outage(t)
+			e := pipelineOn(t, b, emb)
+			opt := testOptions(t)
+			opt.MaxAttempts = 100 // the outage outlasts any small number of attempts
+			r := e.runner(t, opt)
+			start(t, r)
+			d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
+			waitFor(t, "a failed attempt", func() bool {
+				j := ingestJobs(t, r)[0]
+				return len(j.Errors) >= 2
+			})
+			// While it is retried the document waits in the queue with the reason; it is not failed.
+			got := e.doc(t, d.ID)
+			if got.Status == rag.StatusFailed || got.PendingHash == "" {
+				t.Fatalf("document %s, pending %q during the outage: want it still queued", got.Status, got.PendingHash)
+			}
+			if got.Status == rag.StatusQueued && got.ErrorCode != rag.CodeEmbeddingFailed {
+				t.Fatalf("queued document says %q (%s), want the embedding failure", got.Error, got.ErrorCode)
+			}
+			api.SetDown(false)
+			waitFor(t, "document ready", func() bool { return e.doc(t, d.ID).Status == rag.StatusReady })
+			e.checkIndexedOnce(t, d.ID)
+			if got := e.doc(t, d.ID); got.Error != "" || got.ErrorCode != "" {
+				t.Fatalf("ready document still says %q (%s)", got.Error, got.ErrorCode)
+			}
+		})
+
+		t.Run("TimeoutOnLastAttempt", func(t *testing.T) {
+			b.parallel(t)
+			api, emb := outage(t)
+			api.SetDown(false)
+			api.FailNext(10, fakeapi.Fault{Delay: time.Minute}) // an embedder that hangs
+			e := pipelineOn(t, b, emb)
+			opt := testOptions(t)
+			opt.MaxAttempts, opt.JobTimeout = 1, 500*time.Millisecond
+			r := e.runner(t, opt)
+			start(t, r)
+			d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
+			waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateDiscarded })
+			got := e.doc(t, d.ID)
+			if got.Status != rag.StatusFailed || got.PendingHash != "" {
+				t.Fatalf("document %s (%s: %q, pending %q), want failed", got.Status, got.ErrorCode, got.Error, got.PendingHash)
+			}
+			t.Logf("timed-out document says: %s: %s", got.ErrorCode, got.Error)
+		})
+
+		t.Run("Abandon", func(t *testing.T) {
+			b.parallel(t)
+			e := pipelineOn(t, b, nil)
+			d := e.submit(t, nil, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
+			reason := rag.Errorf(rag.CodeInternal, "processing stopped its worker 8 times; giving up")
+			if err := e.pipe.Abandon(t.Context(), d.ID, "another-hash", reason); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.doc(t, d.ID); got.Status != rag.StatusQueued || got.PendingHash != d.PendingHash {
+				t.Fatalf("abandoning another version changed the document: %s, pending %q", got.Status, got.PendingHash)
+			}
+			if err := e.pipe.Abandon(t.Context(), d.ID, d.PendingHash, reason); err != nil {
+				t.Fatal(err)
+			}
+			got := e.doc(t, d.ID)
+			if got.Status != rag.StatusFailed || got.PendingHash != "" || got.Error != reason.Message {
+				t.Fatalf("abandoned document %s (%q, pending %q)", got.Status, got.Error, got.PendingHash)
+			}
+		})
+
+		t.Run("EmbedderOutageExhausted", func(t *testing.T) {
+			b.parallel(t)
+			_, emb := outage(t)
+			e := pipelineOn(t, b, emb)
+			opt := testOptions(t)
+			opt.MaxAttempts = 2
+			r := e.runner(t, opt)
+			start(t, r)
+			d := e.submit(t, r, "render.md", fixture(t, "md/ko_react_render-and-commit.md"))
+			waitFor(t, "job discarded", func() bool { return jobStateOf(t, r, d.ID) == rivertype.JobStateDiscarded })
+			got := e.doc(t, d.ID)
+			if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeEmbeddingFailed || got.PendingHash != "" {
+				t.Fatalf("document %s (%s, pending %q), want failed with embedding_failed", got.Status, got.ErrorCode, got.PendingHash)
+			}
+			if strings.HasPrefix(got.Error, "will retry") {
+				t.Fatalf("final failure says %q", got.Error)
+			}
+		})
 	})
 }
 
