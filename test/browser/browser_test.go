@@ -5,7 +5,6 @@
 package browser
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,154 +17,30 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
-// repoRoot is the repository root, relative to this package's directory.
-const repoRoot = "../.."
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// ragdBinary builds cmd/ragd once per test run.
-func ragdBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ragd-browser-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "ragd")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/ragd")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testkit.RemoveBinary()
+	os.Exit(code)
 }
 
 // outDir is where screenshots go.
-func outDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("RAGD_TEST_OUT")
-	if dir == "" {
-		dir = filepath.Join(repoRoot, "testdata", "out")
-	}
-	dir = filepath.Join(dir, "browser")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// ragd is a running `ragd serve`.
-type ragd struct {
-	url    string
-	cmd    *exec.Cmd
-	output *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+func outDir(t *testing.T) string { return testkit.OutDir(t, "browser") }
 
 // startRagd runs the binary on 127.0.0.1:0 with a temp data dir and waits until it serves /readyz. The test's
 // cleanup stops it with SIGINT (graceful shutdown) and fails the test if it does not stop cleanly.
-func startRagd(t *testing.T, env ...string) *ragd {
+func startRagd(t *testing.T, env ...string) *testkit.Server {
 	t.Helper()
-	bin := ragdBinary(t)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir())
-	cmd.Env = append(os.Environ(), "RAGD_LOG_LEVEL=info")
-	cmd.Env = append(cmd.Env, env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	cmd.Stderr = out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := &ragd{cmd: cmd, output: out}
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			_, _ = out.Write([]byte(line + "\n"))
-			if m := listening.FindStringSubmatch(line); m != nil && !sent {
-				urls <- m[1]
-				sent = true
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("ragd did not stop cleanly: %v\n%s", err, out.String())
-			}
-		case <-time.After(60 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("ragd did not stop within 60 s of SIGINT\n%s", out.String())
-		}
-		if t.Failed() {
-			t.Logf("ragd output:\n%s", out.String())
-		}
-	})
-	select {
-	case r.url = <-urls:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("ragd did not start:\n%s", out.String())
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		resp, err := http.Get(r.url + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ragd not ready: %v\n%s", err, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return r
+	return testkit.Serve(t, testkit.CleanEnv(append([]string{"RAGD_LOG_LEVEL=info"}, env...)...), "--data-dir", t.TempDir())
 }
 
 // browser starts headless chromium and returns a tab context. Dialogs (alert, confirm) are accepted and
@@ -281,7 +156,7 @@ func ask(t *testing.T, ctx context.Context, question string) {
 func TestUploadAskAndOpenCitation(t *testing.T) {
 	ctx, dialogs := browser(t)
 	srv := startRagd(t)
-	pdf, err := filepath.Abs(filepath.Join(repoRoot, "..", "shared", "fixtures", "pdf", "bill_2125318_original.pdf"))
+	pdf, err := filepath.Abs(testkit.FixturePath("pdf/bill_2125318_original.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +166,7 @@ func TestUploadAskAndOpenCitation(t *testing.T) {
 
 	// Documents page: upload through the file picker, watch it become ready.
 	if err := chromedp.Do(ctx,
-		chromedp.Navigate(srv.url+"/documents"),
+		chromedp.Navigate(srv.URL+"/documents"),
 		chromedp.WaitVisible(chromedp.ID("dropzone")),
 		chromedp.SetUploadFiles(chromedp.ID("file-input"), []string{pdf}),
 	); err != nil {
@@ -313,7 +188,7 @@ func TestUploadAskAndOpenCitation(t *testing.T) {
 	screenshot(t, ctx, "documents.png")
 
 	// Chat page: ask in Korean, get a streamed answer with citations.
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
 	ask(t, ctx, "시행일은 공포 후 몇 개월인가요?")
@@ -397,7 +272,7 @@ func TestHostileDocumentIsInert(t *testing.T) {
 	// remove it; the source panel must show it as text.
 	for _, name := range []string{"hostile.txt"} {
 		body, _ := json.Marshal(map[string]any{"name": name, "title": "점검 " + name, "text": hostile})
-		resp, err := http.Post(srv.url+"/api/documents", "application/json", bytes.NewReader(body))
+		resp, err := http.Post(srv.URL+"/api/documents", "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,11 +282,11 @@ func TestHostileDocumentIsInert(t *testing.T) {
 			t.Fatalf("ingest %s: %d %s", name, resp.StatusCode, b)
 		}
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/documents")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/documents")); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the document to be ready", `document.querySelectorAll('#doc-rows tr[data-status="ready"]').length === 1`, 2*time.Minute)
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
 	ask(t, ctx, "XSSPROBE 점검 코드와 점검 링크는 무엇인가요?")
@@ -455,7 +330,7 @@ func TestHostileDocumentIsInert(t *testing.T) {
 func TestKoreanIMEEnterDoesNotSend(t *testing.T) {
 	ctx, _ := browser(t)
 	srv := startRagd(t)
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/"), chromedp.WaitVisible(chromedp.ID("question"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("question"))); err != nil {
 		t.Fatal(err)
 	}
 	sent := func() int {
@@ -492,7 +367,7 @@ func TestAPIKeyPrompt(t *testing.T) {
 	ctx, _ := browser(t)
 	srv := startRagd(t, "RAGD_API_KEYS=browser-test-key-1")
 	if err := chromedp.Do(ctx,
-		chromedp.Navigate(srv.url+"/documents"),
+		chromedp.Navigate(srv.URL+"/documents"),
 		chromedp.WaitVisible(chromedp.ID("api-key-input")),
 		chromedp.SendKeys(chromedp.ID("api-key-input"), "wrong-key"),
 		chromedp.Click(chromedp.ID("api-key-save")),
@@ -507,7 +382,7 @@ func TestAPIKeyPrompt(t *testing.T) {
 		t.Fatalf("sessionStorage key %q", k)
 	}
 	// The next page of the same tab does not ask again.
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.url+"/")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the status line", `(document.getElementById('model-status').textContent || '').includes('generator:')`, 10*time.Second)

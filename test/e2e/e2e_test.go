@@ -12,28 +12,18 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 var (
-	ragdBin  string
-	shared   = filepath.Join("..", "..", "..", "shared")
-	fixtures = filepath.Join(shared, "fixtures")
+	shared   = testkit.Shared()
+	fixtures = testkit.Shared("fixtures")
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ragd-e2e-bin-")
-	if err != nil {
-		panic(err)
-	}
-	ragdBin = filepath.Join(dir, "ragd")
-	build := exec.Command("go", "build", "-o", ragdBin, "../../cmd/ragd")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build ragd:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemoveBinary()
 	os.Exit(code)
 }
 
@@ -46,7 +36,7 @@ type result struct {
 // ragd runs the binary with args and env (on top of a clean environment: no RAGD_* from the caller).
 func ragd(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(ragdBin, args...)
+	cmd := exec.Command(testkit.Binary(t), args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir()}, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -1,19 +1,11 @@
 package providers
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,141 +13,21 @@ import (
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
-)
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	testkit.RemoveBinary()
 	os.Exit(code)
 }
 
-// ragdBinary builds cmd/ragd once per test run (TestMain removes it).
-func ragdBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ragd-providers-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "ragd")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/ragd")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
-// process is a running `ragd serve`.
-type process struct {
-	url    string
-	banner string // the "listening on" line
-	cmd    *exec.Cmd
-	output *syncBuffer
-	done   chan error
-}
-
-var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-
 // serve runs the binary on 127.0.0.1:0 over dataDir with env added to this process's environment (minus
-// any provider variables of the machine) and waits until it is ready. stop ends it; the test's cleanup
-// stops it too.
-func serve(t *testing.T, dataDir string, env ...string) *process {
+// any provider variables of the machine) and waits until it is ready; the test's cleanup stops it.
+func serve(t *testing.T, dataDir string, env ...string) *testkit.Server {
 	t.Helper()
-	cmd := exec.Command(ragdBinary(t), "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "RAGD_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "GEMINI_") ||
-			strings.HasPrefix(name, "GOOGLE_") || strings.HasPrefix(name, "ANTHROPIC_") {
-			continue
-		}
-		cmd.Env = append(cmd.Env, kv)
-	}
-	cmd.Env = append(cmd.Env, "RAGD_LOG_LEVEL=info", "RAGD_RATE_LIMIT_CHAT=0", "RAGD_RATE_LIMIT_SEARCH=0")
-	cmd.Env = append(cmd.Env, env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &syncBuffer{}
-	cmd.Stderr = out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &process{cmd: cmd, output: out, done: make(chan error, 1)}
-	banner := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			_, _ = out.Write([]byte(line + "\n"))
-			if !sent && listening.MatchString(line) {
-				banner <- line
-				sent = true
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-		p.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() { p.stop(t) })
-	select {
-	case p.banner = <-banner:
-		p.url = listening.FindStringSubmatch(p.banner)[1]
-	case err := <-p.done:
-		t.Fatalf("ragd exited: %v\n%s", err, out.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("ragd did not start:\n%s", out.String())
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		resp, err := http.Get(p.url + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ragd not ready: %v\n%s", err, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return p
-}
-
-// stop ends the process with SIGINT (a graceful shutdown) and fails the test if it does not stop cleanly.
-func (p *process) stop(t *testing.T) {
-	t.Helper()
-	if p.cmd.ProcessState != nil || p.done == nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case err := <-p.done:
-		if err != nil {
-			t.Errorf("ragd did not stop cleanly: %v\n%s", err, p.output.String())
-		}
-	case <-time.After(90 * time.Second):
-		_ = p.cmd.Process.Kill()
-		t.Errorf("ragd did not stop within 90 s of SIGINT\n%s", p.output.String())
-	}
-	p.done = nil
-	if t.Failed() {
-		t.Logf("ragd output:\n%s", p.output.String())
-	}
+	return testkit.Serve(t, testkit.CleanEnv(append([]string{"RAGD_LOG_LEVEL=info", "RAGD_RATE_LIMIT_CHAT=0",
+		"RAGD_RATE_LIMIT_SEARCH=0"}, env...)...), "--data-dir", dataDir)
 }
 
 // TestBinary runs the real ragd binary against the fakes, configured only through the providers'
@@ -178,42 +50,42 @@ func TestBinary(t *testing.T) {
 				"OPENAI_API_KEY="+openaiKey, "OPENAI_BASE_URL="+f.openai.BaseURL(),
 				"GEMINI_API_KEY="+geminiKey, "RAGD_GEMINI_BASE_URL="+f.gemini.BaseURL(),
 				"ANTHROPIC_API_KEY="+anthropicKey, "ANTHROPIC_BASE_URL="+f.anthropic.BaseURL())
-			mustContain(t, "banner", p.banner, "embedder "+tc.space, "generator "+tc.name)
-			st := status(t, p.url)
+			mustContain(t, "banner", p.Banner, "embedder "+tc.space, "generator "+tc.name)
+			st := status(t, p.URL)
 			if st.Embedder.Space != tc.space || st.Generator != tc.name || st.Embedding.Search != tc.space {
-				t.Fatalf("status disagrees with the banner %q: %+v", p.banner, st)
+				t.Fatalf("status disagrees with the banner %q: %+v", p.Banner, st)
 			}
 			f.server(tc.generator).SetAnswer(quoteAnswer)
 
-			docs := waitReady(t, p.url, upload(t, p.url, fixture(t, "html/en_wikipedia_mozilla.html"),
+			docs := waitReady(t, p.URL, upload(t, p.URL, fixture(t, "html/en_wikipedia_mozilla.html"),
 				fixture(t, "md/ko_react_render-and-commit.md")), time.Minute)
-			embeddedOnce(t, f.server(tc.embedder), apiChunkTexts(t, p.url, docs))
+			embeddedOnce(t, f.server(tc.embedder), apiChunkTexts(t, p.URL, docs))
 
-			res := search(t, p.url, mozillaQuery, 5)
+			res := search(t, p.URL, mozillaQuery, 5)
 			if res.Space != tc.space || len(res.Hits) == 0 || res.Hits[0].DocumentID != docs[0].ID {
 				t.Fatalf("search: space %q, %d hits", res.Space, len(res.Hits))
 			}
-			code, body := chat(t, p.url, mozillaQuestion)
+			code, body := chat(t, p.URL, mozillaQuestion)
 			if code != http.StatusOK {
 				t.Fatalf("chat: HTTP %d %s", code, body)
 			}
 			if ans := decode[chatResponse](t, body); ans.Generator != tc.name || ans.Citations.Valid == 0 || len(ans.Sources) == 0 {
 				t.Fatalf("answer %s", body)
 			}
-			code, events := chatStream(t, p.url, mozillaQuestion)
+			code, events := chatStream(t, p.URL, mozillaQuestion)
 			if code != http.StatusOK || names(events) != "sources,delta,done" {
 				t.Fatalf("stream: HTTP %d, events %s", code, names(events))
 			}
 
 			// Three 500s: 502 llm_failed with the provider's reason, never the key (nor in the log).
 			f.server(tc.generator).FailNext(3, fakeapi.Fault{Status: 500, Message: "shard 7 exploded"})
-			code, body = chat(t, p.url, mozillaQuestion)
+			code, body = chat(t, p.URL, mozillaQuestion)
 			if eb := decode[errorBody](t, body); code != http.StatusBadGateway || eb.Error != rag.CodeLLMFailed || !strings.Contains(eb.Message, "shard 7 exploded") {
 				t.Fatalf("HTTP %d %s", code, body)
 			}
 			mustNotContain(t, "response", string(body), openaiKey, geminiKey, anthropicKey)
-			p.stop(t)
-			mustNotContain(t, "ragd output", p.output.String(), openaiKey, geminiKey, anthropicKey)
+			p.Stop(t)
+			mustNotContain(t, "ragd output", p.Output.String(), openaiKey, geminiKey, anthropicKey)
 		})
 	}
 }
@@ -230,53 +102,53 @@ func TestBinarySwitchHashToOpenAI(t *testing.T) {
 	// Pseudo-relevance feedback (on by default for the hash space) moves the query vector; without it a hit's
 	// vector score is the plain cosine, which the test recomputes to tell the spaces apart.
 	p := serve(t, data, "RAGD_FEEDBACK=-1")
-	mustContain(t, "banner", p.banner, "embedder hash/v1/768", "generator extractive")
-	docs := waitReady(t, p.url, upload(t, p.url, fixture(t, "html/en_wikipedia_mozilla.html"),
+	mustContain(t, "banner", p.Banner, "embedder hash/v1/768", "generator extractive")
+	docs := waitReady(t, p.URL, upload(t, p.URL, fixture(t, "html/en_wikipedia_mozilla.html"),
 		fixture(t, "md/ko_react_render-and-commit.md"), fixture(t, "md/ko_react_queueing-a-series-of-state-updates.md"),
 		seed(t, "003_a7bb0f394530c2b8.txt")), time.Minute)
-	before := search(t, p.url, mozillaQuery, 5)
+	before := search(t, p.URL, mozillaQuery, 5)
 	checkScores(t, before, "hash/v1/768", mozillaQuery, hashScore)
-	p.stop(t)
+	p.Stop(t)
 
 	const openaiSpace = "openai/text-embedding-3-small/1536"
 	f.openai.FailNext(1, fakeapi.Fault{Delay: 8 * time.Second})
 	p = serve(t, data, "RAGD_FEEDBACK=-1", "RAGD_EMBEDDER=openai", "OPENAI_API_KEY="+openaiKey, "OPENAI_BASE_URL="+f.openai.BaseURL())
-	mustContain(t, "banner", p.banner, "embedder "+openaiSpace)
+	mustContain(t, "banner", p.Banner, "embedder "+openaiSpace)
 
-	st := status(t, p.url)
+	st := status(t, p.URL)
 	if st.Embedding.Configured != openaiSpace || st.Embedding.Search != "hash/v1/768" || st.Embedding.Mode != "hybrid" ||
 		st.Embedding.Reembed.State == "complete" || st.Embedding.Reembed.Done >= st.Chunks || !strings.Contains(st.Embedding.Reason, "re-embedding into "+openaiSpace) {
 		t.Fatalf("status during the re-embed: %+v", st.Embedding)
 	}
-	during := search(t, p.url, mozillaQuery, 5)
+	during := search(t, p.URL, mozillaQuery, 5)
 	checkScores(t, during, "hash/v1/768", mozillaQuery, hashScore)
 	if during.Hits[0].ID != before.Hits[0].ID {
 		t.Fatalf("search during the re-embed ranks differently: %d, was %d", during.Hits[0].ID, before.Hits[0].ID)
 	}
-	if code, body := chat(t, p.url, mozillaQuestion); code != http.StatusOK || decode[chatResponse](t, body).SearchInfo.Space != "hash/v1/768" {
+	if code, body := chat(t, p.URL, mozillaQuestion); code != http.StatusOK || decode[chatResponse](t, body).SearchInfo.Space != "hash/v1/768" {
 		t.Fatalf("chat during the re-embed: HTTP %d %s", code, body)
 	}
 
 	deadline := time.Now().Add(2 * time.Minute)
-	for st = status(t, p.url); st.Embedding.Reembed.State != "complete" || st.Embedding.Search != openaiSpace; st = status(t, p.url) {
+	for st = status(t, p.URL); st.Embedding.Reembed.State != "complete" || st.Embedding.Search != openaiSpace; st = status(t, p.URL) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the re-embed did not complete: %+v\n%s", st.Embedding, p.output.String())
+			t.Fatalf("the re-embed did not complete: %+v\n%s", st.Embedding, p.Output.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	if st.Embedding.Reembed.Percent != 100 || st.Embedding.Reembed.Done != st.Chunks || st.Embedding.Reason != "" {
 		t.Fatalf("status after the re-embed: %+v", st.Embedding)
 	}
-	after := search(t, p.url, mozillaQuery, 5)
+	after := search(t, p.URL, mozillaQuery, 5)
 	checkScores(t, after, openaiSpace, mozillaQuery, func(q, text string) float64 {
 		return dot(fakeapi.Vector(q, 1536), fakeapi.Vector(text, 1536))
 	})
 	if after.Hits[0].DocumentID != docs[0].ID {
 		t.Fatalf("search after the re-embed: %+v", after.Hits[0])
 	}
-	embeddedOnce(t, f.openai.Server, apiChunkTexts(t, p.url, docs))
-	p.stop(t)
-	mustContain(t, "ragd log", p.output.String(), "embedding space changed", "reembed: done")
+	embeddedOnce(t, f.openai.Server, apiChunkTexts(t, p.URL, docs))
+	p.Stop(t)
+	mustContain(t, "ragd log", p.Output.String(), "embedding space changed", "reembed: done")
 }
 
 // apiChunkTexts reads the documents' chunks through the API and returns the text ragd embeds for each.

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // browser starts headless chromium (installed by scripts/test.sh; the test is skipped without it) and
@@ -64,14 +65,7 @@ func waitJS(t *testing.T, ctx context.Context, what, js string, timeout time.Dur
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	dir := os.Getenv("RAGD_TEST_OUT")
-	if dir == "" {
-		dir = filepath.Join(repoRoot, "testdata", "out")
-	}
-	dir = filepath.Join(dir, "providers")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.OutDir(t, "providers")
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Errorf("screenshot %s: %v", name, err)
@@ -93,7 +87,7 @@ func TestBrowserWeakSentencesAndReembed(t *testing.T) {
 	data := t.TempDir()
 	env := []string{"RAGD_GENERATOR=openai", "OPENAI_API_KEY=" + openaiKey, "OPENAI_BASE_URL=" + f.openai.BaseURL()}
 	p := serve(t, data, env...)
-	waitReady(t, p.url, upload(t, p.url, fixture(t, "html/en_wikipedia_mozilla.html")), time.Minute)
+	waitReady(t, p.URL, upload(t, p.URL, fixture(t, "html/en_wikipedia_mozilla.html")), time.Minute)
 
 	const (
 		weakList = "The browser was first written in Klingon by astronauts [1]."
@@ -102,7 +96,7 @@ func TestBrowserWeakSentencesAndReembed(t *testing.T) {
 	f.openai.SetAnswer(func(prompt string) string {
 		return quoteAnswer(prompt) + "\n\n- " + weakList + "\n- " + weakBold + " Also see [9]."
 	})
-	run(t, ctx, chromedp.Navigate(p.url+"/"), chromedp.WaitVisible(chromedp.ID("question")),
+	run(t, ctx, chromedp.Navigate(p.URL+"/"), chromedp.WaitVisible(chromedp.ID("question")),
 		chromedp.SendKeys(chromedp.ID("question"), mozillaQuestion+kb.Enter))
 	waitJS(t, ctx, "the answer", `document.querySelector('.msg-assistant[data-state="done"]') !== null`, 30*time.Second)
 
@@ -135,12 +129,12 @@ func TestBrowserWeakSentencesAndReembed(t *testing.T) {
 	mustContain(t, "citation notes", evalJS[string](t, ctx, `[...document.querySelectorAll('.citation-note')].map((e) => e.textContent).join('\n')`),
 		"2 weakly supported sentences", "1 citation to passages that were not given removed")
 	screenshot(t, ctx, "weak-sentences.png")
-	p.stop(t)
+	p.Stop(t)
 
 	// Restart with the OpenAI embedder: the first embedding call is held, so the re-embed is visibly running.
 	f.openai.FailNext(1, fakeapi.Fault{Delay: 6 * time.Second})
 	p = serve(t, data, append(env, "RAGD_EMBEDDER=openai")...)
-	run(t, ctx, chromedp.Navigate(p.url+"/"))
+	run(t, ctx, chromedp.Navigate(p.URL+"/"))
 	waitJS(t, ctx, "the re-embed in the header", `document.getElementById('status-reembed') !== null`, 10*time.Second)
 	line := evalJS[string](t, ctx, `document.getElementById('model-status').textContent`)
 	mustContain(t, "header", line, "embedder: openai/text-embedding-3-small/1536", "re-embedding", "search: hash/v1/768", "generator: openai/gpt-4.1-mini")

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,10 +23,8 @@ import (
 	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/server"
+	"github.com/ragd/ragd/internal/testkit"
 )
-
-// repoRoot is the repository root, relative to this package's directory; the shared data is beside it.
-const repoRoot = "../.."
 
 // Keys the fakes accept. They look like real keys so that a leak would be recognisable.
 const (
@@ -90,7 +87,7 @@ func (f *fakes) config(t *testing.T, embedder, generator string) config.Config {
 type env struct {
 	app  *app.App
 	url  string
-	logs *syncBuffer
+	logs *testkit.Buffer
 }
 
 // start opens ragd on cfg with the job runner working (short retry back-off, so that a document whose
@@ -98,7 +95,7 @@ type env struct {
 func start(t *testing.T, cfg config.Config) *env {
 	t.Helper()
 	ctx := context.Background()
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	a, err := app.Open(ctx, cfg, newLogger(logs))
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +137,7 @@ type file struct {
 // fixture reads a file of the shared fixtures (rel is relative to shared/fixtures).
 func fixture(t *testing.T, rel string) file {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "..", "shared", "fixtures", rel))
+	data, err := os.ReadFile(testkit.FixturePath(rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +147,7 @@ func fixture(t *testing.T, rel string) file {
 // seed reads one of the Korean design documents of shared/seeds.
 func seed(t *testing.T, name string) file {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "..", "shared", "seeds", name))
+	data, err := os.ReadFile(testkit.Shared("seeds", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,24 +456,6 @@ func embeddedOnce(t *testing.T, fake *fakeapi.Server, texts map[int64]string) {
 			t.Fatalf("chunk %d was embedded %d times: %.80q", id, n, text)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers (log output, a process's output).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newLogger(w io.Writer) *slog.Logger {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // crashFiles are the 20 uploads of the crash test: every fixture (PDFs, DOCX, HTML, Markdown), and small
@@ -16,17 +18,17 @@ func crashFiles(t *testing.T) []upload {
 	t.Helper()
 	var files []upload
 	for _, sub := range []string{"pdf", "docx", "html", "md"} {
-		ents, err := os.ReadDir(filepath.Join(fixtureDir, sub))
+		ents, err := os.ReadDir(testkit.FixturePath(sub))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range ents {
-			files = append(files, upload{e.Name(), readFixture(t, filepath.Join(sub, e.Name()))})
+			files = append(files, upload{e.Name(), testkit.Fixture(t, filepath.Join(sub, e.Name()))})
 		}
 	}
 	for i, f := range []string{"md/ko_react_render-and-commit.md", "pdf/senate-expenditures.pdf", "html/example-10k-1p.html",
 		"md/ko_react_importing-and-exporting-components.md", "docx/docx-tables.docx", "md/ko_react_queueing-a-series-of-state-updates.md"} {
-		files = append(files, upload{fmt.Sprintf("copy-%d-%s", i, filepath.Base(f)), readFixture(t, f)})
+		files = append(files, upload{fmt.Sprintf("copy-%d-%s", i, filepath.Base(f)), testkit.Fixture(t, f)})
 	}
 	if len(files) != 20 {
 		t.Fatalf("%d crash test files, want 20", len(files))
@@ -50,7 +52,7 @@ func TestCrashMidIngestion(t *testing.T) {
 		}
 
 		// Kill once some documents are done and another is being worked on.
-		waitFor(t, "two documents ready and one processing", 10*time.Minute, func() bool {
+		testkit.WaitFor(t, "two documents ready and one processing", 10*time.Minute, func() bool {
 			n := countStatus(listDocuments(t, base), ids)
 			return n[rag.StatusReady] >= 2 && n[rag.StatusProcessing] >= 1
 		})
@@ -79,7 +81,7 @@ func TestCrashMidIngestion(t *testing.T) {
 
 		restarted := time.Now()
 		second, base := serve(t, "serve (restarted)", b)
-		waitFor(t, "all 20 documents ready", 15*time.Minute, func() bool {
+		testkit.WaitFor(t, "all 20 documents ready", 15*time.Minute, func() bool {
 			return countStatus(listDocuments(t, base), ids)[rag.StatusReady] == 20
 		})
 		t.Logf("%s: all 20 ready %s after the restart", b.name, time.Since(restarted).Round(time.Second))

@@ -4,56 +4,28 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
-
-// repoRoot is the repository root and fixtureDir the shared fixtures, relative to this package's directory.
-const (
-	repoRoot   = "../.."
-	fixtureDir = "../../../shared/fixtures"
-)
-
-// bin is the ragd binary that TestMain builds.
-var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ragd-scale-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "ragd")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ragd")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemoveBinary()
 	os.Exit(code)
 }
 
@@ -79,32 +51,9 @@ func eachBackend(t *testing.T, f func(t *testing.T, b backend)) {
 
 func pgBackend(t *testing.T) backend {
 	t.Helper()
-	base := os.Getenv("RAGD_TEST_DATABASE_URL")
-	if base == "" {
-		t.Skip("RAGD_TEST_DATABASE_URL is not set: start PGlite with `scripts/pglite.sh start` and export the URL it prints")
-	}
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	schema := "scale_" + hex.EncodeToString(b)
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	// public second: on a server where pgvector is not yet created, CREATE EXTENSION needs an existing schema.
-	url := base + sep + "search_path=" + schema + ",public"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		pool, err := pgxpool.New(ctx, base)
-		if err != nil {
-			t.Errorf("drop test schema: %v", err)
-			return
-		}
-		defer pool.Close()
-		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop test schema: %v", err)
-		}
-	})
-	return backend{name: "postgres", dataDir: t.TempDir(), url: url, schema: schema}
+	base := testkit.DatabaseURL(t)
+	schema := testkit.Schema(t, base, "scale_")
+	return backend{name: "postgres", dataDir: t.TempDir(), url: testkit.SearchPath(base, schema), schema: schema}
 }
 
 // env is the environment of a ragd process on b: the test's own RAGD_* variables are left out so that a
@@ -140,33 +89,16 @@ func (b backend) openApp(t *testing.T) *app.App {
 type process struct {
 	name string
 	cmd  *exec.Cmd
-	out  *syncBuffer // stdout and stderr
+	out  *testkit.Buffer // stdout and stderr
 	done chan struct{}
 	err  error // of Wait, once done is closed
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start runs `ragd args…` with env and waits until its stdout matches ready; it returns the process and the
 // match. The process is killed when the test ends if it still runs.
 func start(t *testing.T, name string, env []string, ready *regexp.Regexp, args ...string) (*process, []string) {
 	t.Helper()
-	p := &process{name: name, cmd: exec.Command(bin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	p := &process{name: name, cmd: exec.Command(testkit.Binary(t), args...), out: &testkit.Buffer{}, done: make(chan struct{})}
 	p.cmd.Env = env
 	p.cmd.Stderr = p.out
 	stdout, err := p.cmd.StdoutPipe()
@@ -341,18 +273,6 @@ func countStatus(docs map[string]doc, ids []string) map[rag.Status]int {
 	return n
 }
 
-// waitFor polls cond until it holds, failing the test after limit (a generous bound, not a measurement).
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // checkIndexedOnce fails unless every document of ids is ready with exactly one version (it was committed
 // once) and chunks numbered 0..n-1 once each, and no document of the store is left queued or processing.
 func checkIndexedOnce(t *testing.T, a *app.App, ids []string) {
@@ -394,13 +314,4 @@ func checkIndexedOnce(t *testing.T, a *app.App, ids []string) {
 	for _, d := range left {
 		t.Errorf("%s left %s/%s", d.Source, d.Status, d.Stage)
 	}
-}
-
-func readFixture(t *testing.T, rel string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, rel))
-	if err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	return b
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os/exec"
 	"testing"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // evalReport is the part of `ragd eval --json` compared between the stores.
@@ -21,7 +23,7 @@ type evalReport struct {
 
 func runEval(t *testing.T, b backend, dataset string) evalReport {
 	t.Helper()
-	cmd := exec.Command(bin, "eval", "--json", dataset)
+	cmd := exec.Command(testkit.Binary(t), "eval", "--json", dataset)
 	cmd.Env = b.env()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

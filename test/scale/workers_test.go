@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 var (
@@ -37,13 +39,13 @@ func TestWorkersShareJobs(t *testing.T) {
 		var files []upload
 		for i := range 40 {
 			f := small[i%len(small)]
-			files = append(files, upload{fmt.Sprintf("%02d-%s", i, filepath.Base(f)), readFixture(t, f)})
+			files = append(files, upload{fmt.Sprintf("%02d-%s", i, filepath.Base(f)), testkit.Fixture(t, f)})
 		}
 		var ids []string
 		for _, d := range uploadFiles(t, base, files) {
 			ids = append(ids, d.ID)
 		}
-		waitFor(t, "all 40 documents ready", 10*time.Minute, func() bool {
+		testkit.WaitFor(t, "all 40 documents ready", 10*time.Minute, func() bool {
 			n := countStatus(listDocuments(t, base), ids)
 			if n[rag.StatusFailed] > 0 {
 				t.Fatalf("%d documents failed", n[rag.StatusFailed])
