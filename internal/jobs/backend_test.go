@@ -2,19 +2,17 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // The suite runs whole on both engines River runs on: temp-file SQLite, and PostgreSQL at
@@ -62,7 +60,7 @@ func getenvURL() string { return os.Getenv("RAGD_TEST_DATABASE_URL") }
 func postgresBackend(url string) backend {
 	return backend{
 		name:  "PostgreSQL",
-		fresh: func(t testing.TB) string { return pgSchema(t, url) },
+		fresh: func(t testing.TB) string { return testkit.Schema(t, url, "jobs_") },
 		connect: func(t testing.TB, schema string) func(context.Context, Documents, Processor, Options) (*Runner, error) {
 			pool := pgPool(t, url)
 			return func(ctx context.Context, docs Documents, proc Processor, opt Options) (*Runner, error) {
@@ -127,27 +125,6 @@ func (b backend) open(t testing.TB, db string, docs Documents, proc Processor, o
 func openRunner(t testing.TB, path string, docs Documents, proc Processor, opt Options) *Runner {
 	t.Helper()
 	return sqliteBackend.open(t, path, docs, proc, opt)
-}
-
-// pgSchema returns a new schema name, dropped when the test ends.
-func pgSchema(t testing.TB, url string) string {
-	t.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "jobs_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		pool, err := pgxpool.New(ctx, url) // a pool: the URL may carry pool settings
-		if err != nil {
-			t.Errorf("drop test schema: %v", err)
-			return
-		}
-		defer pool.Close()
-		if _, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop test schema: %v", err)
-		}
-	})
-	return schema
 }
 
 // pgPool is a pool as the PostgreSQL store makes it (the URL's settings), closed when the test ends.

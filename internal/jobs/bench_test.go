@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // The benchmarks measure River's own cost per ingestion job (the processor does nothing), on SQLite and, when
@@ -23,7 +25,7 @@ func benchRunners(b *testing.B) map[string]func(b *testing.B, proc Processor, op
 	}
 	if url := getenvURL(); url != "" {
 		m["postgres"] = func(b *testing.B, proc Processor, opt Options) *Runner {
-			return openPGRunner(b, pgPool(b, url), pgSchema(b, url), nil, proc, opt)
+			return openPGRunner(b, pgPool(b, url), testkit.Schema(b, url, "jobs_"), nil, proc, opt)
 		}
 	}
 	return m

@@ -11,6 +11,8 @@ import (
 
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // What only PostgreSQL has: a worker that died holding a job seen through River's own fetch (on SQLite,
@@ -45,7 +47,7 @@ func TestPostgres(t *testing.T) {
 	url := pgURL(t)
 
 	t.Run("ReconcileAndReleaseOrphan", func(t *testing.T) {
-		schema := pgSchema(t, url)
+		schema := testkit.Schema(t, url, "jobs_")
 		pool := pgPool(t, url)
 		proc := newTestProc()
 		proc.add("orphan", rag.StatusProcessing, "h1")
@@ -74,7 +76,7 @@ func TestPostgres(t *testing.T) {
 
 	t.Run("SharedOneConnectionPool", func(t *testing.T) {
 		// As on PGlite: River and the work it runs share the store's only connection.
-		schema := pgSchema(t, url)
+		schema := testkit.Schema(t, url, "jobs_")
 		cfg, err := pgxpool.ParseConfig(url)
 		if err != nil {
 			t.Fatal(err)

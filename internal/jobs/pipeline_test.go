@@ -21,22 +21,14 @@ import (
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // These tests run the real ingestion pipeline — SQLite store, extractor, chunker, embedder — under the
 // Runner, as `ragd serve` does: Submit, EnqueueIngest, and the jobs do the rest.
 
-// fixtureDir is ../shared/fixtures from the repository root.
-var fixtureDir = filepath.Join("..", "..", "..", "shared", "fixtures")
-
-func fixture(t testing.TB, rel string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, rel))
-	if err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	return b
-}
+// fixture reads a shared fixture.
+func fixture(t testing.TB, rel string) []byte { return testkit.Fixture(t, rel) }
 
 // pipelineEnv is a jobs database of a backend with its store and pipeline, as one ragd process opens them.
 type pipelineEnv struct {
@@ -377,7 +369,7 @@ func TestPipelineJobs(t *testing.T) {
 func crashFiles(t testing.TB) map[string][]byte {
 	files := map[string][]byte{}
 	for _, sub := range []string{"md", "html", "pdf", "docx"} {
-		ents, err := os.ReadDir(filepath.Join(fixtureDir, sub))
+		ents, err := os.ReadDir(testkit.FixturePath(sub))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
