@@ -44,6 +44,9 @@ log "go vet"
 go vet ./...
 log "staticcheck"
 staticcheck ./...
+# The offline build (no hosted model SDK) keeps compiling and passes vet.
+log "go vet -tags ragd_offline"
+go vet -tags ragd_offline ./cmd/... ./internal/app/...
 [ "${1:-}" = "lint" ] && exit 0
 
 # --- tests -----------------------------------------------------------------------------------------------
@@ -56,6 +59,14 @@ echo "$RAGD_TEST_DATABASE_URL"
 export RAGD_TEST_OUT="${RAGD_TEST_OUT:-$root/testdata/out}"
 log "go test"
 go test -count=1 -timeout 80m ./...
+
+# The race detector over the short suite (-short leaves out the multi-minute quality and scale runs; the
+# jobs tests skip their PDF-heavy cases under -race, see internal/jobs/race_test.go).
+log "go test -tags ragd_offline (internal/app)"
+go test -count=1 -tags ragd_offline -run 'TestProviders' ./internal/app/
+
+log "go test -race -short"
+go test -race -short -count=1 -timeout 40m ./...
 
 # The PostgreSQL store's tests again on a native server (PostgreSQL $pg_major + pgvector, built from source):
 # the COPY bulk path, real parallel sessions and pgvector's native HNSW, which PGlite cannot show.

@@ -1,166 +1,158 @@
 package hash
 
-// The quality harness: it mirrors `ragd eval`'s retrieval in memory — BM25 as SQLite FTS5 computes it
-// (k1=1.2, b=0.75) over textproc's IndexTerms/QueryTerms, exact cosine over hash vectors, weighted
-// reciprocal-rank fusion w/(60+rank) over the top 100 candidates of each — on the shared Cranfield and
-// KorQuAD sets, with documents cut into ~1000-character chunks (200 overlap) and a document ranked by its
-// best chunk. It reports nDCG@10 / Recall@5 / MRR@10 for BM25 alone, vectors alone and fusions with several
-// weights. It is how the analyzer's rules and the default features were chosen:
+// The quality benchmarks measure the hash embedder in memory on the shared evaluation sets, with what
+// `ragd eval` uses: the datasets and metrics of internal/eval, plain BM25 of internal/eval/bm25 with SQLite
+// FTS5's parameters (k1 1.2, b 0.75) over textproc's IndexTerms/QueryTerms, the chunker's own chunks (size
+// 1000, overlap 200), and weighted reciprocal-rank fusion w/(60+rank) over the top 100 of each list as
+// internal/retrieve fuses; a document ranks by its best chunk. Each reports nDCG@10, Recall@5 and MRR@10 as
+// benchmark metrics beside the time to embed the set. They are how the analyzer's rules and the default
+// features were chosen; `ragd eval` measures the whole pipeline (docs/retrieval.md).
 //
-//	RAGD_QUALITY=1 go test -run 'Quality$' -v ./internal/embed/hash/
+//	go test -run '^$' -bench 'Quality' -benchtime 1x ./internal/embed/hash/
 //
-// Knobs: RAGD_QUALITY=bm25 (keyword only), RAGD_QUALITY_SET=cranfield|korquad|cranfield+title|korquad+title
-// (+title: the title prepended to every chunk), RAGD_QUALITY_CHUNK=0 (whole documents) or a size,
-// RAGD_QUALITY_DIM, RAGD_QUALITY_VARIANTS="all" or names of featureVariants or "key=value,…" feature
-// settings separated by spaces (RAGD_QUALITY=full runs all variants).
+// Knobs: RAGD_QUALITY_SET=cranfield|korquad, RAGD_QUALITY_TITLE=1 (the title before every chunk),
+// RAGD_QUALITY_CHUNK (0: whole documents), RAGD_QUALITY_DIM, RAGD_QUALITY_VARIANTS ("all", names of
+// featureVariants, or "key=value,…" feature settings separated by spaces).
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/ragd/ragd/internal/chunk"
+	"github.com/ragd/ragd/internal/eval"
 	"github.com/ragd/ragd/internal/eval/bm25"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
-const evalDir = "../../../../shared/eval"
-
-type qdoc struct {
-	id, title, text string
-}
-
-type qquery struct {
-	id, text string
-}
-
+// qset is an evaluation set cut into chunks.
 type qset struct {
-	name string
-	docs []qdoc
-	// chunks are the passages that are indexed and searched; chunkDoc maps each to its document. Without
-	// chunking each document is one chunk.
+	name     string
+	ds       *eval.Dataset
+	queries  []eval.Query // those with judgments
 	chunks   []string
-	chunkDoc []int
-	// titled prepends each document's title to each of its chunks.
-	titled  bool
-	queries []qquery
-	qrels   map[string]map[string]int // query id → doc id → grade (> 0 relevant)
+	chunkDoc []int // chunk → index in ds.Docs
 }
 
-func loadCranfield(t testing.TB) *qset {
-	dir := filepath.Join(evalDir, "cranfield")
-	s := &qset{name: "cranfield", qrels: map[string]map[string]int{}}
-	readJSONL(t, filepath.Join(dir, "corpus.jsonl"), func(m map[string]any) {
-		s.docs = append(s.docs, qdoc{id: m["_id"].(string), title: m["title"].(string), text: m["text"].(string)})
-	})
-	readJSONL(t, filepath.Join(dir, "queries.jsonl"), func(m map[string]any) {
-		s.queries = append(s.queries, qquery{id: m["_id"].(string), text: m["text"].(string)})
-	})
-	f, err := os.Open(filepath.Join(dir, "qrels", "test.tsv"))
-	if err != nil {
-		t.Fatal(err)
+func loadSets(b *testing.B) []*qset {
+	paths := map[string]string{
+		"cranfield": testkit.Shared("eval", "cranfield"),
+		"korquad":   testkit.Shared("eval", "korquad", "KorQuAD_v1.0_dev.json"),
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) != 3 || fs[0] == "query-id" {
-			continue
-		}
-		g, err := strconv.Atoi(fs[2])
+	names := []string{"cranfield", "korquad"}
+	if n := os.Getenv("RAGD_QUALITY_SET"); n != "" {
+		names = []string{n}
+	}
+	size := 1000
+	if v, err := strconv.Atoi(os.Getenv("RAGD_QUALITY_CHUNK")); err == nil {
+		size = v
+	}
+	var out []*qset
+	for _, n := range names {
+		ds, err := eval.Load(paths[n])
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
-		if g <= 0 {
-			continue
-		}
-		if s.qrels[fs[0]] == nil {
-			s.qrels[fs[0]] = map[string]int{}
-		}
-		s.qrels[fs[0]][fs[1]] = g
-	}
-	// only queries with judgments count
-	s.queries = slices.DeleteFunc(s.queries, func(q qquery) bool { return len(s.qrels[q.id]) == 0 })
-	return s
-}
-
-func readJSONL(t testing.TB, path string, fn func(map[string]any)) {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		fn(m)
-	}
-}
-
-func loadKorQuAD(t testing.TB, withTitle bool) *qset {
-	b, err := os.ReadFile(filepath.Join(evalDir, "korquad", "KorQuAD_v1.0_dev.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v struct {
-		Data []struct {
-			Title      string `json:"title"`
-			Paragraphs []struct {
-				Context string `json:"context"`
-				QAs     []struct {
-					ID       string `json:"id"`
-					Question string `json:"question"`
-				} `json:"qas"`
-			} `json:"paragraphs"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	s := &qset{name: "korquad", qrels: map[string]map[string]int{}, titled: withTitle}
-	if withTitle {
-		s.name = "korquad+title"
-	}
-	for ai, a := range v.Data {
-		for pi, p := range a.Paragraphs {
-			id := fmt.Sprintf("%d-%d", ai, pi)
-			s.docs = append(s.docs, qdoc{id: id, title: a.Title, text: p.Context})
-			for _, q := range p.QAs {
-				s.queries = append(s.queries, qquery{id: q.ID, text: q.Question})
-				s.qrels[q.ID] = map[string]int{id: 1}
+		s := &qset{name: n, ds: ds}
+		for _, q := range ds.Queries {
+			if len(q.Relevant) > 0 {
+				s.queries = append(s.queries, q)
 			}
 		}
+		for d, doc := range ds.Docs {
+			texts := []string{doc.Text}
+			if size > 0 {
+				texts = texts[:0]
+				ex := &rag.Extracted{Blocks: []rag.Block{{Kind: rag.BlockParagraph, Text: doc.Text}}}
+				for _, c := range chunk.Split(ex, chunk.Options{Size: size, Overlap: size / 5}) {
+					texts = append(texts, c.Text)
+				}
+			}
+			for _, c := range texts {
+				if os.Getenv("RAGD_QUALITY_TITLE") != "" {
+					c = doc.Title + "\n" + c
+				}
+				s.chunks = append(s.chunks, c)
+				s.chunkDoc = append(s.chunkDoc, d)
+			}
+		}
+		out = append(out, s)
 	}
-	return s
+	return out
 }
 
-func vectorSearch(docs [][]float32, q []float32, k int) []int {
-	scores := make(map[int]float64, len(docs))
-	for d, v := range docs {
-		var s float32
-		for i, x := range v {
-			s += x * q[i]
-		}
-		if s > 0 {
-			scores[d] = float64(s)
-		}
+// report adds the mean nDCG@10, Recall@5 and MRR@10 of chunk rankings (one per query) to b.
+func (s *qset) report(b *testing.B, ranked [][]int) {
+	var ndcg, recall, mrr float64
+	for i, q := range s.queries {
+		ids := s.docRank(ranked[i])
+		ndcg += eval.NDCG(ids, q.Relevant, 10)
+		recall += eval.Recall(ids, q.Relevant, 5)
+		mrr += eval.MRR(ids, q.Relevant, 10)
 	}
-	return bm25.TopK(scores, k)
+	n := float64(len(s.queries))
+	b.ReportMetric(ndcg/n, "nDCG@10")
+	b.ReportMetric(recall/n, "R@5")
+	b.ReportMetric(mrr/n, "MRR@10")
 }
 
+// docRank maps a ranking of chunks to the IDs of their documents (first occurrence).
+func (s *qset) docRank(chunks []int) []string {
+	seen := map[int]bool{}
+	var out []string
+	for _, c := range chunks {
+		if d := s.chunkDoc[c]; !seen[d] {
+			seen[d] = true
+			out = append(out, s.ds.Docs[d].ID)
+		}
+	}
+	return out
+}
+
+func (s *qset) keywordRuns() [][]int {
+	terms := make([][]string, len(s.chunks))
+	for i, c := range s.chunks {
+		terms[i] = textproc.IndexTerms(c)
+	}
+	ix := bm25.New(terms, 1.2, 0.75)
+	out := make([][]int, len(s.queries))
+	for i, q := range s.queries {
+		out[i] = ix.Search(textproc.QueryTerms(q.Text), 100)
+	}
+	return out
+}
+
+// vectorRuns embeds the chunks and queries with e and ranks the chunks by exact cosine, top 100.
+func (s *qset) vectorRuns(b *testing.B, e *Embedder) [][]int {
+	ctx := context.Background()
+	dv, err := e.EmbedDocuments(ctx, s.chunks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([][]int, len(s.queries))
+	for i, q := range s.queries {
+		qv, err := e.EmbedQuery(ctx, q.Text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		scores := make(map[int]float64, len(dv))
+		for d, v := range dv {
+			if sim := dot(v, qv); sim > 0 {
+				scores[d] = sim
+			}
+		}
+		out[i] = bm25.TopK(scores, 100)
+	}
+	return out
+}
+
+// fuse is internal/retrieve's weighted reciprocal-rank fusion over two ranked lists.
 func fuse(vec, kw []int, wv, wk float64) []int {
 	scores := map[int]float64{}
 	for r, d := range vec {
@@ -172,221 +164,92 @@ func fuse(vec, kw []int, wv, wk float64) []int {
 	return bm25.TopK(scores, 100)
 }
 
-type metrics struct{ ndcg, recall, mrr float64 }
-
-func (m metrics) String() string { return fmt.Sprintf("%.3f / %.3f / %.3f", m.ndcg, m.recall, m.mrr) }
-
-func evaluate(s *qset, ranked [][]int) metrics {
-	var m metrics
-	for qi, q := range s.queries {
-		rel := s.qrels[q.id]
-		r := s.docRank(ranked[qi])
-		var dcg, idcg float64
-		var found int
-		rr := 0.0
-		for i, d := range r {
-			if i >= 10 {
-				break
-			}
-			g := rel[s.docs[d].id]
-			if g > 0 {
-				dcg += float64(g) / math.Log2(float64(i+2))
-				if rr == 0 {
-					rr = 1 / float64(i+1)
-				}
-				if i < 5 {
-					found++
-				}
-			}
-		}
-		grades := make([]int, 0, len(rel))
-		for _, g := range rel {
-			grades = append(grades, g)
-		}
-		sort.Sort(sort.Reverse(sort.IntSlice(grades)))
-		for i, g := range grades {
-			if i >= 10 {
-				break
-			}
-			idcg += float64(g) / math.Log2(float64(i+2))
-		}
-		m.ndcg += dcg / idcg
-		m.recall += float64(found) / float64(len(rel))
-		m.mrr += rr
-	}
-	n := float64(len(s.queries))
-	return metrics{m.ndcg / n, m.recall / n, m.mrr / n}
-}
-
-func keywordRuns(s *qset) [][]int {
-	terms := make([][]string, len(s.chunks))
-	for i, c := range s.chunks {
-		terms[i] = textproc.IndexTerms(c)
-	}
-	// FTS5's bm25() parameters.
-	ix := bm25.New(terms, 1.2, 0.75)
-	out := make([][]int, len(s.queries))
-	for i, q := range s.queries {
-		out[i] = ix.Search(textproc.QueryTerms(q.text), 100)
-	}
-	return out
-}
-
-// chunkText cuts text as the chunker does by default: whole sentences up to size runes, the last sentences
-// of up to overlap runes repeated at the start of the next chunk (a sentence longer than size is cut).
-func chunkText(text string, size, overlap int) []string {
-	var sents []string
-	start := 0
-	rs := []rune(text)
-	for i, r := range rs {
-		if (r == '.' || r == '?' || r == '!' || r == '\n') && (i+1 == len(rs) || rs[i+1] == ' ' || rs[i+1] == '\n') {
-			sents = append(sents, string(rs[start:i+1]))
-			start = i + 1
-		}
-	}
-	if start < len(rs) {
-		sents = append(sents, string(rs[start:]))
-	}
-	var out []string
-	var cur []string
-	n := 0
-	for _, sent := range sents {
-		l := len([]rune(sent))
-		for l > size {
-			r := []rune(sent)
-			out = append(out, string(r[:size]))
-			sent = string(r[size:])
-			l -= size
-		}
-		if n+l > size && len(cur) > 0 {
-			out = append(out, strings.Join(cur, ""))
-			keep, m := 0, 0
-			for k := len(cur) - 1; k >= 0 && m+len([]rune(cur[k])) <= overlap; k-- {
-				m += len([]rune(cur[k]))
-				keep++
-			}
-			cur = append([]string(nil), cur[len(cur)-keep:]...)
-			n = m
-		}
-		cur = append(cur, sent)
-		n += l
-	}
-	if len(cur) > 0 {
-		out = append(out, strings.Join(cur, ""))
-	}
-	return out
-}
-
-// chunk sets s.chunks: whole documents, or chunks of size runes when size > 0.
-func (s *qset) chunk(size int) {
-	s.chunks, s.chunkDoc = s.chunks[:0], s.chunkDoc[:0]
-	for d, doc := range s.docs {
-		cs := []string{doc.text}
-		if size > 0 {
-			cs = chunkText(doc.text, size, size/5)
-		}
-		for _, c := range cs {
-			if s.titled {
-				c = doc.title + "\n" + c
-			}
-			s.chunks = append(s.chunks, c)
-			s.chunkDoc = append(s.chunkDoc, d)
-		}
-	}
-}
-
-// docRank maps a ranking of chunks to a ranking of their documents (first occurrence).
-func (s *qset) docRank(chunks []int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, c := range chunks {
-		if d := s.chunkDoc[c]; !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func vectorRuns(t testing.TB, s *qset, e *Embedder) [][]int {
-	ctx := context.Background()
-	dv, err := e.EmbedDocuments(ctx, s.chunks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([][]int, len(s.queries))
-	for i, q := range s.queries {
-		qv, err := e.EmbedQuery(ctx, q.text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = vectorSearch(dv, qv, 100)
-	}
-	return out
-}
-
 var weightGrid = [][2]float64{{0.7, 0.3}, {0.5, 0.5}, {0.3, 0.7}, {0.25, 0.75}, {0.2, 0.8}, {0.15, 0.85}, {0.1, 0.9}}
 
-func TestQuality(t *testing.T) {
-	mode := os.Getenv("RAGD_QUALITY")
-	if mode == "" {
-		t.Skip("set RAGD_QUALITY=1 to measure retrieval quality on ../shared/eval")
-	}
-	// RAGD_QUALITY_SET picks one set: cranfield, korquad, or either with "+title" (the title prepended to
-	// each document's text, as a store that indexes titles with the text would see it).
-	var sets []*qset
-	switch os.Getenv("RAGD_QUALITY_SET") {
-	case "cranfield":
-		sets = append(sets, loadCranfield(t))
-	case "cranfield+title":
-		s := loadCranfield(t)
-		s.name, s.titled = s.name+"+title", true
-		sets = append(sets, s)
-	case "korquad":
-		sets = append(sets, loadKorQuAD(t, false))
-	case "korquad+title":
-		sets = append(sets, loadKorQuAD(t, true))
-	default:
-		sets = append(sets, loadCranfield(t), loadKorQuAD(t, false))
-	}
+// BenchmarkQuality reports, per set: BM25 alone; per feature variant, vectors alone and fused with each
+// weight pair of weightGrid (vector/keyword). The time is that of embedding the set's chunks and queries.
+func BenchmarkQuality(b *testing.B) {
 	variants := []struct {
 		name string
 		f    features
 	}{{"default", defaultFeatures}}
-	if v := os.Getenv("RAGD_QUALITY_VARIANTS"); v != "" || mode == "full" {
+	if v := os.Getenv("RAGD_QUALITY_VARIANTS"); v != "" {
 		variants = append(variants, featureVariants(v)...)
 	}
-	size := 1000
-	if v, err := strconv.Atoi(os.Getenv("RAGD_QUALITY_CHUNK")); err == nil {
-		size = v
+	dim := DefaultDim
+	if d, err := strconv.Atoi(os.Getenv("RAGD_QUALITY_DIM")); err == nil {
+		dim = d
 	}
-	for _, s := range sets {
-		s.chunk(size)
-		start := time.Now()
-		kw := keywordRuns(s)
-		t.Logf("%s: %d docs, %d chunks, %d queries; BM25 (k1=1.2 b=0.75) nDCG@10 / R@5 / MRR@10 = %s  (%.1fs)",
-			s.name, len(s.docs), len(s.chunks), len(s.queries), evaluate(s, kw), time.Since(start).Seconds())
+	for _, s := range loadSets(b) {
+		kw := s.keywordRuns()
+		b.Run(s.name+"/bm25", func(b *testing.B) {
+			for range b.N {
+				kw = s.keywordRuns()
+			}
+			s.report(b, kw)
+		})
 		for _, v := range variants {
-			dim := DefaultDim
-			if d, err := strconv.Atoi(os.Getenv("RAGD_QUALITY_DIM")); err == nil {
-				dim = d
-			}
-			e := &Embedder{dim: dim, f: v.f}
-			vec := vectorRuns(t, s, e)
-			line := fmt.Sprintf("%-30s vec %s", v.name, evaluate(s, vec))
-			for _, w := range weightGrid {
-				fused := make([][]int, len(s.queries))
-				for i := range s.queries {
-					fused[i] = fuse(vec[i], kw[i], w[0], w[1])
+			var vec [][]int
+			b.Run(s.name+"/vec/"+v.name, func(b *testing.B) {
+				for range b.N {
+					vec = s.vectorRuns(b, &Embedder{dim: dim, f: v.f})
 				}
-				line += fmt.Sprintf(" | %.2g/%.2g %s", w[0], w[1], evaluate(s, fused))
+				s.report(b, vec)
+			})
+			for _, w := range weightGrid {
+				b.Run(fmt.Sprintf("%s/fused/%s/%.2g-%.2g", s.name, v.name, w[0], w[1]), func(b *testing.B) {
+					fused := make([][]int, len(s.queries))
+					for range b.N {
+						for i := range s.queries {
+							fused[i] = fuse(vec[i], kw[i], w[0], w[1])
+						}
+					}
+					s.report(b, fused)
+				})
 			}
-			t.Logf("%s: %s", s.name, line)
 		}
 	}
 }
 
-// featureVariants returns the variants named in a comma-separated list ("" or "all": every variant).
+// BenchmarkQualityCosine reports the cosine similarity of queries to their best relevant chunk and to the
+// best irrelevant one (10th, 50th and 90th percentiles), which a similarity threshold must separate.
+func BenchmarkQualityCosine(b *testing.B) {
+	ctx := context.Background()
+	e := New(0)
+	for _, s := range loadSets(b) {
+		b.Run(s.name, func(b *testing.B) {
+			var rel, irr []float64
+			for range b.N {
+				dv, err := e.EmbedDocuments(ctx, s.chunks)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rel, irr = rel[:0], irr[:0]
+				for _, q := range s.queries {
+					qv, err := e.EmbedQuery(ctx, q.Text)
+					if err != nil {
+						b.Fatal(err)
+					}
+					best := map[bool]float64{}
+					for c, v := range dv {
+						r := q.Relevant[s.ds.Docs[s.chunkDoc[c]].ID] > 0
+						best[r] = max(best[r], dot(v, qv))
+					}
+					rel, irr = append(rel, best[true]), append(irr, best[false])
+				}
+			}
+			slices.Sort(rel)
+			slices.Sort(irr)
+			pct := func(xs []float64, p float64) float64 { return xs[int(p*float64(len(xs)-1))] }
+			for _, p := range []float64{0.1, 0.5, 0.9} {
+				b.ReportMetric(pct(rel, p), fmt.Sprintf("rel-p%d", int(p*100)))
+				b.ReportMetric(pct(irr, p), fmt.Sprintf("irr-p%d", int(p*100)))
+			}
+		})
+	}
+}
+
+// featureVariants returns the variants named in a space-separated list ("all": every variant; a name it does not know is read as "key=value,…" feature settings).
 func featureVariants(names string) []struct {
 	name string
 	f    features
@@ -469,44 +332,5 @@ func setFeatures(f *features, spec string) {
 		default:
 			panic("bad variant key " + k)
 		}
-	}
-}
-
-// TestQualityCosine reports the cosine similarity of queries to their relevant chunks (the best chunk of a
-// relevant document) and to the best irrelevant chunk, which a similarity threshold must separate.
-func TestQualityCosine(t *testing.T) {
-	if os.Getenv("RAGD_QUALITY") == "" {
-		t.Skip("set RAGD_QUALITY=1 to measure retrieval quality on ../shared/eval")
-	}
-	ctx := context.Background()
-	e := New(0)
-	for _, s := range []*qset{loadCranfield(t), loadKorQuAD(t, false)} {
-		s.chunk(1000)
-		dv, err := e.EmbedDocuments(ctx, s.chunks)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rel, irr []float64
-		for _, q := range s.queries {
-			qv, err := e.EmbedQuery(ctx, q.text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			best := map[bool]float64{}
-			for c, v := range dv {
-				var sim float64
-				for i := range v {
-					sim += float64(v[i] * qv[i])
-				}
-				r := s.qrels[q.id][s.docs[s.chunkDoc[c]].id] > 0
-				best[r] = max(best[r], sim)
-			}
-			rel, irr = append(rel, best[true]), append(irr, best[false])
-		}
-		slices.Sort(rel)
-		slices.Sort(irr)
-		pct := func(xs []float64, p float64) float64 { return xs[int(p*float64(len(xs)-1))] }
-		t.Logf("%s: cosine of the best relevant chunk p10/p50/p90 = %.3f / %.3f / %.3f; best irrelevant chunk p10/p50/p90 = %.3f / %.3f / %.3f",
-			s.name, pct(rel, 0.1), pct(rel, 0.5), pct(rel, 0.9), pct(irr, 0.1), pct(irr, 0.5), pct(irr, 0.9))
 	}
 }
