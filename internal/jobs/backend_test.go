@@ -108,16 +108,23 @@ func (b backend) parallel(t *testing.T) {
 // open opens a runner on db, closed when the test ends.
 func (b backend) open(t testing.TB, db string, docs Documents, proc Processor, opt Options) *Runner {
 	t.Helper()
-	r, err := b.connect(t, db)(context.Background(), docs, proc, opt)
-	if err != nil {
-		t.Fatalf("open runner: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			t.Errorf("close runner: %v", err)
+	return closeAtEnd(t)(b.connect(t, db)(context.Background(), docs, proc, opt))
+}
+
+// closeAtEnd fails the test if a runner did not open, and closes it when the test ends.
+func closeAtEnd(t testing.TB) func(*Runner, error) *Runner {
+	return func(r *Runner, err error) *Runner {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("open runner: %v", err)
 		}
-	})
-	return r
+		t.Cleanup(func() {
+			if err := r.Close(); err != nil {
+				t.Errorf("close runner: %v", err)
+			}
+		})
+		return r
+	}
 }
 
 // openRunner opens a runner on the SQLite jobs database at path (the crash tests' worker processes and the

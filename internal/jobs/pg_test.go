@@ -28,19 +28,11 @@ func pgURL(t testing.TB) string {
 	return url
 }
 
+// openPGRunner opens a runner on pool with River's tables in schema, closed when the test ends.
 func openPGRunner(t testing.TB, pool *pgxpool.Pool, schema string, docs Documents, proc Processor, opt Options) *Runner {
 	t.Helper()
 	opt.Schema = schema
-	r, err := OpenPostgres(context.Background(), pool, docs, proc, opt)
-	if err != nil {
-		t.Fatalf("open runner: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			t.Errorf("close runner: %v", err)
-		}
-	})
-	return r
+	return closeAtEnd(t)(OpenPostgres(context.Background(), pool, docs, proc, opt))
 }
 
 func TestPostgres(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -96,24 +97,12 @@ func call(c *provider.Caller, url string) func(context.Context) error {
 	}
 }
 
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
 func TestDo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	newCaller := func(s *sleeps, p provider.Policy) *provider.Caller {
+	newCaller := func(s *fakeapi.Waits, p provider.Policy) *provider.Caller {
 		p.Provider, p.Code = "acme", rag.CodeLLMFailed
-		p.Retry.Sleep = s.sleep
+		p.Retry.Sleep = s.Sleep
 		p.Explain = func(err error) provider.Failure {
 			_, body, _ := strings.Cut(err.Error(), ": ")
 			return provider.Failure{Reason: provider.ErrorBodyReason(body)}
@@ -126,7 +115,7 @@ func TestDo(t *testing.T) {
 			failures int
 			ok       bool
 		}{{2, true}, {3, false}} {
-			s := &sleeps{}
+			s := &fakeapi.Waits{}
 			srv, n := server(t, []int{503, 503, 503}[:tc.failures]...)
 			c := newCaller(s, provider.Policy{})
 			err := c.Do(ctx, call(c, srv.URL))
@@ -141,7 +130,7 @@ func TestDo(t *testing.T) {
 					t.Fatalf("message %q", msg)
 				}
 			}
-			for _, d := range s.d {
+			for _, d := range s.All() {
 				if d < time.Second {
 					t.Fatalf("waited %v despite Retry-After: 1", d)
 				}
@@ -151,14 +140,14 @@ func TestDo(t *testing.T) {
 	t.Run("ClientErrorNotRetried", func(t *testing.T) {
 		t.Parallel()
 		srv, n := server(t, 400)
-		c := newCaller(&sleeps{}, provider.Policy{})
+		c := newCaller(&fakeapi.Waits{}, provider.Policy{})
 		if err := c.Do(ctx, call(c, srv.URL)); rag.ErrorCode(err) != rag.CodeLLMFailed || n.Load() != 1 {
 			t.Fatalf("err %v after %d", err, n.Load())
 		}
 	})
 	t.Run("Permanent", func(t *testing.T) {
 		t.Parallel()
-		c := newCaller(&sleeps{}, provider.Policy{})
+		c := newCaller(&fakeapi.Waits{}, provider.Policy{})
 		var n int
 		err := c.Do(ctx, func(context.Context) error {
 			n++
@@ -170,14 +159,14 @@ func TestDo(t *testing.T) {
 	})
 	t.Run("BackoffGrows", func(t *testing.T) {
 		t.Parallel()
-		s := &sleeps{}
+		s := &fakeapi.Waits{}
 		c := newCaller(s, provider.Policy{Retry: provider.Retry{MaxAttempts: 5, BaseDelay: 100 * time.Millisecond, MaxDelay: 300 * time.Millisecond}})
 		_ = c.Do(ctx, func(context.Context) error { return provider.ErrIncomplete })
-		if len(s.d) != 4 {
-			t.Fatalf("waits %v", s.d)
+		if len(s.All()) != 4 {
+			t.Fatalf("waits %v", s.All())
 		}
 		// Jitter keeps each wait within [½, 1] of 100ms·2^n, capped at 300ms.
-		for i, d := range s.d {
+		for i, d := range s.All() {
 			hi := min(100*time.Millisecond<<i, 300*time.Millisecond)
 			if d < hi/2 || d > hi {
 				t.Fatalf("wait %d = %v, want in [%v, %v]", i, d, hi/2, hi)
@@ -186,7 +175,7 @@ func TestDo(t *testing.T) {
 	})
 	t.Run("ConcurrencyLimit", func(t *testing.T) {
 		t.Parallel()
-		c := newCaller(&sleeps{}, provider.Policy{MaxConcurrency: 2})
+		c := newCaller(&fakeapi.Waits{}, provider.Policy{MaxConcurrency: 2})
 		var now, peak atomic.Int32
 		var wg sync.WaitGroup
 		for range 8 {
@@ -221,7 +210,7 @@ func TestDo(t *testing.T) {
 	})
 	t.Run("RedactsSecrets", func(t *testing.T) {
 		t.Parallel()
-		c := newCaller(&sleeps{}, provider.Policy{Secrets: []string{"s3cr3t-key"}})
+		c := newCaller(&fakeapi.Waits{}, provider.Policy{Secrets: []string{"s3cr3t-key"}})
 		err := c.Do(ctx, func(context.Context) error { return errors.New("status 400: {\"error\":\"bad key s3cr3t-key\"}") })
 		if strings.Contains(err.Error(), "s3cr3t-key") || strings.Contains(fmt.Sprintf("%v", errors.Unwrap(err)), "s3cr3t-key") {
 			t.Fatalf("secret in %v", err)
