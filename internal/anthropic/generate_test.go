@@ -1,6 +1,7 @@
 package anthropic_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -23,20 +24,13 @@ type bundle struct {
 
 func setup(t *testing.T, cfg anthropic.GeneratorConfig) *bundle {
 	t.Helper()
-	b := &bundle{fake: fakeapi.NewAnthropic(key)}
-	t.Cleanup(b.fake.Close)
-	cfg.APIKey = key
-	cfg.BaseURL = b.fake.BaseURL()
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
-	g, err := anthropic.NewGenerator(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.gen = g
-	return b
+	fake, gen := fakeapi.Start(t, fakeapi.NewAnthropic, key, func(url string) (*anthropic.Generator, error) {
+		cfg.APIKey, cfg.BaseURL = key, url
+		cfg.Timeout = cmp.Or(cfg.Timeout, 5*time.Second)
+		cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
+		return anthropic.NewGenerator(cfg)
+	})
+	return &bundle{fake: fake, gen: gen}
 }
 
 var request = rag.GenerateRequest{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -50,4 +51,17 @@ func (w *Waits) All() []time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.waits)
+}
+
+// Start starts a fake accepting key, closed when the test ends, and returns it with what open builds against
+// its base URL (the adapter under test); an error of open fails the test.
+func Start[F Fake, A any](t testing.TB, newFake func(key string) F, key string, open func(baseURL string) (A, error)) (F, A) {
+	t.Helper()
+	f := newFake(key)
+	t.Cleanup(f.Close)
+	a, err := open(f.BaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, a
 }

@@ -33,14 +33,10 @@ func TestEmbedder(t *testing.T) {
 
 func setupEmbedder(t *testing.T, cfg gemini.EmbedderConfig) (*fakeapi.Gemini, *gemini.Embedder) {
 	t.Helper()
-	fake := fakeapi.NewGemini(embedKey)
-	t.Cleanup(fake.Close)
-	cfg.APIKey, cfg.BaseURL = embedKey, fake.BaseURL()
-	e, err := gemini.NewEmbedder(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake, e
+	return fakeapi.Start(t, fakeapi.NewGemini, embedKey, func(url string) (*gemini.Embedder, error) {
+		cfg.APIKey, cfg.BaseURL = embedKey, url
+		return gemini.NewEmbedder(context.Background(), cfg)
+	})
 }
 
 type batchBody struct {

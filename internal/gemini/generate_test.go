@@ -1,6 +1,7 @@
 package gemini_test
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -22,20 +23,13 @@ type bundle struct {
 
 func setup(t *testing.T, cfg gemini.GeneratorConfig) *bundle {
 	t.Helper()
-	b := &bundle{fake: fakeapi.NewGemini(key)}
-	t.Cleanup(b.fake.Close)
-	cfg.APIKey = key
-	cfg.BaseURL = b.fake.BaseURL()
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
-	g, err := gemini.NewGenerator(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.gen = g
-	return b
+	fake, gen := fakeapi.Start(t, fakeapi.NewGemini, key, func(url string) (*gemini.Generator, error) {
+		cfg.APIKey, cfg.BaseURL = key, url
+		cfg.Timeout = cmp.Or(cfg.Timeout, 5*time.Second)
+		cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
+		return gemini.NewGenerator(context.Background(), cfg)
+	})
+	return &bundle{fake: fake, gen: gen}
 }
 
 var request = rag.GenerateRequest{

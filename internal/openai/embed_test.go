@@ -35,14 +35,10 @@ func TestEmbedder(t *testing.T) {
 
 func setupEmbedder(t *testing.T, cfg openai.EmbedderConfig) (*fakeapi.OpenAI, *openai.Embedder) {
 	t.Helper()
-	fake := fakeapi.NewOpenAI(embedKey)
-	t.Cleanup(fake.Close)
-	cfg.APIKey, cfg.BaseURL = embedKey, fake.BaseURL()
-	e, err := openai.NewEmbedder(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake, e
+	return fakeapi.Start(t, fakeapi.NewOpenAI, embedKey, func(url string) (*openai.Embedder, error) {
+		cfg.APIKey, cfg.BaseURL = embedKey, url
+		return openai.NewEmbedder(cfg)
+	})
 }
 
 type embBody struct {

@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -23,20 +24,13 @@ type bundle struct {
 
 func setup(t *testing.T, cfg openai.GeneratorConfig) *bundle {
 	t.Helper()
-	b := &bundle{fake: fakeapi.NewOpenAI(key)}
-	t.Cleanup(b.fake.Close)
-	cfg.APIKey = key
-	cfg.BaseURL = b.fake.BaseURL()
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
-	g, err := openai.NewGenerator(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.gen = g
-	return b
+	fake, gen := fakeapi.Start(t, fakeapi.NewOpenAI, key, func(url string) (*openai.Generator, error) {
+		cfg.APIKey, cfg.BaseURL = key, url
+		cfg.Timeout = cmp.Or(cfg.Timeout, 5*time.Second)
+		cfg.Retry.Sleep = (&fakeapi.Waits{}).Sleep
+		return openai.NewGenerator(cfg)
+	})
+	return &bundle{fake: fake, gen: gen}
 }
 
 var request = rag.GenerateRequest{

@@ -6,6 +6,7 @@
 package embedtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -54,21 +55,13 @@ type bundle struct {
 
 func (k Kit) setup(t *testing.T, c Config) *bundle {
 	t.Helper()
-	b := &bundle{fake: k.NewFake(k.Key), waits: &fakeapi.Waits{}}
-	t.Cleanup(b.fake.Close)
-	if c.APIKey == "" {
-		c.APIKey = k.Key
-	}
-	c.BaseURL = b.fake.BaseURL()
-	if c.Timeout == 0 {
-		c.Timeout = 5 * time.Second
-	}
-	c.Retry.Sleep = b.waits.Sleep
-	e, err := k.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.emb = e
+	b := &bundle{waits: &fakeapi.Waits{}}
+	b.fake, b.emb = fakeapi.Start(t, k.NewFake, k.Key, func(url string) (rag.Embedder, error) {
+		c.APIKey, c.BaseURL = cmp.Or(c.APIKey, k.Key), url
+		c.Timeout = cmp.Or(c.Timeout, 5*time.Second)
+		c.Retry.Sleep = b.waits.Sleep
+		return k.New(c)
+	})
 	return b
 }
 
