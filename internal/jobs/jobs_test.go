@@ -119,8 +119,10 @@ func testOptions(t testing.TB) Options {
 		Work: true, IngestWorkers: 2, MaxAttempts: 3,
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 		// A worker of this process never dies in these tests, so a generous DeadAfter costs nothing and keeps
-		// slow runs (-race) from mistaking a busy worker for a dead one.
-		Heartbeat: 100 * time.Millisecond, DeadAfter: 5 * time.Second,
+		// slow runs from mistaking a busy worker for a dead one: under -race on a loaded machine (load 20 on two
+		// cores) a heartbeat was seen 5 s old and TwoRunnersSplitJobs ran two jobs twice. A worker without any
+		// heartbeat (ReconcileAndReleaseOrphan) or whose process is gone (crash_test.go) is dead regardless.
+		Heartbeat: 100 * time.Millisecond, DeadAfter: time.Minute,
 		PollInterval: 50 * time.Millisecond, StopTimeout: 10 * time.Second,
 		Logger: testLogger(t), testOnly: true,
 	}
