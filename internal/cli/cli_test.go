@@ -156,7 +156,7 @@ func TestHelp(t *testing.T) {
 					t.Errorf("subcommand %s missing:\n%s", s.name, out)
 				}
 			}
-			if c.name != "bench" && c.name != "version" && !strings.Contains(out, "  --data-dir DIR ") {
+			if c.name != "bench" && c.name != "version" && c.name != "healthcheck" && !strings.Contains(out, "  --data-dir DIR ") {
 				t.Errorf("no --data-dir:\n%s", out)
 			}
 		})

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // TestAskJSONIsTheChatShape asks one question of one index twice, with `ragd ask --json` and over
@@ -95,7 +96,7 @@ var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 // stops the server with SIGINT and returns the response body.
 func chat(t *testing.T, env []string, question string) []byte {
 	t.Helper()
-	cmd := exec.Command(ragdBin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(testkit.Binary(t), "serve", "--addr", "127.0.0.1:0")
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir()}, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
