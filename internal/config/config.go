@@ -114,6 +114,22 @@ type Config struct {
 	Worker bool
 	// BenchAPIKey is the API key `ragd bench http` sends (RAGD_API_KEY; its --api-key flag overrides it).
 	BenchAPIKey string
+
+	// QA configures the Q&A board's scheduled answer job (docs/qa.md).
+	QA QA
+}
+
+// QA configures the scheduled answer job of the Q&A boards.
+type QA struct {
+	// Interval is how often the job runs (RAGD_QA_INTERVAL, default 10m, at least 1s).
+	Interval time.Duration
+	// Batch is how many open questions one pass takes, oldest first (RAGD_QA_BATCH, default 10, 1–1000).
+	Batch int
+	// Delay is the pause between two model calls of a pass (RAGD_QA_DELAY, default 0).
+	Delay time.Duration
+	// MaxAttempts is how many passes may fail on a question before it is marked failed
+	// (RAGD_QA_MAX_ATTEMPTS, default 5, 1–100).
+	MaxAttempts int
 }
 
 // MaxIngestWorkers is the most documents processed at once (RAGD_INGEST_WORKERS, and the CLI flags that set it).
@@ -139,6 +155,7 @@ func Default() Config {
 		IdleTimeout:       2 * time.Minute,
 		UploadBudgetBytes: 256 << 20,
 		Metadata:          rag.MetadataLimits{}.WithDefaults(),
+		QA:                QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5},
 	}
 }
 
@@ -204,6 +221,10 @@ func Load(getenv func(string) string) (Config, error) {
 	e.str(&c.LogLevel, "RAGD_LOG_LEVEL")
 	e.bool(&c.Worker, "RAGD_WORKER")
 	e.secret(&c.BenchAPIKey, "RAGD_API_KEY")
+	e.duration(&c.QA.Interval, "RAGD_QA_INTERVAL")
+	e.int(&c.QA.Batch, "RAGD_QA_BATCH")
+	e.duration(&c.QA.Delay, "RAGD_QA_DELAY")
+	e.int(&c.QA.MaxAttempts, "RAGD_QA_MAX_ATTEMPTS")
 	if e.err != nil {
 		return c, e.err
 	}
@@ -256,6 +277,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("document budgets (RAGD_MAX_MEMBER_BYTES … RAGD_MAX_CHUNKS) must not be negative (0: the default)")
 	case c.PDFMemoryLimit != 0 && (c.PDFMemoryLimit < 16<<20 || c.PDFMemoryLimit > 4<<30):
 		return fmt.Errorf("RAGD_PDF_MEMORY_LIMIT must be between 16 MiB and 4 GiB in bytes (got %d)", c.PDFMemoryLimit)
+	case c.QA.Interval < time.Second:
+		return fmt.Errorf("RAGD_QA_INTERVAL must be at least 1s (got %s)", c.QA.Interval)
+	case c.QA.Batch < 1 || c.QA.Batch > 1000:
+		return fmt.Errorf("RAGD_QA_BATCH must be between 1 and 1000 (got %d)", c.QA.Batch)
+	case c.QA.Delay < 0:
+		return fmt.Errorf("RAGD_QA_DELAY must not be negative")
+	case c.QA.MaxAttempts < 1 || c.QA.MaxAttempts > 100:
+		return fmt.Errorf("RAGD_QA_MAX_ATTEMPTS must be between 1 and 100 (got %d)", c.QA.MaxAttempts)
 	}
 	switch c.LogLevel {
 	case "", "debug", "info", "warn", "error":

@@ -108,6 +108,12 @@ func TestLoad(t *testing.T) {
 		"EfConstructionBig": {"RAGD_HNSW_EF_CONSTRUCTION": "1001"},
 		"EfSearchTooLarge":  {"RAGD_HNSW_EF_SEARCH": "1001"},
 		"EfSearchNegative":  {"RAGD_HNSW_EF_SEARCH": "-1"},
+		"QAIntervalShort":   {"RAGD_QA_INTERVAL": "999ms"},
+		"QABatchZero":       {"RAGD_QA_BATCH": "0"},
+		"QABatchTooLarge":   {"RAGD_QA_BATCH": "1001"},
+		"QADelayNegative":   {"RAGD_QA_DELAY": "-1s"},
+		"QAAttemptsZero":    {"RAGD_QA_MAX_ATTEMPTS": "0"},
+		"QAAttemptsTooMany": {"RAGD_QA_MAX_ATTEMPTS": "101"},
 	}
 	for name, env := range bad {
 		t.Run("Err"+name, func(t *testing.T) {
@@ -130,6 +136,21 @@ func TestLoad(t *testing.T) {
 		}
 		if _, err := Load(envOf(map[string]string{"RAGD_HNSW_EF_CONSTRUCTION": "1000"})); err != nil {
 			t.Errorf("ef_construction 1000 (the maximum): %v", err)
+		}
+	})
+	t.Run("QA", func(t *testing.T) {
+		c, err := Load(envOf(nil))
+		if err != nil || c.QA != (QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5}) {
+			t.Errorf("defaults: %+v, %v", c.QA, err)
+		}
+		c, err = Load(envOf(map[string]string{"RAGD_QA_INTERVAL": "1s", "RAGD_QA_BATCH": "1000", "RAGD_QA_DELAY": "0s",
+			"RAGD_QA_MAX_ATTEMPTS": "100"}))
+		if err != nil || c.QA != (QA{Interval: time.Second, Batch: 1000, MaxAttempts: 100}) {
+			t.Errorf("upper bounds: %+v, %v", c.QA, err)
+		}
+		c, err = Load(envOf(map[string]string{"RAGD_QA_BATCH": "1", "RAGD_QA_DELAY": "250ms", "RAGD_QA_MAX_ATTEMPTS": "1"}))
+		if err != nil || c.QA.Batch != 1 || c.QA.Delay != 250*time.Millisecond || c.QA.MaxAttempts != 1 {
+			t.Errorf("lower bounds: %+v, %v", c.QA, err)
 		}
 	})
 	t.Run("OneWeight", func(t *testing.T) {
