@@ -25,6 +25,7 @@ import (
 	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/jobs"
+	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 	"github.com/ragd/ragd/internal/retrieve"
@@ -46,6 +47,8 @@ type App struct {
 	Spaces    *reembed.Service
 	Answers   *answer.Service
 	Ingest    *ingest.Pipeline
+	// Board is the collections' Q&A boards and their answer pass (the "qa.answer" periodic job).
+	Board *qa.Service
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
 
@@ -112,6 +115,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		MaxChunks: cfg.MaxChunks,
 		Metadata:  cfg.Metadata,
 		Logger:    logger,
+	})
+	questions, boards := a.Store.(rag.QuestionStore)
+	if !boards {
+		return nil, fmt.Errorf("store %T has no Q&A boards", a.Store)
+	}
+	a.Board = qa.New(questions, a.Store, a.Embedder, a.Answers, qa.Options{
+		Batch: cfg.QA.Batch, Delay: cfg.QA.Delay, MaxAttempts: cfg.QA.MaxAttempts, Logger: logger,
 	})
 	ok = true
 	return a, nil
@@ -197,12 +207,25 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 			r.Close()
 			return nil, err
 		}
+		// The Q&A boards' answer pass: one process at a time runs it (River's periodic job), and the
+		// store's claims keep even overlapping passes (POST /api/qa/runs, answer-now) from answering a
+		// question twice.
+		if err := r.AddPeriodic(QAJob, jobs.Every(a.Config.QA.Interval), func(ctx context.Context) error {
+			_, err := a.Board.Pass(ctx, qa.TriggerSchedule)
+			return err
+		}, nil); err != nil {
+			r.Close()
+			return nil, err
+		}
 	}
 	a.Jobs = r
 	// After the store's closer, so run before it: running jobs stop while the store is still open.
 	a.closers = append(a.closers, r.Close)
 	return r, nil
 }
+
+// QAJob is the name of the periodic job that answers the boards' open questions (RAGD_QA_INTERVAL).
+const QAJob = "qa.answer"
 
 // ReembedJob is the name of the periodic job that re-embeds chunks after a change of embedder.
 const ReembedJob = "reembed"

@@ -23,6 +23,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Embedding:   a.Spaces,
 		Ingest:      a.Ingest,
 		Enqueuer:    enq,
+		Board:       a.Board,
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -156,10 +157,27 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if len(ans.Sources) > 0 {
 		fmt.Fprintln(env.Stdout, "\nSources:")
 		for _, s := range ans.Sources {
-			fmt.Fprintf(env.Stdout, "[%d] %s%s\n", s.N, s.Title, where(s.Hit))
+			fmt.Fprintf(env.Stdout, "[%d] %s%s, chunk %d%s\n", s.N, s.Title, where(s.Hit), s.Index, metaText(s.Metadata))
 		}
 	}
 	return nil
+}
+
+// metaText renders a document's metadata as " (key=value, …)" in key order, or "" when it has none.
+func metaText(m map[string]any) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // where renders a hit's page span and section.

@@ -21,17 +21,21 @@ type AnswerView struct {
 // SourceView is one passage of an answer as shown: where it comes from, its text, and every score that
 // ranked it. Similarity is the vector (cosine) similarity.
 type SourceView struct {
-	N          int     `json:"n"`
-	ChunkID    int64   `json:"chunk_id"`
-	DocumentID string  `json:"document_id"`
-	Title      string  `json:"title"`
-	Source     string  `json:"source"`
-	MediaType  string  `json:"media_type"`
-	PageStart  int     `json:"page_start"`
-	PageEnd    int     `json:"page_end"`
-	Section    string  `json:"section"`
-	Passage    string  `json:"passage"`
-	Similarity float64 `json:"similarity"`
+	N          int    `json:"n"`
+	ChunkID    int64  `json:"chunk_id"`
+	DocumentID string `json:"document_id"`
+	Title      string `json:"title"`
+	Source     string `json:"source"`
+	MediaType  string `json:"media_type"`
+	// Metadata is the document's (e.g. lecture_name and week); ChunkIndex the passage's 0-based position
+	// in the document.
+	Metadata   map[string]any `json:"metadata"`
+	ChunkIndex int            `json:"chunk_index"`
+	PageStart  int            `json:"page_start"`
+	PageEnd    int            `json:"page_end"`
+	Section    string         `json:"section"`
+	Passage    string         `json:"passage"`
+	Similarity float64        `json:"similarity"`
 	Scores
 }
 
@@ -68,8 +72,8 @@ func ViewSource(s Source) SourceView {
 	h := s.Hit
 	return SourceView{
 		N: s.N, ChunkID: h.ID, DocumentID: h.DocumentID, Title: h.Title, Source: h.Source, MediaType: h.MediaType,
-		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Passage: h.Text,
-		Similarity: h.VectorScore, Scores: h.Scores,
+		Metadata: h.Metadata, ChunkIndex: h.Index, PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section,
+		Passage: h.Text, Similarity: h.VectorScore, Scores: h.Scores,
 	}
 }
 

@@ -89,6 +89,8 @@ type Deps struct {
 	// whether the jobs run in this process or in `ragd worker`s. The server only enqueues: starting and
 	// stopping the runner is the caller's (ragd serve's) business.
 	Enqueuer Enqueuer
+	// Board serves the collections' Q&A boards and starts answer passes.
+	Board    Board
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -136,8 +138,8 @@ type Server struct {
 // New returns a Server over d. It fails when a service is missing.
 func New(d Deps) (*Server, error) {
 	if d.Documents == nil || d.Collections == nil || d.Store == nil || d.Answers == nil || d.Search == nil ||
-		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil {
-		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer)")
+		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil {
+		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board)")
 	}
 	s := &Server{deps: d, set: d.Settings, log: d.Logger, mux: http.NewServeMux(), now: d.Now}
 	if s.log == nil {
@@ -180,6 +182,17 @@ func (s *Server) routes() {
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
+
+	s.mux.HandleFunc("GET /api/questions", s.handleListQuestions)
+	s.mux.HandleFunc("POST /api/questions", s.handleCreateQuestion)
+	s.mux.HandleFunc("GET /api/questions/similar", s.handleSimilarQuestions)
+	s.mux.HandleFunc("GET /api/questions/{id}", s.handleGetQuestion)
+	s.mux.HandleFunc("DELETE /api/questions/{id}", s.handleDeleteQuestion)
+	s.mux.HandleFunc("POST /api/questions/{id}/answers", s.handleAnswerQuestion)
+	s.mux.HandleFunc("GET /api/questions/{id}/similar", s.handleSimilarQuestions)
+	s.mux.HandleFunc("GET /api/qa/runs", s.handleListRuns)
+	s.mux.HandleFunc("POST /api/qa/runs", s.handleStartRun)
+	s.mux.HandleFunc("GET /api/qa/runs/{id}", s.handleGetRun)
 
 	// Anything else under /api/ is a JSON not_found 404, never the UI — a known path with a method it does
 	// not take included: this pattern matches every method, so the mux never answers 405 (SPEC.md's error

@@ -23,6 +23,7 @@ import (
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 	"github.com/ragd/ragd/internal/store/sqlite"
@@ -98,6 +99,7 @@ type bundle struct {
 	ts      *httptest.Server
 	clock   *clock
 	logs    *logBuffer
+	board   *qa.Service
 }
 
 // setup serves the default settings (rate limits off unless mutate sets them) over a temp-dir store.
@@ -132,8 +134,9 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	t.Cleanup(func() { _ = st.Close(); _ = ex.Close() })
 	t.Cleanup(jobs.wait)
 	set.Embedder, set.Generator = b.emb.Space(), b.gen.Name()
+	b.board = qa.New(st, st, b.emb, b.answers, qa.Options{Logger: logger, RetryBase: time.Millisecond})
 	b.deps = Deps{Documents: st, Collections: st, Store: st, Answers: b.answers, Search: b.spaces, Embedding: b.spaces,
-		Ingest: b.pipe, Enqueuer: jobs, Settings: set, Logger: logger, Now: b.clock.now}
+		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Settings: set, Logger: logger, Now: b.clock.now}
 	b.serve(t)
 	return b
 }

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/qa"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+func TestQuestions(t *testing.T) {
+	b := setup(t, nil)
+	ctx := t.Context()
+	c := &rag.Collection{Name: "course", Settings: map[string]any{qa.NotFoundSetting: "강의에서 다루지 않음: 강의 내용에 없는 질문입니다."}}
+	if err := b.store.CreateCollection(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	b.ingest(t, ingest.Request{Collection: "course", Name: "3-2.md", Metadata: map[string]any{"lecture_name": "전환 API", "week": "3주차"},
+		Data: []byte("# 전환 API\n\n픽셀과 전환 API를 같이 쓰면 같은 구매가 두 번 잡힐 수 있습니다. 그래서 중복 제거가 필요하고, " +
+			"두 이벤트에 같은 event_id를 넣어야 합니다. event_id에는 주문 번호를 쓰면 됩니다.\n")})
+
+	post := func(t *testing.T, title string) rag.Question {
+		t.Helper()
+		r, ctype := jsonBody(map[string]any{"collection": "course", "title": title})(t)
+		resp, body := b.do(t, request{method: "POST", path: "/api/questions", ctype: ctype, body: r})
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("create: %d %s", resp.StatusCode, trim(body))
+		}
+		return decode[rag.Question](t, body)
+	}
+	dup1 := post(t, "픽셀이랑 전환 API를 같이 쓰면 구매가 두 번 잡히나요?")
+	dup2 := post(t, "전환 API 연동 후 구매가 두 번 잡혀요. 중복 제거는 어떻게 하나요?")
+	other := post(t, "틱톡 광고 픽셀은 어디에 설치하나요?")
+	if dup1.ID == "" || dup1.Status != rag.QuestionOpen || dup1.Space == "" {
+		t.Fatalf("created %+v: want an id, open and embedded", dup1)
+	}
+
+	b.run(t, []scenario{
+		{name: "ErrQuestionRequired", method: "POST", path: "/api/questions", status: 400, code: rag.CodeQuestionRequired,
+			body: jsonBody(map[string]any{"collection": "course", "title": "  "})},
+		{name: "Title200", method: "POST", path: "/api/questions", status: 201,
+			body: jsonBody(map[string]any{"collection": "course", "title": strings.Repeat("가", rag.MaxQuestionTitle)})},
+		{name: "ErrTitle201", method: "POST", path: "/api/questions", status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"collection": "course", "title": strings.Repeat("가", rag.MaxQuestionTitle+1)})},
+		{name: "ErrBodyTooLong", method: "POST", path: "/api/questions", status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"collection": "course", "title": "x", "body": strings.Repeat("가", rag.MaxQuestionBody+1)})},
+		{name: "ErrTooLarge", method: "POST", path: "/api/questions", status: 413, code: rag.CodePayloadTooLarge,
+			body: jsonBody(map[string]any{"collection": "course", "title": "x", "body": strings.Repeat("a", MaxBoardJSON)})},
+		{name: "ErrNoCollection", method: "POST", path: "/api/questions", status: 404, code: rag.CodeNotFound,
+			body: jsonBody(map[string]any{"collection": "nope", "title": "x"})},
+		{name: "List", method: "GET", path: "/api/questions?collection=course&status=open", status: 200,
+			contains: []string{`"questions"`, dup1.ID, other.ID}},
+		{name: "ErrStatus", method: "GET", path: "/api/questions?status=closed", status: 400, code: rag.CodeInvalid},
+		{name: "ErrGetUnknown", method: "GET", path: "/api/questions/nope", status: 404, code: rag.CodeNotFound},
+		{name: "ErrSimilarK", method: "GET", path: "/api/questions/" + dup1.ID + "/similar?k=51", status: 400, code: rag.CodeInvalid},
+		{name: "ErrAnswerEmpty", method: "POST", path: "/api/questions/" + other.ID + "/answers", status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"body": " "})},
+		{name: "ErrAnswerUnknown", method: "POST", path: "/api/questions/nope/answers", status: 404, code: rag.CodeNotFound,
+			body: jsonBody(map[string]any{"body": "hi"})},
+		{name: "ErrWait", method: "POST", path: "/api/qa/runs?wait=maybe", status: 400, code: rag.CodeInvalid},
+	})
+
+	t.Run("Similar", func(t *testing.T) {
+		_, body := b.do(t, request{method: "GET", path: "/api/questions/" + dup1.ID + "/similar?k=3"})
+		sim := decode[struct{ Questions []qa.Similar }](t, body).Questions
+		if len(sim) == 0 || sim[0].ID != dup2.ID || sim[0].Score <= 0 {
+			t.Fatalf("similar to %q = %+v; want %s first", dup1.Title, sim, dup2.ID)
+		}
+		for _, s := range sim {
+			if s.ID == dup1.ID {
+				t.Error("a question is not similar to itself")
+			}
+		}
+		_, body = b.do(t, request{method: "GET", path: "/api/questions/similar?collection=course&q=" + "전환%20API%20중복%20제거"})
+		sim = decode[struct{ Questions []qa.Similar }](t, body).Questions
+		if len(sim) == 0 || sim[0].ID == other.ID {
+			t.Errorf("similar while typing = %+v", sim)
+		}
+	})
+
+	t.Run("RunAndAnswers", func(t *testing.T) {
+		resp, body := b.do(t, request{method: "POST", path: "/api/qa/runs?wait=true"})
+		if resp.StatusCode != 200 {
+			t.Fatalf("run: %d %s", resp.StatusCode, trim(body))
+		}
+		run := decode[rag.QARun](t, body)
+		if run.FinishedAt == nil || run.Answered != 4 || run.Failed != 0 {
+			t.Fatalf("run = %+v, want 4 answered (3 posted + the 200-character title)", run)
+		}
+		_, body = b.do(t, request{method: "GET", path: "/api/questions/" + dup1.ID})
+		th := decode[qa.Thread](t, body)
+		if th.Status != rag.QuestionAnswered || len(th.Answers) != 1 || !th.Answers[0].IsAI || th.Answers[0].Author != nil {
+			t.Fatalf("thread = %+v", th)
+		}
+		ai := th.Answers[0]
+		if !strings.Contains(ai.Body, "event_id") || len(ai.SourceRefs) == 0 {
+			t.Fatalf("AI answer = %+v", ai)
+		}
+		ref := ai.SourceRefs[0]
+		if ref.Metadata["week"] != "3주차" || ref.Metadata["lecture_name"] != "전환 API" || ref.Title == "" || ref.DocumentID == "" {
+			t.Errorf("source ref = %+v, want the lecture's metadata", ref)
+		}
+		// The pass gave every open question its answer: a second pass has nothing to do.
+		_, body = b.do(t, request{method: "POST", path: "/api/qa/runs?wait=true"})
+		if again := decode[rag.QARun](t, body); again.Answered != 0 || again.Failed != 0 {
+			t.Errorf("second run = %+v, want nothing done", again)
+		}
+		resp, body = b.do(t, request{method: "POST", path: "/api/questions/" + dup1.ID + "/answers", ctype: "application/json",
+			body: strings.NewReader(`{"body":"주문 번호를 event_id로 쓰세요."}`)})
+		if resp.StatusCode != http.StatusCreated || decode[rag.BoardAnswer](t, body).IsAI {
+			t.Fatalf("person's answer: %d %s", resp.StatusCode, trim(body))
+		}
+		_, body = b.do(t, request{method: "GET", path: "/api/questions/" + dup1.ID})
+		if th := decode[qa.Thread](t, body); len(th.Answers) != 2 || th.Answers[1].IsAI || th.Answers[1].Author == nil {
+			t.Errorf("answers after a person's = %+v", th.Answers)
+		}
+		_, body = b.do(t, request{method: "GET", path: "/api/qa/runs"})
+		if runs := decode[struct{ Runs []rag.QARun }](t, body).Runs; len(runs) != 2 || runs[0].Trigger != qa.TriggerAPI {
+			t.Errorf("runs = %+v", runs)
+		}
+		resp, body = b.do(t, request{method: "GET", path: "/api/qa/runs/" + run.ID})
+		if resp.StatusCode != 200 || decode[rag.QARun](t, body).Answered != 4 {
+			t.Errorf("run %s: %d %s", run.ID, resp.StatusCode, trim(body))
+		}
+	})
+
+	t.Run("Delete", func(t *testing.T) {
+		if resp, body := b.do(t, request{method: "DELETE", path: "/api/questions/" + other.ID}); resp.StatusCode != 204 {
+			t.Fatalf("delete: %d %s", resp.StatusCode, trim(body))
+		}
+		if resp, _ := b.do(t, request{method: "DELETE", path: "/api/questions/" + other.ID}); resp.StatusCode != 404 {
+			t.Errorf("delete again: %d, want 404", resp.StatusCode)
+		}
+	})
+}
+
+// TestChatSourcesCarryMetadata: a chat answer's sources say which document metadata (lecture, week) and
+// which chunk they come from.
+func TestChatSourcesCarryMetadata(t *testing.T) {
+	b := setup(t, nil)
+	b.ingest(t, ingest.Request{Name: "6-2.md", Metadata: map[string]any{"lecture_name": "학습 단계", "week": "6주차"},
+		Data: []byte("# 학습 단계\n\n학습 단계는 광고 세트가 7일 안에 최적화 이벤트를 약 50회 얻으면 끝납니다.\n")})
+	_, body := b.do(t, request{method: "POST", path: "/api/chat", ctype: "application/json",
+		body: strings.NewReader(`{"question":"학습 단계는 언제 끝나나요?"}`)})
+	res := decode[rag.AnswerView](t, body)
+	if len(res.Sources) == 0 {
+		t.Fatalf("no sources: %s", trim(body))
+	}
+	s := res.Sources[0]
+	if s.Metadata["week"] != "6주차" || s.Metadata["lecture_name"] != "학습 단계" || s.ChunkIndex != 0 ||
+		!strings.Contains(string(body), `"chunk_index":0`) {
+		t.Errorf("source = %+v", s)
+	}
+}
