@@ -62,10 +62,14 @@ func (s *Service) Complete(ctx context.Context, run *rag.QARun) error {
 }
 
 // Runs returns the latest runs, newest first (limit ≤ 0: 20). Run returns one. ErrNotFound.
-func (s *Service) Runs(ctx context.Context, limit int) ([]*rag.QARun, error) { return s.store.ListRuns(ctx, limit) }
+func (s *Service) Runs(ctx context.Context, limit int) ([]*rag.QARun, error) {
+	return s.store.ListRuns(ctx, limit)
+}
 
 // Run returns a run's log. ErrNotFound.
-func (s *Service) Run(ctx context.Context, id string) (*rag.QARun, error) { return s.store.GetRun(ctx, id) }
+func (s *Service) Run(ctx context.Context, id string) (*rag.QARun, error) {
+	return s.store.GetRun(ctx, id)
+}
 
 func appendError(errs []string, msg string) []string {
 	if len(errs) >= maxRunErrors {

@@ -250,7 +250,9 @@ func (s *Service) Answer(ctx context.Context, p rag.Principal, questionID, body 
 }
 
 // Delete removes a question with its answers. ErrNotFound.
-func (s *Service) Delete(ctx context.Context, id string) error { return s.store.DeleteQuestion(ctx, id) }
+func (s *Service) Delete(ctx context.Context, id string) error {
+	return s.store.DeleteQuestion(ctx, id)
+}
 
 // Similar is an earlier question like another, with its scores: Score mixes the cosine similarity of the
 // embeddings (Similarity) and the share of keyword terms in common (Keyword) half and half.
