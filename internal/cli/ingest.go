@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,8 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	fset.Var(&tags, "tag", "`TAG` for every ingested document (repeatable)")
 	fset.Var(&metas, "meta", "metadata `KEY=VALUE` for every ingested document (repeatable)")
 	fset.IntVar(&c.cfg.IngestWorkers, "workers", c.cfg.IngestWorkers, fmt.Sprintf("documents processed at once, 1 to %d (env RAGD_INGEST_WORKERS)", config.MaxIngestWorkers))
+	metaCSV := fset.String("meta-csv", "", "CSV table `FILE` of per-file metadata: a header row, the key column naming the file, the other columns its metadata")
+	metaKey := fset.String("meta-key", "file", "the --meta-csv `COLUMN` that holds the file name (or path)")
 	paths, err := parse(fset, args, env.Stdout)
 	if err != nil {
 		return err
@@ -59,6 +62,19 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close()
+	var table *ingest.MetaTable
+	if *metaCSV != "" {
+		if table, err = readMetaTable(ctx, a.Store, *metaCSV, *metaKey, *collection); err != nil {
+			return err
+		}
+	}
+	// Each file's row of the table, looked up before the workers start so that the reports come in order.
+	perFile := map[string]map[string]any{}
+	if table != nil {
+		for _, f := range files {
+			perFile[f] = withRow(meta, table, f, env)
+		}
+	}
 	n := a.Config.IngestWorkers
 
 	start := time.Now()
@@ -75,7 +91,11 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 			defer wg.Done()
 			for path := range jobs {
 				t := time.Now()
-				line, res := ingestFile(ctx, a.Ingest, path, *collection, tags, meta)
+				fileMeta, found := perFile[path]
+				if !found {
+					fileMeta = meta
+				}
+				line, res := ingestFile(ctx, a.Ingest, path, *collection, tags, fileMeta)
 				mu.Lock()
 				switch res {
 				case ingest.Queued:
@@ -99,6 +119,11 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	close(jobs)
 	wg.Wait()
 	bar.done()
+	if table != nil {
+		for _, row := range table.Unmatched() {
+			fmt.Fprintf(env.Stderr, "warning: %s: row %s matches no ingested file\n", *metaCSV, row)
+		}
+	}
 	fmt.Fprintf(env.Stdout, "ingested %d, unchanged %d, failed %d, skipped %d (unsupported type) in %.1fs\n",
 		ok, unchanged, failed, skipped, time.Since(start).Seconds())
 	if ctx.Err() != nil {
@@ -108,6 +133,43 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 		return errFailed
 	}
 	return nil
+}
+
+// readMetaTable reads the --meta-csv table, typing its columns by the collection's metadata_types setting
+// when the collection exists.
+func readMetaTable(ctx context.Context, st rag.Store, file, key, collection string) (*ingest.MetaTable, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("--meta-csv: %w", err)
+	}
+	defer f.Close()
+	var types map[string]any
+	if c, err := st.GetCollection(ctx, cmp.Or(collection, rag.DefaultCollection)); err == nil {
+		types, _ = c.Settings[ingest.MetadataTypesSetting].(map[string]any)
+	} else if !errors.Is(err, rag.ErrNotFound) {
+		return nil, err
+	}
+	t, err := ingest.ReadMetaTable(f, key, types)
+	if err != nil {
+		return nil, fmt.Errorf("--meta-csv %s: %w", file, err)
+	}
+	return t, nil
+}
+
+// withRow returns the --meta values with the file's row of the table over them, and reports a file the
+// table has no row for (it is ingested with the --meta values only).
+func withRow(meta map[string]any, table *ingest.MetaTable, path string, env *Env) map[string]any {
+	row, ok := table.Lookup(filepath.ToSlash(path))
+	if !ok {
+		fmt.Fprintf(env.Stderr, "warning: no metadata row for %s\n", path)
+		return meta
+	}
+	for k, v := range meta {
+		if _, set := row[k]; !set {
+			row[k] = v
+		}
+	}
+	return row
 }
 
 // ingestFile ingests one file and returns its result line.

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -215,6 +217,9 @@ type uploadForm struct {
 	tags       []string
 	metadata   map[string]any
 	externalID string
+	// metaCSV is a table of per-file metadata (field meta_csv; metaKey names its file column).
+	metaCSV []byte
+	metaKey string
 	// hasText is true for a JSON request with a "text" field (PUT: a new version from text).
 	hasText bool
 	// release gives back the request's share of the upload budget; the handler calls it when done.
@@ -375,6 +380,10 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile i
 			f.externalID = val
 		case "tags":
 			f.tags = append(f.tags, listParam([]string{val})...)
+		case "meta_csv":
+			f.metaCSV = b
+		case "meta_key":
+			f.metaKey = val
 		case "metadata":
 			if val != "" {
 				if err := json.Unmarshal([]byte(val), &f.metadata); err != nil {
@@ -469,12 +478,21 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalOf(r)
+	perFile, report, err := s.metadataTable(r.Context(), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	out := make([]documentView, 0, len(f.files))
-	for _, u := range f.files {
+	for i, u := range f.files {
+		meta := f.metadata
+		if perFile != nil && perFile[i] != nil {
+			meta = perFile[i]
+		}
 		// A file sent with its folders is identified by its path (see upload.path).
 		req := ingest.Request{
 			Collection: f.collection, ExternalID: f.externalID, Name: u.name, Source: u.path, Title: f.title, Data: u.data,
-			Metadata: f.metadata, Tags: f.tags, Owner: p.ID,
+			Metadata: meta, Tags: f.tags, Owner: p.ID,
 		}
 		v, err := s.submit(r, p, req)
 		if err != nil {
@@ -483,7 +501,58 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, v)
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"documents": out})
+	res := map[string]any{"documents": out}
+	if report != nil {
+		res["metadata_table"] = report
+	}
+	writeJSON(w, http.StatusAccepted, res)
+}
+
+// metaReport says how an upload's metadata table matched its files: files it has no row for (uploaded with
+// the "metadata" field's values only) and rows that named no uploaded file.
+type metaReport struct {
+	FilesWithoutRow []string `json:"files_without_row"`
+	UnmatchedRows   []string `json:"unmatched_rows"`
+}
+
+// metadataTable reads the upload's meta_csv table (typed by the collection's metadata_types setting) and
+// returns each file's metadata (the table's row over the "metadata" field), in the order of f.files.
+func (s *Server) metadataTable(ctx context.Context, f *uploadForm) ([]map[string]any, *metaReport, error) {
+	if f.metaCSV == nil {
+		return nil, nil, nil
+	}
+	var types map[string]any
+	c, err := s.deps.Collections.GetCollection(ctx, cmp.Or(f.collection, rag.DefaultCollection))
+	switch {
+	case err == nil:
+		types, _ = c.Settings[ingest.MetadataTypesSetting].(map[string]any)
+	case !errors.Is(err, rag.ErrNotFound):
+		return nil, nil, err
+	}
+	table, err := ingest.ReadMetaTable(bytes.NewReader(f.metaCSV), f.metaKey, types)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &metaReport{FilesWithoutRow: []string{}}
+	out := make([]map[string]any, len(f.files))
+	for i, u := range f.files {
+		row, ok := table.Lookup(cmp.Or(u.path, u.name))
+		if !ok {
+			rep.FilesWithoutRow = append(rep.FilesWithoutRow, u.name)
+			continue
+		}
+		for k, v := range f.metadata {
+			if _, set := row[k]; !set {
+				row[k] = v
+			}
+		}
+		out[i] = row
+	}
+	rep.UnmatchedRows = table.Unmatched()
+	if rep.UnmatchedRows == nil {
+		rep.UnmatchedRows = []string{}
+	}
+	return out, rep, nil
 }
 
 // submit records one upload and schedules it. A version that cannot be scheduled (the jobs database is

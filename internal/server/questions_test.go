@@ -154,3 +154,46 @@ func TestChatSourcesCarryMetadata(t *testing.T) {
 		t.Errorf("source = %+v", s)
 	}
 }
+
+// TestUploadMetadataTable: a meta_csv part gives each uploaded file its row's metadata; files without a
+// row and rows without a file are reported.
+func TestUploadMetadataTable(t *testing.T) {
+	b := setup(t, nil)
+	if err := b.store.CreateCollection(t.Context(), &rag.Collection{Name: "course",
+		Settings: map[string]any{ingest.MetadataTypesSetting: map[string]any{"week": "string"}}}); err != nil {
+		t.Fatal(err)
+	}
+	table := "file,lecture_name,week\n1-1.md,\"계정, 캠페인 구조\",1\n9-9.md,없는 강의,9\n"
+	b.run(t, []scenario{
+		{name: "OK", method: "POST", path: "/api/documents", status: 202,
+			body: multipartBody([]file{{"1-1.md", []byte("# 계정\n\n비즈니스 관리자에서 파트너로 추가하세요.")}, {"extra.md", []byte("# 기타\n\n부록입니다.")}},
+				map[string]string{"collection": "course", "meta_csv": table, "metadata": `{"course":"meta"}`}),
+			check: func(t *testing.T, _ *http.Response, body []byte) {
+				res := decode[struct {
+					Documents     []documentView
+					MetadataTable metaReport `json:"metadata_table"`
+				}](t, body)
+				if len(res.Documents) != 2 {
+					t.Fatalf("documents = %+v", res.Documents)
+				}
+				m := res.Documents[0].Metadata
+				if m["lecture_name"] != "계정, 캠페인 구조" || m["week"] != "1" || m["course"] != "meta" {
+					t.Errorf("1-1.md metadata = %v (week typed string by the collection)", m)
+				}
+				if m := res.Documents[1].Metadata; m["course"] != "meta" || m["week"] != nil {
+					t.Errorf("extra.md metadata = %v, want the metadata field only", m)
+				}
+				rep := res.MetadataTable
+				if len(rep.FilesWithoutRow) != 1 || rep.FilesWithoutRow[0] != "extra.md" ||
+					len(rep.UnmatchedRows) != 1 || !strings.Contains(rep.UnmatchedRows[0], "9-9.md") {
+					t.Errorf("report = %+v", rep)
+				}
+			}},
+		{name: "ErrNoKeyColumn", method: "POST", path: "/api/documents", status: 400, code: rag.CodeInvalid,
+			body: multipartBody([]file{{"a.md", []byte("# a\n\ntext")}}, map[string]string{"collection": "course", "meta_csv": "name,week\na.md,1\n"})},
+		{name: "MetaKey", method: "POST", path: "/api/documents", status: 202, contains: []string{`"week":"2"`},
+			body: multipartBody([]file{{"a.md", []byte("# a\n\ntext")}}, map[string]string{"collection": "course", "meta_csv": "name,week\na.md,2\n", "meta_key": "name"})},
+		{name: "ErrDuplicateRow", method: "POST", path: "/api/documents", status: 400, code: rag.CodeInvalid,
+			body: multipartBody([]file{{"b.md", []byte("# b\n\ntext")}}, map[string]string{"collection": "course", "meta_csv": "file,week\nb.md,1\nb.md,2\n"})},
+	})
+}
