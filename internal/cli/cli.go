@@ -45,9 +45,16 @@ func commands() []command {
 	return []command{
 		{name: "serve", summary: "run the HTTP API and web UI", synopsis: "[--addr HOST:PORT] [--no-worker]", run: runServe},
 		{name: "worker", summary: "run background jobs only (ingestion, periodic jobs)", synopsis: "[--concurrency N]", run: runWorker},
-		{name: "ingest", summary: "add files and folders to the index", synopsis: "[--collection C] [--tag T…] [--meta k=v…] PATH…", run: runIngest},
+		{name: "ingest", summary: "add files and folders to the index", synopsis: "[--collection C] [--tag T…] [--meta k=v…] [--meta-csv FILE [--meta-key COLUMN]] PATH…", run: runIngest},
 		{name: "search", summary: "search the index", synopsis: "[--k N] [--collection C] [--filter key=value…] [--json] QUERY", run: runSearch},
 		{name: "ask", summary: "answer a question from the documents", synopsis: "[--k N] [--collection C] [--filter key=value…] [--json] QUESTION", run: runAsk},
+		{name: "questions", summary: "Q&A boards: list, show, answer now, embed", synopsis: "list [--collection C] [--status S] [--json] | show [--json] ID | answer-now [--json] | embed",
+			subs: []subcommand{
+				{"list", "list a board's questions, newest first"},
+				{"show", "print a question with its answers and their sources"},
+				{"answer-now", "run one answer pass in the foreground and print its log"},
+				{"embed", "embed every question without a vector in the configured space"},
+			}, run: runQuestions},
 		{name: "eval", summary: "measure retrieval (and answer) quality on a dataset", synopsis: "[--k 10] [--answers] [--baseline bm25|none] [--json] DATASET", run: runEval},
 		{name: "migrate", summary: "apply database migrations and exit", run: runMigrate},
 		{name: "spaces", summary: "list embedding spaces; re-embed now; drop an old embedder's vectors",
@@ -132,7 +139,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: ragd <command> [flags] [args]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEvery command but bench and version takes --data-dir (env RAGD_DATA_DIR, default ./ragd-data);")
 	fmt.Fprintln(w, "RAGD_DATABASE_URL selects PostgreSQL. Run 'ragd <command> -h' for its flags.")

@@ -31,6 +31,11 @@ type Answerer interface {
 	Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(rag.AnswerEvent) error) (*rag.Answer, error)
 }
 
+// Searcher retrieves passages (*reembed.Service).
+type Searcher interface {
+	Search(ctx context.Context, p rag.Principal, req rag.SearchRequest) (*rag.SearchResult, error)
+}
+
 // Collections looks collections up by ID or name (rag.Store).
 type Collections interface {
 	GetCollection(ctx context.Context, idOrName string) (*rag.Collection, error)
@@ -95,13 +100,14 @@ type Service struct {
 	store       rag.QuestionStore
 	collections Collections
 	embedder    rag.Embedder
+	search      Searcher
 	answers     Answerer
 	opt         Options
 }
 
 // New returns a Service.
-func New(store rag.QuestionStore, collections Collections, embedder rag.Embedder, answers Answerer, opt Options) *Service {
-	return &Service{store: store, collections: collections, embedder: embedder, answers: answers, opt: opt.WithDefaults()}
+func New(store rag.QuestionStore, collections Collections, embedder rag.Embedder, search Searcher, answers Answerer, opt Options) *Service {
+	return &Service{store: store, collections: collections, embedder: embedder, search: search, answers: answers, opt: opt.WithDefaults()}
 }
 
 // NewQuestion is what a person posts.
@@ -166,7 +172,7 @@ func firstLine(s string, n int) string {
 }
 
 func (s *Service) embed(ctx context.Context, q *rag.Question) error {
-	v, err := s.embedder.EmbedQuery(ctx, q.Text())
+	v, err := s.vectorOf(ctx, q.CollectionID, q.Text())
 	if err != nil {
 		return err
 	}
@@ -303,7 +309,7 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 	if k > MaxSimilar {
 		return nil, rag.Errorf(rag.CodeInvalid, "k must be at most %d", MaxSimilar)
 	}
-	vec, err := s.embedder.EmbedQuery(ctx, text)
+	vec, err := s.vectorOf(ctx, collectionID, text)
 	if err != nil {
 		return nil, err
 	}
@@ -335,6 +341,58 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 		out = out[:k]
 	}
 	return out, nil
+}
+
+// contextPassages is how many of the board's passages a question's vector takes in (see vectorOf).
+const contextPassages = 3
+
+// vectorOf is the vector a question is compared with: its embedding moved towards the embeddings of the
+// passages of the board's collection it retrieves. Two students rarely ask the same thing in the same
+// words ("유사타겟" and "룩어라이크 오디언스"), but their questions find the same lecture passages, so the
+// documents bridge vocabularies that the question texts alone do not share. Without passages (an empty
+// collection) it is the plain embedding.
+func (s *Service) vectorOf(ctx context.Context, collectionID, text string) ([]float32, error) {
+	v, err := s.embedder.EmbedQuery(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.search.Search(ctx, *s.opt.Principal, rag.SearchRequest{Query: text, K: contextPassages,
+		Filter: rag.Filter{Collections: []string{collectionID}}})
+	if err != nil || len(res.Hits) == 0 {
+		return v, err
+	}
+	texts := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		texts[i] = h.Text
+	}
+	pv, err := s.embedder.EmbedDocuments(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, len(v))
+	for i := range v {
+		var c float32
+		for _, p := range pv {
+			c += p[i]
+		}
+		out[i] = v[i] + c/float32(len(pv))
+	}
+	return normalize(out), nil
+}
+
+func normalize(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return v
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
 }
 
 func termSet(text string) map[string]bool {
