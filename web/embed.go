@@ -5,7 +5,7 @@ package web
 
 import "embed"
 
-// FS is the UI's files: index.html (chat), documents.html, the page scripts, app.css and vendor/.
+// FS is the UI's files: index.html (chat), documents.html, board.html (Q&A), the page scripts, app.css and vendor/.
 //
 //go:embed *.html *.css *.js vendor
 var FS embed.FS

@@ -203,6 +203,7 @@ func (s *Server) routes() {
 
 	s.mux.Handle("GET /{$}", s.page("index.html"))
 	s.mux.Handle("GET /documents", s.page("documents.html"))
+	s.mux.Handle("GET /board", s.page("board.html"))
 	s.mux.Handle("/", s.assets())
 }
 
