@@ -81,6 +81,20 @@ type BoardAnswer struct {
 	UpdatedAt  time.Time   `json:"updated_at"`
 }
 
+// Refs checks a before it is stored — an AI answer has no author, a person's answer has one — and returns
+// its source references, never nil. CodeInvalid.
+func (a *BoardAnswer) Refs() ([]SourceRef, error) {
+	switch {
+	case a.IsAI && a.Author != nil:
+		return nil, Errorf(CodeInvalid, "an AI answer has no author")
+	case !a.IsAI && a.Author == nil:
+		return nil, Errorf(CodeInvalid, "a person's answer needs an author")
+	case a.SourceRefs == nil:
+		return []SourceRef{}, nil
+	}
+	return a.SourceRefs, nil
+}
+
 // QuestionQuery selects questions: of a collection (ID, "" for all) and a status ("" for any), newest
 // first, at most Limit (100 when ≤ 0).
 type QuestionQuery struct {
@@ -95,6 +109,17 @@ type Claim struct {
 	Worker string
 	Limit  int
 	Until  time.Time
+}
+
+// Checked returns c with its default Limit (10 when ≤ 0); CodeInvalid without a Worker.
+func (c Claim) Checked() (Claim, error) {
+	if c.Worker == "" {
+		return c, Errorf(CodeInvalid, "a claim needs a worker")
+	}
+	if c.Limit <= 0 {
+		c.Limit = 10
+	}
+	return c, nil
 }
 
 // QARun is the log of one pass of the answer job.

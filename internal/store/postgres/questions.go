@@ -159,22 +159,16 @@ func scanAnswer(row pgx.Row) (*rag.BoardAnswer, error) {
 // AddAnswer stores a; an AI answer also marks its question answered and ends the claim. ErrConflict for a
 // second AI answer (the partial unique index), ErrNotFound when the question does not exist.
 func (s *Store) AddAnswer(ctx context.Context, a *rag.BoardAnswer) error {
-	if a.IsAI && a.Author != nil {
-		return rag.Errorf(rag.CodeInvalid, "an AI answer has no author")
-	}
-	if !a.IsAI && a.Author == nil {
-		return rag.Errorf(rag.CodeInvalid, "a person's answer needs an author")
-	}
-	refs := a.SourceRefs
-	if refs == nil {
-		refs = []rag.SourceRef{}
+	refs, err := a.Refs()
+	if err != nil {
+		return err
 	}
 	id := a.ID
 	if id == "" {
 		id = uuid.NewString()
 	}
 	now := s.now()
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.answers (`+answerColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`),
 			id, a.QuestionID, a.Author, a.IsAI, a.Body, refs, a.NotFound, now); err != nil {
 			return fmt.Errorf("add answer: %w", err)
@@ -212,13 +206,11 @@ func (s *Store) ListAnswers(ctx context.Context, questionID string) ([]*rag.Boar
 // ClaimQuestions claims open questions without an AI answer and without a live claim, oldest first. FOR
 // UPDATE SKIP LOCKED makes concurrent claimers take different questions.
 func (s *Store) ClaimQuestions(ctx context.Context, c rag.Claim) ([]*rag.Question, error) {
-	if c.Worker == "" {
-		return nil, rag.Errorf(rag.CodeInvalid, "a claim needs a worker")
+	c, err := c.Checked()
+	if err != nil {
+		return nil, err
 	}
 	limit := c.Limit
-	if limit <= 0 {
-		limit = 10
-	}
 	out, err := s.queryQuestions(ctx, false, `UPDATE {S}.questions SET claimed_by = $1, claimed_until = $2
 		WHERE id IN (SELECT id FROM {S}.questions q WHERE status = 'open' AND claimed_until < $3
 			AND NOT EXISTS (SELECT 1 FROM {S}.answers a WHERE a.question_id = q.id AND a.is_ai)

@@ -195,15 +195,9 @@ func scanAnswer(row interface{ Scan(...any) error }) (*rag.BoardAnswer, error) {
 // AddAnswer stores a; an AI answer also marks its question answered and ends the claim. ErrConflict for a
 // second AI answer, ErrNotFound when the question does not exist.
 func (s *Store) AddAnswer(ctx context.Context, a *rag.BoardAnswer) error {
-	if a.IsAI && a.Author != nil {
-		return rag.Errorf(rag.CodeInvalid, "an AI answer has no author")
-	}
-	if !a.IsAI && a.Author == nil {
-		return rag.Errorf(rag.CodeInvalid, "a person's answer needs an author")
-	}
-	refs := a.SourceRefs
-	if refs == nil {
-		refs = []rag.SourceRef{}
+	refs, err := a.Refs()
+	if err != nil {
+		return err
 	}
 	b, err := json.Marshal(refs)
 	if err != nil {
@@ -268,16 +262,14 @@ func (s *Store) ListAnswers(ctx context.Context, questionID string) ([]*rag.Boar
 // ClaimQuestions claims open questions without an AI answer and without a live claim, oldest first. The
 // single writer connection makes the select-and-update atomic.
 func (s *Store) ClaimQuestions(ctx context.Context, c rag.Claim) ([]*rag.Question, error) {
-	if c.Worker == "" {
-		return nil, rag.Errorf(rag.CodeInvalid, "a claim needs a worker")
+	c, err := c.Checked()
+	if err != nil {
+		return nil, err
 	}
 	limit := c.Limit
-	if limit <= 0 {
-		limit = 10
-	}
 	now := s.now().UnixMicro()
 	var out []*rag.Question
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE questions SET claimed_by = ?1, claimed_until = ?2
 			WHERE id IN (SELECT id FROM questions q WHERE status = 'open' AND claimed_until < ?3
 				AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.id AND a.is_ai = 1)
