@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/qa"
@@ -44,6 +45,8 @@ func TestQuestions(t *testing.T) {
 			body: jsonBody(map[string]any{"collection": "course", "title": strings.Repeat("가", rag.MaxQuestionTitle)})},
 		{name: "ErrTitle201", method: "POST", path: "/api/questions", status: 400, code: rag.CodeInvalid,
 			body: jsonBody(map[string]any{"collection": "course", "title": strings.Repeat("가", rag.MaxQuestionTitle+1)})},
+		{name: "Body4000", method: "POST", path: "/api/questions", status: 201,
+			body: jsonBody(map[string]any{"collection": "course", "title": "x", "body": strings.Repeat("가", rag.MaxQuestionBody)})},
 		{name: "ErrBodyTooLong", method: "POST", path: "/api/questions", status: 400, code: rag.CodeInvalid,
 			body: jsonBody(map[string]any{"collection": "course", "title": "x", "body": strings.Repeat("가", rag.MaxQuestionBody+1)})},
 		{name: "ErrTooLarge", method: "POST", path: "/api/questions", status: 413, code: rag.CodePayloadTooLarge,
@@ -57,6 +60,12 @@ func TestQuestions(t *testing.T) {
 		{name: "ErrSimilarK", method: "GET", path: "/api/questions/" + dup1.ID + "/similar?k=51", status: 400, code: rag.CodeInvalid},
 		{name: "ErrAnswerEmpty", method: "POST", path: "/api/questions/" + other.ID + "/answers", status: 400, code: rag.CodeInvalid,
 			body: jsonBody(map[string]any{"body": " "})},
+		{name: "Answer20000", method: "POST", path: "/api/questions/" + other.ID + "/answers", status: 201,
+			body: jsonBody(map[string]any{"body": strings.Repeat("가", rag.MaxAnswerBody)})},
+		{name: "ErrAnswer20001", method: "POST", path: "/api/questions/" + other.ID + "/answers", status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"body": strings.Repeat("가", rag.MaxAnswerBody+1)})},
+		{name: "Similar50", method: "GET", path: "/api/questions/" + dup1.ID + "/similar?k=50", status: 200},
+		{name: "ErrSimilarNoText", method: "GET", path: "/api/questions/similar?collection=course&q=%20", status: 400, code: rag.CodeQuestionRequired},
 		{name: "ErrAnswerUnknown", method: "POST", path: "/api/questions/nope/answers", status: 404, code: rag.CodeNotFound,
 			body: jsonBody(map[string]any{"body": "hi"})},
 		{name: "ErrWait", method: "POST", path: "/api/qa/runs?wait=maybe", status: 400, code: rag.CodeInvalid},
@@ -86,8 +95,8 @@ func TestQuestions(t *testing.T) {
 			t.Fatalf("run: %d %s", resp.StatusCode, trim(body))
 		}
 		run := decode[rag.QARun](t, body)
-		if run.FinishedAt == nil || run.Answered != 4 || run.Failed != 0 {
-			t.Fatalf("run = %+v, want 4 answered (3 posted + the 200-character title)", run)
+		if run.FinishedAt == nil || run.Answered != 5 || run.Failed != 0 {
+			t.Fatalf("run = %+v, want 5 answered (3 posted, the 200-character title and the 4,000-character body)", run)
 		}
 		_, body = b.do(t, request{method: "GET", path: "/api/questions/" + dup1.ID})
 		th := decode[qa.Thread](t, body)
@@ -121,8 +130,32 @@ func TestQuestions(t *testing.T) {
 			t.Errorf("runs = %+v", runs)
 		}
 		resp, body = b.do(t, request{method: "GET", path: "/api/qa/runs/" + run.ID})
-		if resp.StatusCode != 200 || decode[rag.QARun](t, body).Answered != 4 {
+		if resp.StatusCode != 200 || decode[rag.QARun](t, body).Answered != 5 {
 			t.Errorf("run %s: %d %s", run.ID, resp.StatusCode, trim(body))
+		}
+	})
+
+	t.Run("RunInBackground", func(t *testing.T) {
+		post(t, "새 질문: 중복 제거에 쓰는 값은?")
+		resp, body := b.do(t, request{method: "POST", path: "/api/qa/runs"})
+		run := decode[rag.QARun](t, body)
+		if resp.StatusCode != http.StatusAccepted || run.ID == "" || run.FinishedAt != nil {
+			t.Fatalf("start: %d %s", resp.StatusCode, trim(body))
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			_, body = b.do(t, request{method: "GET", path: "/api/qa/runs/" + run.ID})
+			if got := decode[rag.QARun](t, body); got.FinishedAt != nil {
+				if got.Answered != 1 {
+					t.Errorf("background run = %+v", got)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the background run did not finish")
+			}
+		}
+		if resp, _ := b.do(t, request{method: "GET", path: "/api/qa/runs/nope"}); resp.StatusCode != 404 {
+			t.Errorf("unknown run: %d", resp.StatusCode)
 		}
 	})
 
