@@ -120,7 +120,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if !boards {
 		return nil, fmt.Errorf("store %T has no Q&A boards", a.Store)
 	}
-	a.Board = qa.New(questions, a.Store, a.Embedder, a.Spaces, a.Answers, qa.Options{
+	a.Board = qa.New(questions, a.Store, a.Embedder, a.Store, a.Answers, qa.Options{
 		Batch: cfg.QA.Batch, Delay: cfg.QA.Delay, MaxAttempts: cfg.QA.MaxAttempts, Logger: logger,
 	})
 	ok = true

@@ -31,9 +31,10 @@ type Answerer interface {
 	Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(rag.AnswerEvent) error) (*rag.Answer, error)
 }
 
-// Searcher retrieves passages (*reembed.Service).
-type Searcher interface {
-	Search(ctx context.Context, p rag.Principal, req rag.SearchRequest) (*rag.SearchResult, error)
+// Passages finds a collection's passages by keyword (rag.Store).
+type Passages interface {
+	KeywordCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.Candidate, error)
+	Hits(ctx context.Context, ids []int64) ([]rag.Hit, error)
 }
 
 // Collections looks collections up by ID or name (rag.Store).
@@ -100,14 +101,14 @@ type Service struct {
 	store       rag.QuestionStore
 	collections Collections
 	embedder    rag.Embedder
-	search      Searcher
+	passages    Passages
 	answers     Answerer
 	opt         Options
 }
 
 // New returns a Service.
-func New(store rag.QuestionStore, collections Collections, embedder rag.Embedder, search Searcher, answers Answerer, opt Options) *Service {
-	return &Service{store: store, collections: collections, embedder: embedder, search: search, answers: answers, opt: opt.WithDefaults()}
+func New(store rag.QuestionStore, collections Collections, embedder rag.Embedder, passages Passages, answers Answerer, opt Options) *Service {
+	return &Service{store: store, collections: collections, embedder: embedder, passages: passages, answers: answers, opt: opt.WithDefaults()}
 }
 
 // NewQuestion is what a person posts.
@@ -347,7 +348,7 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 const contextPassages = 3
 
 // vectorOf is the vector a question is compared with: its embedding moved towards the embeddings of the
-// passages of the board's collection it retrieves. Two students rarely ask the same thing in the same
+// passages of the board's collection that best match its words. Two students rarely ask the same thing in the same
 // words ("유사타겟" and "룩어라이크 오디언스"), but their questions find the same lecture passages, so the
 // documents bridge vocabularies that the question texts alone do not share. Without passages (an empty
 // collection) it is the plain embedding.
@@ -356,13 +357,23 @@ func (s *Service) vectorOf(ctx context.Context, collectionID, text string) ([]fl
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.search.Search(ctx, *s.opt.Principal, rag.SearchRequest{Query: text, K: contextPassages,
-		Filter: rag.Filter{Collections: []string{collectionID}}})
-	if err != nil || len(res.Hits) == 0 {
+	// Keyword candidates, not retrieval: a question is still compared through the passages it touches when
+	// none of them clears the answer's relevance threshold.
+	cands, err := s.passages.KeywordCandidates(ctx, *s.opt.Principal, rag.KeywordQuery{Terms: textproc.QueryTerms(text),
+		K: contextPassages, Filter: rag.Filter{Collections: []string{collectionID}}})
+	if err != nil || len(cands) == 0 {
 		return v, err
 	}
-	texts := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ChunkID
+	}
+	hits, err := s.passages.Hits(ctx, ids)
+	if err != nil || len(hits) == 0 {
+		return v, err
+	}
+	texts := make([]string, len(hits))
+	for i, h := range hits {
 		texts[i] = h.Text
 	}
 	pv, err := s.embedder.EmbedDocuments(ctx, texts)

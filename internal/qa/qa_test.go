@@ -73,7 +73,7 @@ func newBoard(t testing.TB, st store, gen rag.Generator, opt qa.Options) *board 
 	if opt.RetryBase == 0 {
 		opt.RetryBase = time.Millisecond
 	}
-	return &board{st: st, svc: qa.New(st, st, emb, spaces, ans, opt), space: emb.Space()}
+	return &board{st: st, svc: qa.New(st, st, emb, st, ans, opt), space: emb.Space()}
 }
 
 func openSQLite(t testing.TB) store {

@@ -134,7 +134,7 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	t.Cleanup(func() { _ = st.Close(); _ = ex.Close() })
 	t.Cleanup(jobs.wait)
 	set.Embedder, set.Generator = b.emb.Space(), b.gen.Name()
-	b.board = qa.New(st, st, b.emb, b.spaces, b.answers, qa.Options{Logger: logger, RetryBase: time.Millisecond})
+	b.board = qa.New(st, st, b.emb, st, b.answers, qa.Options{Logger: logger, RetryBase: time.Millisecond})
 	b.deps = Deps{Documents: st, Collections: st, Store: st, Answers: b.answers, Search: b.spaces, Embedding: b.spaces,
 		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Settings: set, Logger: logger, Now: b.clock.now}
 	b.serve(t)
