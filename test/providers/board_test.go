@@ -104,7 +104,7 @@ func aiAnswers(th qa.Thread) []*rag.BoardAnswer {
 // issue's targets are 22 of 24, 6 of 6 and 4 of 4; the answers come from the answer service (the
 // offline extractive answerer), so these floors are what it reaches today and rise with it.
 const (
-	floorAnswered  = 8
+	floorAnswered  = 12
 	floorNotFound  = 3
 	floorDupsFound = 1
 )
