@@ -2,18 +2,12 @@ package qa_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/chunk"
@@ -21,13 +15,14 @@ import (
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/generate/extractive"
-	oaigen "github.com/ragd/ragd/internal/generate/openai"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/openai"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // store is what a board runs on: both stores are both.
@@ -90,11 +85,7 @@ func openSQLite(t testing.TB) store {
 // a second call with the same schema is another process's pool on the same tables.
 func openPostgres(t testing.TB, schema string) store {
 	t.Helper()
-	url := os.Getenv("RAGD_TEST_DATABASE_URL")
-	if url == "" {
-		t.Skip("RAGD_TEST_DATABASE_URL is not set: start PGlite with `scripts/pglite.sh start` and export the URL it prints")
-	}
-	st, err := postgres.Open(context.Background(), url, postgres.Options{Schema: schema})
+	st, err := postgres.Open(context.Background(), testkit.DatabaseURL(t), postgres.Options{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,19 +94,7 @@ func openPostgres(t testing.TB, schema string) store {
 }
 
 func newSchema(t testing.TB) string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "qa_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		pool, err := pgxpool.New(ctx, os.Getenv("RAGD_TEST_DATABASE_URL"))
-		if err != nil {
-			return
-		}
-		defer pool.Close()
-		_, _ = pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-	})
-	return schema
+	return testkit.Schema(t, testkit.DatabaseURL(t), "qa_")
 }
 
 func ask(t testing.TB, b *board, title string) *rag.Question {
@@ -194,7 +173,7 @@ func TestPass(t *testing.T) {
 	t.Run("MaxAttempts", func(t *testing.T) {
 		fake := fakeapi.NewOpenAI("sk-test")
 		t.Cleanup(fake.Close)
-		gen, err := oaigen.New(oaigen.Config{APIKey: "sk-test", BaseURL: fake.BaseURL(), Model: "gpt-4.1-mini", Timeout: 5 * time.Second})
+		gen, err := openai.NewGenerator(openai.GeneratorConfig{APIKey: "sk-test", BaseURL: fake.BaseURL(), Model: "gpt-4.1-mini", Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

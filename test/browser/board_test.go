@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // TestBoard: the lecture course's Q&A board in the browser. The ask form shows similar earlier questions
@@ -20,14 +22,14 @@ import (
 func TestBoard(t *testing.T) {
 	ctx, dialogs := browser(t)
 	srv := startRagd(t, "RAGD_QA_INTERVAL=1h")
-	load := exec.Command(filepath.Join(repoRoot, "examples", "lectures", "load"), filepath.Join(repoRoot, "..", "shared", "samples", "lectures"))
-	load.Env = append(os.Environ(), "RAGD_URL="+srv.url, "RAGD_API_KEY=")
+	load := exec.Command(filepath.Join(testkit.Root(), "examples", "lectures", "load"), testkit.Shared("samples", "lectures"))
+	load.Env = append(os.Environ(), "RAGD_URL="+srv.URL, "RAGD_API_KEY=")
 	if out, err := load.CombinedOutput(); err != nil {
 		t.Fatalf("load: %v\n%s", err, out)
 	}
 	post := func(path string, body any) {
 		b, _ := json.Marshal(body)
-		resp, err := http.Post(srv.url+path, "application/json", bytes.NewReader(b))
+		resp, err := http.Post(srv.URL+path, "application/json", bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +42,7 @@ func TestBoard(t *testing.T) {
 	post("/api/questions", map[string]string{"collection": "lectures", "title": "홈페이지 방문자 리타겟팅할때 최대 며칠 전 방문자까지 모을 수 있어요?"})
 
 	if err := chromedp.Do(ctx,
-		chromedp.Navigate(srv.url+"/board?collection=lectures"),
+		chromedp.Navigate(srv.URL+"/board?collection=lectures"),
 		chromedp.WaitVisible(chromedp.ID("ask-title")),
 	); err != nil {
 		t.Fatal(err)

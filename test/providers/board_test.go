@@ -16,10 +16,11 @@ import (
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // lectures is the shared sample course (README.md there gives the scoring rule).
-var lectures = filepath.Join(repoRoot, "..", "shared", "samples", "lectures")
+var lectures = testkit.Shared("samples", "lectures")
 
 // sampleQuestion is a line of questions.jsonl.
 type sampleQuestion struct {
@@ -53,7 +54,7 @@ func readSampleQuestions(t *testing.T) []sampleQuestion {
 // loadLectures runs examples/lectures/load against a running server.
 func loadLectures(t *testing.T, url string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(repoRoot, "examples", "lectures", "load"), lectures)
+	cmd := exec.Command(filepath.Join(testkit.Root(), "examples", "lectures", "load"), lectures)
 	cmd.Env = append(os.Environ(), "RAGD_URL="+url, "RAGD_API_KEY=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -116,7 +117,7 @@ const (
 func TestLecturesBoard(t *testing.T) {
 	t.Parallel()
 	p := serve(t, t.TempDir(), "RAGD_QA_BATCH=100", "RAGD_QA_INTERVAL=1h")
-	out := loadLectures(t, p.url)
+	out := loadLectures(t, p.URL)
 	mustContain(t, "load output", out, "created collection lectures", "12 ready, 0 failed")
 
 	// The lecture names and weeks of index.csv are what the source references must carry.
@@ -137,16 +138,16 @@ func TestLecturesBoard(t *testing.T) {
 	qs := readSampleQuestions(t)
 	ids := map[string]string{}
 	for _, q := range qs {
-		ids[q.ID] = postQuestion(t, p.url, "lectures", q.Question).ID
+		ids[q.ID] = postQuestion(t, p.URL, "lectures", q.Question).ID
 	}
-	run := runPass(t, p.url)
+	run := runPass(t, p.URL)
 	if run.Answered != len(qs) || run.Failed != 0 || run.FinishedAt == nil {
 		t.Fatalf("run = %+v, want all %d answered", run, len(qs))
 	}
 	var profile struct {
 		Settings map[string]any `json:"settings"`
 	}
-	b, err := os.ReadFile(filepath.Join(repoRoot, "examples", "lectures", "profile.json"))
+	b, err := os.ReadFile(filepath.Join(testkit.Root(), "examples", "lectures", "profile.json"))
 	if err != nil || json.Unmarshal(b, &profile) != nil {
 		t.Fatalf("profile.json: %v", err)
 	}
@@ -154,7 +155,7 @@ func TestLecturesBoard(t *testing.T) {
 
 	answered, refused, answerable := 0, 0, 0
 	for _, q := range qs {
-		th := thread(t, p.url, ids[q.ID])
+		th := thread(t, p.URL, ids[q.ID])
 		ai := aiAnswers(th)
 		if len(ai) != 1 || th.Status != rag.QuestionAnswered {
 			t.Fatalf("%s: %d AI answers, status %s", q.ID, len(ai), th.Status)
@@ -206,7 +207,7 @@ func TestLecturesBoard(t *testing.T) {
 	for group, pair := range pairs {
 		ok := true
 		for i, id := range pair {
-			resp, body := do(t, "GET", p.url+"/api/questions/"+id+"/similar?k=3", nil, nil)
+			resp, body := do(t, "GET", p.URL+"/api/questions/"+id+"/similar?k=3", nil, nil)
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("similar: HTTP %d %s", resp.StatusCode, body)
 			}
@@ -231,7 +232,7 @@ func TestLecturesBoard(t *testing.T) {
 	}
 
 	// Every run is logged.
-	resp, body := do(t, "GET", p.url+"/api/qa/runs", nil, nil)
+	resp, body := do(t, "GET", p.URL+"/api/qa/runs", nil, nil)
 	if runs := decode[struct{ Runs []rag.QARun }](t, body).Runs; resp.StatusCode != 200 || len(runs) != 1 || runs[0].ID != run.ID || runs[0].Answered != len(qs) {
 		t.Errorf("runs: HTTP %d %s", resp.StatusCode, body)
 	}
@@ -246,48 +247,48 @@ func TestBoardModelFaults(t *testing.T) {
 	f.openai.SetAnswer(quoteAnswer)
 	p := serve(t, t.TempDir(), "RAGD_GENERATOR=openai", "OPENAI_API_KEY="+openaiKey, "OPENAI_BASE_URL="+f.openai.BaseURL(),
 		"RAGD_QA_INTERVAL=1h", "RAGD_QA_MAX_ATTEMPTS=3", "RAGD_MODEL_TIMEOUT=5s")
-	waitReady(t, p.url, uploadTo(t, p.url, "course", fixture(t, "html/en_wikipedia_mozilla.html")), time.Minute)
+	waitReady(t, p.URL, uploadTo(t, p.URL, "course", fixture(t, "html/en_wikipedia_mozilla.html")), time.Minute)
 
 	var ids []string
 	for _, q := range []string{mozillaQuestion, "Who founded the Mozilla Foundation?", "When was Firefox first released?"} {
-		ids = append(ids, postQuestion(t, p.url, "course", q).ID)
+		ids = append(ids, postQuestion(t, p.URL, "course", q).ID)
 	}
 	// A 429 with Retry-After, then three 500s: the provider's own retries give up once, the pass tries again.
 	f.openai.FailNext(1, fakeapi.Fault{Status: 429, RetryAfter: time.Second})
 	f.openai.FailNext(3, fakeapi.Fault{Status: 500})
-	run := runPass(t, p.url)
+	run := runPass(t, p.URL)
 	if run.Answered != 3 || run.Failed != 0 || f.openai.Stats().Faulted != 4 {
 		t.Fatalf("run = %+v, fake stats %+v; want 3 answered after 4 faults", run, f.openai.Stats())
 	}
 	for _, id := range ids {
-		if th := thread(t, p.url, id); len(aiAnswers(th)) != 1 || th.Status != rag.QuestionAnswered {
+		if th := thread(t, p.URL, id); len(aiAnswers(th)) != 1 || th.Status != rag.QuestionAnswered {
 			t.Errorf("question %s: %d AI answers, status %s", id, len(aiAnswers(th)), th.Status)
 		}
 	}
 
 	// Down for a whole pass.
-	down := []string{postQuestion(t, p.url, "course", "What is Mozilla's mission?").ID,
-		postQuestion(t, p.url, "course", "Where is Mozilla based?").ID}
+	down := []string{postQuestion(t, p.URL, "course", "What is Mozilla's mission?").ID,
+		postQuestion(t, p.URL, "course", "Where is Mozilla based?").ID}
 	f.openai.SetDown(true)
-	run = runPass(t, p.url)
+	run = runPass(t, p.URL)
 	if run.Answered != 0 || run.Failed != 2 || len(run.Errors) != 2 {
 		t.Fatalf("run while down = %+v", run)
 	}
 	for _, id := range down {
-		th := thread(t, p.url, id)
+		th := thread(t, p.URL, id)
 		if th.Status != rag.QuestionOpen || th.Attempts != 1 || th.LastError == "" || len(th.Answers) != 0 {
 			t.Errorf("question %s after a failed pass: %+v", id, th.Question)
 		}
 	}
 	f.openai.SetDown(false)
-	run = runPass(t, p.url)
+	run = runPass(t, p.URL)
 	if run.Answered != 2 || run.Failed != 0 {
 		t.Fatalf("run after recovery = %+v", run)
 	}
 	for _, id := range append(ids, down...) {
-		if th := thread(t, p.url, id); len(aiAnswers(th)) != 1 {
+		if th := thread(t, p.URL, id); len(aiAnswers(th)) != 1 {
 			t.Errorf("question %s: %d AI answers", id, len(aiAnswers(th)))
 		}
 	}
-	mustNotContain(t, "ragd output", p.output.String(), openaiKey)
+	mustNotContain(t, "ragd output", p.Output.String(), openaiKey)
 }
