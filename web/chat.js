@@ -144,6 +144,14 @@
     }
   }
 
+  /** citedDocuments returns the distinct documents an answer cites, in citation order: the assistant turn's
+   *  document_ids, which a follow-up question's retrieval favours. */
+  function citedDocuments(done) {
+    const ids = [];
+    for (const s of done.sources || []) if (s.document_id && !ids.includes(s.document_id)) ids.push(s.document_id);
+    return ids;
+  }
+
   /** citedSentences returns the answer's sentences that cite [n], without citation markers and markdown. */
   function citedSentences(answer, n) {
     const out = [];
@@ -402,7 +410,7 @@
       }
       if (!done) throw new ApiError('network', 'the answer stream ended early');
       finish(turn, done);
-      state.history.push({ role: 'user', content: done.question || question }, { role: 'assistant', content: done.answer || '' });
+      state.history.push({ role: 'user', content: done.question || question }, { role: 'assistant', content: done.answer || '', document_ids: citedDocuments(done) });
       state.history = state.history.slice(-2 * HISTORY_TURNS);
     } catch (err) {
       if (err && err.name === 'AbortError') { turn.box.remove(); return; }

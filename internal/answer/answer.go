@@ -102,7 +102,9 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
 		return nil, err
 	}
-	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: q, Filter: req.Filter, K: k})
+	history := lastTurns(req.History, rag.MaxHistoryTurns)
+	query, context := followUp(q, history)
+	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context})
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		gen, err := s.generator.Generate(ctx, rag.GenerateRequest{
 			Question:     q,
 			Language:     ans.Language,
-			History:      lastTurns(req.History, rag.MaxHistoryTurns),
+			History:      history,
 			Passages:     passages,
 			SystemPrompt: system,
 		}, func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) })
@@ -231,6 +233,32 @@ func allEqual(s []string) bool {
 		}
 	}
 	return true
+}
+
+// followUp returns what a question asked after history is retrieved by: the question followed by the
+// previous question's words (a follow-up such as "who sponsored that bill?" names its subject only through
+// the earlier turn), and the documents the previous answer cited (Turn.DocumentIDs), which retrieval
+// favours. Without history the question is retrieved alone.
+func followUp(q string, history []rag.Turn) (string, []string) {
+	var prev string
+	var docs []string
+	for i := len(history) - 1; i >= 0 && prev == ""; i-- {
+		switch t := history[i]; t.Role {
+		case rag.RoleUser:
+			prev = strings.TrimSpace(textproc.Normalize(t.Content))
+		case rag.RoleAssistant:
+			if docs == nil {
+				docs = t.DocumentIDs[:min(len(t.DocumentIDs), rag.MaxContextDocuments)]
+			}
+		}
+	}
+	if prev == "" || prev == q {
+		return q, docs
+	}
+	if n := utf8.RuneCountInString(prev); n > rag.MaxQuestionChars {
+		prev = string([]rune(prev)[:rag.MaxQuestionChars])
+	}
+	return q + "\n" + prev, docs
 }
 
 // lastTurns keeps the n most recent non-empty turns.

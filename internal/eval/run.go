@@ -269,7 +269,7 @@ func conversation(ctx context.Context, ans *answer.Service, questions []string, 
 		if err != nil {
 			return nil, err
 		}
-		turns = append(turns, rag.Turn{Role: rag.RoleUser, Content: hq}, rag.Turn{Role: rag.RoleAssistant, Content: a.Text})
+		turns = append(turns, rag.Turn{Role: rag.RoleUser, Content: hq}, rag.Turn{Role: rag.RoleAssistant, Content: a.Text, DocumentIDs: a.DocumentIDs()})
 	}
 	return turns, nil
 }

@@ -1,5 +1,7 @@
 package rag
 
+import "slices"
+
 // AskRequest is a question to answer from the documents.
 type AskRequest struct {
 	Question string `json:"question"`
@@ -10,6 +12,9 @@ type AskRequest struct {
 
 // MaxQuestionChars is the longest question answered as is; longer ones are truncated (and the answer says so).
 const MaxQuestionChars = 500
+
+// MaxContextDocuments is how many of an assistant turn's DocumentIDs a follow-up's retrieval uses (the first).
+const MaxContextDocuments = 5
 
 // MaxHistoryTurns is how many of the most recent history turns are kept.
 const MaxHistoryTurns = 5
@@ -79,4 +84,16 @@ type AnswerEvent struct {
 	Delta string
 	// Answer (AnswerDone) is the final answer, citations checked.
 	Answer *Answer
+}
+
+// DocumentIDs returns the distinct documents the answer cites, in citation order: what a client passes back
+// as the assistant turn's Turn.DocumentIDs.
+func (a *Answer) DocumentIDs() []string {
+	var out []string
+	for _, s := range a.Sources {
+		if !slices.Contains(out, s.DocumentID) {
+			out = append(out, s.DocumentID)
+		}
+	}
+	return out
 }

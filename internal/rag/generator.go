@@ -15,6 +15,9 @@ const (
 type Turn struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
+	// DocumentIDs are the documents an assistant turn cited (optional): a follow-up question's retrieval
+	// favours them (see answer.Service.Ask).
+	DocumentIDs []string `json:"document_ids,omitempty"`
 }
 
 // Passage is a numbered piece of context given to a generator; N is the citation number ([N]).

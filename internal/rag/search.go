@@ -10,7 +10,16 @@ type SearchRequest struct {
 	// EfSearch, when > 0, is the candidate list of an approximate (HNSW) vector search for this query, 1 to
 	// MaxEfSearch: larger finds more of the true nearest neighbours and costs more. Exact stores ignore it.
 	EfSearch int `json:"ef_search,omitempty"`
+	// Context names the documents of the conversation so far (the documents the previous answer cited): their
+	// passages gain the document signal, as those of a document the query names, at ContextShare of the
+	// strongest named document's weight. Set by the answer service for a follow-up question; not part of
+	// the /api/search body.
+	Context []string `json:"-"`
 }
+
+// ContextShare is the weight of a conversation's document (SearchRequest.Context) relative to the best
+// document the query names itself; when the query names none, a conversation's document has full weight.
+const ContextShare = 0.7
 
 // MaxEfSearch is the largest EfSearch (pgvector's limit for hnsw.ef_search).
 const MaxEfSearch = 1000

@@ -225,7 +225,7 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	named = strongDocuments(named, r.opt.NamedDocuments)
+	named = withContext(strongDocuments(named, r.opt.NamedDocuments), req.Context, req.Filter)
 	var inDoc map[int64]docSignal
 	if len(named) > 0 {
 		t := time.Now()
@@ -361,6 +361,29 @@ func strongDocuments(docs []rag.DocumentCandidate, max int) []rag.DocumentCandid
 	// counting the name again would only favour partial title matches (measured on KorQuAD, where every
 	// document is one paragraph and many titles share words: -0.011 nDCG@10).
 	return slices.DeleteFunc(out, func(d rag.DocumentCandidate) bool { return d.Chunks <= 1 })
+}
+
+// withContext appends the conversation's documents (SearchRequest.Context) that the query does not name
+// itself, each scored rag.ContextShare of the best named document's score (or alone, at full weight). A
+// document outside the filter's documents is left out; the filter's other conditions and the principal's
+// permissions apply to it in namedPassages' queries.
+func withContext(named []rag.DocumentCandidate, context []string, f rag.Filter) []rag.DocumentCandidate {
+	if len(context) == 0 {
+		return named
+	}
+	score := 1.0
+	if len(named) > 0 {
+		score = rag.ContextShare * named[0].Score
+	}
+	for _, id := range context {
+		if len(f.DocumentIDs) > 0 && !slices.Contains(f.DocumentIDs, id) {
+			continue
+		}
+		if !slices.ContainsFunc(named, func(d rag.DocumentCandidate) bool { return d.DocumentID == id }) {
+			named = append(named, rag.DocumentCandidate{DocumentID: id, Score: score})
+		}
+	}
+	return named
 }
 
 // namedPassages runs the keyword query inside each named document and returns the keyword list extended by

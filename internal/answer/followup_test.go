@@ -1,0 +1,83 @@
+package answer_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// TestAskFollowUp asks about bill 2125318 and then "who sponsored that bill?" with the first turn as history,
+// offline, over the bill, its review report and the assembly minutes (which mention other bills and their
+// sponsors): the follow-up is answered about that bill (from it or its review report) with its sponsor. Without
+// the history the follow-up names no bill and is answered from the minutes.
+func TestAskFollowUp(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	ctx := context.Background()
+	a, err := app.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	ids := map[string]string{}
+	for _, name := range []string{"bill_2125318_original.pdf", "bill_2125318_review_report.pdf", "assembly_minutes_21_414_1_env_labor.pdf"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "pdf", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _, err := a.Ingest.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Name: name, Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = doc.ID
+	}
+
+	first, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: "탄소중립위원회 위원 후보 추천 단체를 법률에 명시하는 개정안이 있나요?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []rag.Turn{
+		{Role: rag.RoleUser, Content: first.Question},
+		{Role: rag.RoleAssistant, Content: first.Text, DocumentIDs: first.DocumentIDs()},
+	}
+	const followUp = "그 법안은 누가 대표발의했나요?"
+	ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: followUp, History: history}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.NotFound || !strings.Contains(ans.Text, "이수진") {
+		t.Fatalf("follow-up answered %q, want the bill's sponsor 이수진", ans.Text)
+	}
+	about := map[string]bool{ids["bill_2125318_original.pdf"]: true, ids["bill_2125318_review_report.pdf"]: true}
+	if len(ans.Sources) == 0 || !about[ans.Sources[0].DocumentID] {
+		t.Fatalf("follow-up cites %v, want the bill or its review report first", ans.DocumentIDs())
+	}
+	if hits := ans.Retrieval.Hits; len(hits) == 0 || !about[hits[0].DocumentID] {
+		t.Fatalf("follow-up's first passage is not the bill's nor its review report's")
+	}
+
+	// The previous question alone carries the subject: without the cited documents it still finds the bill.
+	ans, err = a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: followUp, History: history[:1]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ans.Text, "이수진") {
+		t.Fatalf("follow-up after the question alone answered %q", ans.Text)
+	}
+
+	alone, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: followUp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(alone.Text, "이수진") {
+		t.Fatalf("the follow-up alone answered %q: this corpus does not show the history's part", alone.Text)
+	}
+}
