@@ -104,6 +104,10 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	}
 	history := lastTurns(req.History, rag.MaxHistoryTurns)
 	query, context := followUp(q, history)
+	if c, ok := s.generator.(rag.Completer); ok && len(history) > 0 {
+		query = s.rewrite(ctx, c, q, history, query)
+	}
+	ans.RetrievalQuery = query
 	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context})
 	if err != nil {
 		return nil, err
@@ -259,6 +263,21 @@ func followUp(q string, history []rag.Turn) (string, []string) {
 		prev = string([]rune(prev)[:rag.MaxQuestionChars])
 	}
 	return q + "\n" + prev, docs
+}
+
+// rewrite asks a generator that completes plain prompts for the follow-up question q made standalone
+// (generate.RewriteSystem), for retrieval; the generator still answers q with the history. A failed or empty
+// rewrite falls back to offline, the question and the previous one.
+func (s *Service) rewrite(ctx context.Context, c rag.Completer, q string, history []rag.Turn, offline string) string {
+	out, err := c.Complete(ctx, generate.RewriteSystem, generate.RewriteUser(history, q))
+	out = strings.TrimSpace(textproc.Normalize(out))
+	if err != nil || out == "" {
+		return offline
+	}
+	if utf8.RuneCountInString(out) > rag.MaxQuestionChars {
+		out = string([]rune(out)[:rag.MaxQuestionChars])
+	}
+	return out
 }
 
 // lastTurns keeps the n most recent non-empty turns.

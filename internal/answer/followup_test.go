@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -79,5 +80,54 @@ func TestAskFollowUp(t *testing.T) {
 	}
 	if strings.Contains(alone.Text, "이수진") {
 		t.Fatalf("the follow-up alone answered %q: this corpus does not show the history's part", alone.Text)
+	}
+}
+
+// TestAskFollowUpRewrite: with an LLM generator a follow-up is retrieved by the model's standalone rewrite
+// of it (a chat completion on the OpenAI wire, seen by the fake with the conversation), and answered with the
+// history; when the rewrite fails, retrieval falls back to the question and the previous one.
+func TestAskFollowUpRewrite(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &rag.Collection{Name: "docs"})
+	const standalone = "React에서 커밋 단계는 무엇을 하나요?"
+	var rewritePrompt string
+	b.fake.SetAnswer(func(prompt string) string {
+		if strings.Contains(prompt, "Standalone question:") {
+			rewritePrompt = prompt
+			return standalone
+		}
+		return fakeapi.DefaultAnswer(prompt)
+	})
+	history := []rag.Turn{
+		{Role: rag.RoleUser, Content: question},
+		{Role: rag.RoleAssistant, Content: "렌더링은 초기 렌더링이거나 상태가 바뀌었을 때 일어납니다 [1]."},
+	}
+	ask := rag.AskRequest{Question: "그 다음 단계는요?", History: history}
+	ans, err := b.app.Answers.Ask(context.Background(), rag.LocalPrincipal, ask, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rewritePrompt, question) || !strings.Contains(rewritePrompt, "그 다음 단계는요?") {
+		t.Fatalf("rewrite prompt %q lacks the conversation", rewritePrompt)
+	}
+	if ans.RetrievalQuery != standalone {
+		t.Fatalf("retrieved by %q, want the rewrite %q", ans.RetrievalQuery, standalone)
+	}
+	if ans.Question != "그 다음 단계는요?" || len(ans.Sources) == 0 {
+		t.Fatalf("answer %+v", ans)
+	}
+
+	b.fake.SetAnswer(func(prompt string) string {
+		if strings.Contains(prompt, "Standalone question:") {
+			return " "
+		}
+		return fakeapi.DefaultAnswer(prompt)
+	})
+	ans, err = b.app.Answers.Ask(context.Background(), rag.LocalPrincipal, ask, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "그 다음 단계는요?\n" + question; ans.RetrievalQuery != want {
+		t.Fatalf("after an empty rewrite retrieved by %q, want %q", ans.RetrievalQuery, want)
 	}
 }

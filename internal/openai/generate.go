@@ -64,7 +64,10 @@ type Generator struct {
 	cfg    GeneratorConfig
 }
 
-var _ rag.Generator = (*Generator)(nil)
+var (
+	_ rag.Generator = (*Generator)(nil)
+	_ rag.Completer = (*Generator)(nil)
+)
 
 // NewGenerator returns a Generator for cfg. It makes no request.
 func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
@@ -200,6 +203,23 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	}
 	gen.Text = st.Text()
 	return gen, nil
+}
+
+// Complete answers a plain system and user message (rag.Completer), not streamed.
+func (g *Generator) Complete(ctx context.Context, system, user string) (string, error) {
+	var text string
+	err := g.caller.Do(ctx, func(ctx context.Context) error {
+		resp, err := g.client.Chat.Completions.New(ctx, g.params(generate.Prompt{System: system, User: user}, false))
+		if err != nil {
+			return err
+		}
+		if len(resp.Choices) == 0 {
+			return provider.BadResponse("the answer has no choices")
+		}
+		text = resp.Choices[0].Message.Content
+		return checkAnswer(text, resp.Choices[0].FinishReason)
+	})
+	return text, err
 }
 
 func checkAnswer(text, finish string) error {

@@ -50,10 +50,13 @@ type Answer struct {
 	Weak      []Span `json:"weak,omitempty"`
 	Generator string `json:"generator"`
 	// Retrieval is what retrieval returned (every hit with its scores), for the debug panel and eval.
-	Retrieval  *SearchResult `json:"retrieval,omitempty"`
-	RetrieveMS float64       `json:"retrieve_ms"`
-	GenerateMS float64       `json:"generate_ms"`
-	TotalMS    float64       `json:"total_ms"`
+	Retrieval *SearchResult `json:"retrieval,omitempty"`
+	// RetrievalQuery is what was retrieved: the question, or for a follow-up the question with the previous
+	// one, or the generator's standalone rewrite of it.
+	RetrievalQuery string  `json:"retrieval_query,omitempty"`
+	RetrieveMS     float64 `json:"retrieve_ms"`
+	GenerateMS     float64 `json:"generate_ms"`
+	TotalMS        float64 `json:"total_ms"`
 }
 
 // Span is a sentence of an answer's Text, by byte offsets (Text[Start:End]), with the passages it cites and

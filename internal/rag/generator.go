@@ -62,3 +62,10 @@ type Generator interface {
 	// and is returned. Errors carry CodeLLMFailed.
 	Generate(ctx context.Context, req GenerateRequest, onDelta func(string) error) (*Generation, error)
 }
+
+// Completer is a Generator that also answers a plain prompt (a system and a user message, no passages, not
+// streamed): the answer service uses it to rewrite a follow-up question into a standalone one. Errors carry
+// CodeLLMFailed.
+type Completer interface {
+	Complete(ctx context.Context, system, user string) (string, error)
+}
