@@ -30,17 +30,12 @@ func setup(t *testing.T, collections ...*rag.Collection) *bundle {
 	t.Helper()
 	fake := fakeapi.NewOpenAI(key)
 	t.Cleanup(fake.Close)
-	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
-	cfg.Generator = "openai"
-	cfg.OpenAIAPIKey = key
-	cfg.OpenAIBaseURL = fake.BaseURL()
+	a := open(t, func(cfg *config.Config) {
+		cfg.Generator = "openai"
+		cfg.OpenAIAPIKey = key
+		cfg.OpenAIBaseURL = fake.BaseURL()
+	})
 	ctx := context.Background()
-	a, err := app.Open(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
 	data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "md", "ko_react_render-and-commit.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +49,20 @@ func setup(t *testing.T, collections ...*rag.Collection) *bundle {
 		}
 	}
 	return &bundle{app: a, fake: fake}
+}
+
+// open opens a whole ragd on a temporary SQLite store with the defaults changed by set, closed at the end.
+func open(t *testing.T, set func(*config.Config)) *app.App {
+	t.Helper()
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	set(&cfg)
+	a, err := app.Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }
 
 const question = "React에서 렌더링이 일어나는 이유는 무엇인가요?"
