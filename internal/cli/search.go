@@ -37,6 +37,7 @@ type queryFlags struct {
 	common
 	k           int
 	collections multi
+	documents   multi
 	filters     multi
 	json        bool
 	maxK        int
@@ -58,8 +59,16 @@ func (q *queryFlags) register(fs *flag.FlagSet, env *Env, defaultK, maxK int, kU
 	q.maxK = maxK
 	fs.IntVar(&q.k, "k", defaultK, fmt.Sprintf("%s, 1 to %d; 0 is the service's default", kUsage, maxK))
 	fs.Var(&q.collections, "collection", "restrict to the collection `NAME` (repeatable)")
+	fs.Var(&q.documents, "document", "restrict to the document `ID` (repeatable)")
 	fs.Var(&q.filters, "filter", "filter `EXPR`: key=value, key!=v, key>=v, key<=v, key>v, key<v; a|b for any of (repeatable)")
 	fs.BoolVar(&q.json, "json", false, "print JSON")
+}
+
+// filter is the retrieval filter of --filter, --collection and --document.
+func (q *queryFlags) filter() (rag.Filter, error) {
+	f, err := parseFilters(q.filters, q.collections)
+	f.DocumentIDs = append(f.DocumentIDs, q.documents...)
+	return f, err
 }
 
 func runSearch(ctx context.Context, env *Env, args []string) error {
@@ -77,7 +86,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	if err := checkK(q.k, q.maxK); err != nil {
 		return err
 	}
-	filter, err := parseFilters(q.filters, q.collections)
+	filter, err := q.filter()
 	if err != nil {
 		return err
 	}
@@ -127,7 +136,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if err := checkK(q.k, q.maxK); err != nil {
 		return err
 	}
-	filter, err := parseFilters(q.filters, q.collections)
+	filter, err := q.filter()
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,9 @@ type chatRequest struct {
 	History    []rag.Turn `json:"history"`
 	Collection string     `json:"collection"`
 	Filters    rag.Filter `json:"filters"`
-	K          int        `json:"k"`
+	// DocumentIDs restricts the answer to these documents (added to filters.document_ids).
+	DocumentIDs []string `json:"document_ids"`
+	K           int      `json:"k"`
 	// Stream asks for server-sent events, like "Accept: text/event-stream".
 	Stream bool `json:"stream"`
 }
@@ -53,6 +55,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := requestFilter(req.Filters, req.Collection)
+	f.DocumentIDs = append(f.DocumentIDs, req.DocumentIDs...)
 	if err := f.Check(); err != nil {
 		s.writeError(w, r, err)
 		return

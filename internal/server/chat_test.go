@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -296,5 +297,38 @@ func TestChatProviderErrors(t *testing.T) {
 			wantHeaders: map[string]string{"Content-Type": "application/json; charset=utf-8"}},
 		{name: "EmbeddingFailedSearch", method: "POST", path: "/api/search", status: 502, code: rag.CodeEmbeddingFailed,
 			body: jsonBody(map[string]any{"query": q})},
+	})
+}
+
+// TestChatDocuments: document_ids restricts the answer to those documents, inside the store's query: a
+// question about one document asked over another is answered from the other only (or not found), never from
+// the document it is about; an unknown id in the list finds nothing.
+func TestChatDocuments(t *testing.T) {
+	b := setup(t, nil)
+	render := b.ingestFile(t, renderDoc, nil)
+	other := b.ingestFile(t, "md/ko_react_importing-and-exporting-components.md", nil)
+	const q = "컴포넌트 렌더링이 일어나는 이유는 무엇인가요?"
+	only := func(ids ...string) func(t *testing.T, _ *http.Response, body []byte) {
+		return func(t *testing.T, _ *http.Response, body []byte) {
+			res := decode[rag.AnswerView](t, body)
+			for _, p := range res.Passages {
+				if !slices.Contains(ids, p.DocumentID) {
+					t.Fatalf("passage of %s, want only %v", p.DocumentID, ids)
+				}
+			}
+			if len(ids) > 0 && ids[0] == render.ID && len(res.Passages) == 0 {
+				t.Fatalf("nothing retrieved from %s", render.ID)
+			}
+		}
+	}
+	b.run(t, []scenario{
+		{name: "Both", method: "POST", path: "/api/chat", status: 200,
+			body: jsonBody(map[string]any{"question": q, "document_ids": []string{render.ID, other.ID}}), check: only(render.ID, other.ID)},
+		{name: "TheOther", method: "POST", path: "/api/chat", status: 200,
+			body: jsonBody(map[string]any{"question": q, "document_ids": []string{other.ID}}), check: only(other.ID)},
+		{name: "WithFilters", method: "POST", path: "/api/chat", status: 200,
+			body: jsonBody(map[string]any{"question": q, "document_ids": []string{render.ID}, "filters": map[string]any{"media_types": []string{"md"}}}), check: only(render.ID)},
+		{name: "Unknown", method: "POST", path: "/api/chat", status: 200,
+			body: jsonBody(map[string]any{"question": q, "document_ids": []string{"no-such-document"}}), contains: []string{`"not_found":true`}, check: only()},
 	})
 }
