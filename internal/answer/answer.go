@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -108,7 +109,14 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		query = s.rewrite(ctx, c, q, history, query)
 	}
 	ans.RetrievalQuery = query
-	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context})
+	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context}
+	var res *rag.SearchResult
+	var err error
+	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
+		res, err = s.perDocument(ctx, p, sreq, docs)
+	} else {
+		res, err = s.retriever.Search(ctx, p, sreq)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +245,60 @@ func allEqual(s []string) bool {
 		}
 	}
 	return true
+}
+
+// comparison matches the words of a question that compares things ("A와 B의 차이", "compare A and B").
+var comparison = regexp.MustCompile(`(?i)차이|비교|다른\s*점|공통점|\bcompar|\bdiffer|\bversus\b|\bvs\.?\s`)
+
+// Comparison reports whether q asks to compare (its answer over several chosen documents is retrieved per
+// document).
+func Comparison(q string) bool { return comparison.MatchString(q) }
+
+// distinct returns ids without repeats, in order.
+func distinct(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// perDocument retrieves req within each of the documents docs, an equal share of req.K each (at least 2),
+// and interleaves the hits: the first of each document, then the second of each, and so on, at most req.K
+// (or one per document when there are more documents). A comparison over chosen documents then gives the
+// generator passages of every one, not the best of whichever matches the question's words most.
+func (s *Service) perDocument(ctx context.Context, p rag.Principal, req rag.SearchRequest, docs []string) (*rag.SearchResult, error) {
+	each := max(2, (req.K+len(docs)-1)/len(docs))
+	out := &rag.SearchResult{}
+	lists := make([][]rag.Hit, len(docs))
+	for i, id := range docs {
+		dr := req
+		dr.Filter.DocumentIDs = []string{id}
+		dr.K = each
+		res, err := s.retriever.Search(ctx, p, dr)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = res.Hits
+		out.Space = res.Space
+		out.VectorCandidates += res.VectorCandidates
+		out.KeywordCandidates += res.KeywordCandidates
+		out.EmbedMS += res.EmbedMS
+		out.VectorMS += res.VectorMS
+		out.KeywordMS += res.KeywordMS
+		out.TotalMS += res.TotalMS
+	}
+	for r := 0; r < each; r++ {
+		for _, l := range lists {
+			if r < len(l) {
+				out.Hits = append(out.Hits, l[r])
+			}
+		}
+	}
+	out.Hits = out.Hits[:min(len(out.Hits), max(req.K, len(docs)))]
+	return out, nil
 }
 
 // followUp returns what a question asked after history is retrieved by: the question followed by the
