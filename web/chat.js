@@ -381,6 +381,8 @@
     const controller = new AbortController();
     state.controller = controller;
     const body = { question, history: state.history.slice(-HISTORY_TURNS), stream: true };
+    const chosen = pickedDocuments();
+    if (chosen.length) body.document_ids = chosen;
     try {
       const resp = await fetchAPI('/api/chat', {
         method: 'POST',
@@ -464,6 +466,31 @@
     input.style.height = Math.min(input.scrollHeight, 160) + 'px';
   }
   input.addEventListener('input', () => { updateCounter(); autosize(); });
+
+  /** pickedDocuments returns the ids of the documents checked in the picker ([] means all documents). */
+  function pickedDocuments() {
+    return [...document.querySelectorAll('#doc-options input:checked')].map((c) => c.value);
+  }
+
+  function updatePicked() {
+    const n = pickedDocuments().length;
+    $('doc-picked').textContent = n ? `(${n})` : '(all)';
+  }
+
+  /** loadDocuments lists the ready documents in the picker (the first 500), keeping what was checked. */
+  async function loadDocuments() {
+    const keep = new Set(pickedDocuments());
+    try {
+      const page = await ragd.api('/api/documents?status=ready&limit=500');
+      $('doc-options').replaceChildren(...(page.documents || []).map((d) => el('label', { class: 'doc-option' },
+        el('input', { type: 'checkbox', value: d.id, checked: keep.has(d.id) }), ' ', d.title || d.id)));
+    } catch (err) {
+      $('doc-options').replaceChildren(el('span', { class: 'error' }, (err && err.message) || 'could not list the documents'));
+    }
+    updatePicked();
+  }
+  $('doc-picker').addEventListener('toggle', () => { if ($('doc-picker').open) loadDocuments(); });
+  $('doc-options').addEventListener('change', updatePicked);
 
   $('new-conversation').addEventListener('click', () => {
     if (state.controller) state.controller.abort();
