@@ -11,19 +11,60 @@ import (
 	"github.com/ragd/ragd/internal/testkit"
 )
 
-// TestDocumentPicker: two documents are ingested; the chat's document picker lists them, and with one checked
-// the question is sent with its id in document_ids and answered from it (the cited source is that document).
-func TestDocumentPicker(t *testing.T) {
-	ctx, _ := browser(t)
+// serveIngested ingests the fixtures with `ragd ingest` into a new data directory and serves it.
+func serveIngested(t *testing.T, fixtures ...string) *testkit.Server {
+	t.Helper()
 	dir := t.TempDir()
 	env := testkit.CleanEnv("RAGD_LOG_LEVEL=info")
-	ingest := exec.Command(testkit.Binary(t), "ingest", "--data-dir", dir,
-		testkit.FixturePath("md/ko_react_render-and-commit.md"), testkit.FixturePath("md/ko_react_importing-and-exporting-components.md"))
+	args := []string{"ingest", "--data-dir", dir}
+	for _, f := range fixtures {
+		args = append(args, testkit.FixturePath(f))
+	}
+	ingest := exec.Command(testkit.Binary(t), args...)
 	ingest.Env = env
 	if out, err := ingest.CombinedOutput(); err != nil {
 		t.Fatalf("ragd ingest: %v\n%s", err, out)
 	}
-	srv := testkit.Serve(t, env, "--data-dir", dir)
+	return testkit.Serve(t, env, "--data-dir", dir)
+}
+
+// TestFollowUpInChat: after a question about bill 2125318, "그 법안은 누가 대표발의했나요?" is answered in the chat
+// with that bill's sponsor, not with the other bills of the assembly minutes (the UI sends each answer's turn
+// with the documents it cited).
+func TestFollowUpInChat(t *testing.T) {
+	ctx, _ := browser(t)
+	srv := serveIngested(t, "pdf/bill_2125318_original.pdf", "pdf/bill_2125318_review_report.pdf", "pdf/assembly_minutes_21_414_1_env_labor.pdf")
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `(() => { window.__bodies = []; const f = window.fetch; window.fetch = (u, o) => { if (String(u).includes('/api/chat')) window.__bodies.push(JSON.parse(o.body)); return f(u, o); }; return true; })()`)
+	ask(t, ctx, "탄소중립위원회 위원 후보 추천 단체를 법률에 명시하는 개정안이 있나요?")
+	eval[bool](t, ctx, `(() => { document.querySelector('.msg-assistant[data-state="done"]').dataset.state = 'first'; return true; })()`)
+	ask(t, ctx, "그 법안은 누가 대표발의했나요?")
+	answer := eval[string](t, ctx, `document.querySelector('.msg-assistant[data-state="done"] .answer').textContent`)
+	if !strings.Contains(answer, "이수진") {
+		t.Fatalf("the follow-up was answered %q, want the bill's sponsor 이수진", answer)
+	}
+	// Answered about that bill: every citation is the bill or its review report, none the minutes.
+	srcs := eval[[]string](t, ctx, `[...document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite')].map((b) => { b.click(); return document.getElementById('source-title').textContent; })`)
+	for _, src := range srcs {
+		if !strings.Contains(src, "bill_2125318") {
+			t.Fatalf("the follow-up cites %q, want only the bill or its review report", srcs)
+		}
+	}
+	if len(srcs) == 0 {
+		t.Fatal("the follow-up cites nothing")
+	}
+	if n := eval[int](t, ctx, `(window.__bodies[1].history || []).filter((t) => t.role === 'assistant' && (t.document_ids || []).length > 0).length`); n != 1 {
+		t.Fatalf("the follow-up's history has %d assistant turns with document_ids, want 1", n)
+	}
+}
+
+// TestDocumentPicker: two documents are ingested; the chat's document picker lists them, and with one checked
+// the question is sent with its id in document_ids and answered from it (the cited source is that document).
+func TestDocumentPicker(t *testing.T) {
+	ctx, _ := browser(t)
+	srv := serveIngested(t, "md/ko_react_render-and-commit.md", "md/ko_react_importing-and-exporting-components.md")
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("question")),
 		chromedp.Click(`#doc-picker summary`, chromedp.NodeVisible)); err != nil {
 		t.Fatal(err)
