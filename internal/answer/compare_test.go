@@ -2,13 +2,10 @@ package answer_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/config"
-	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -36,18 +33,7 @@ func TestAskCompareDocuments(t *testing.T) {
 	t.Parallel()
 	a := open(t, func(*config.Config) {})
 	ctx := context.Background()
-	var ids []string
-	for _, name := range []string{"ko_react_render-and-commit.md", "ko_react_importing-and-exporting-components.md", "ko_react_queueing-a-series-of-state-updates.md"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "md", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, _, err := a.Ingest.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Name: name, Data: data})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, doc.ID)
-	}
+	ids := ingestFixtures(t, a, "md/ko_react_render-and-commit.md", "md/ko_react_importing-and-exporting-components.md", "md/ko_react_queueing-a-series-of-state-updates.md")
 	// The question's words are those of the first document: retrieval over both would rank its passages first.
 	const q = "렌더링과 커밋 단계의 차이는 무엇인가요?"
 	chosen := []string{ids[0], ids[1]}

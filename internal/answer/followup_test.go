@@ -7,11 +7,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
+
+// ingestFixtures ingests the shared fixtures (paths under fixtures/) and returns their document IDs in order.
+func ingestFixtures(t *testing.T, a *app.App, fixtures ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, rel := range fixtures {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _, err := a.Ingest.Ingest(context.Background(), rag.LocalPrincipal, ingest.Request{Name: filepath.Base(rel), Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, doc.ID)
+	}
+	return ids
+}
 
 // TestAskFollowUp asks about bill 2125318 and then "who sponsored that bill?" with the first turn as history,
 // offline, over the bill, its review report and the assembly minutes (which mention other bills and their
@@ -21,18 +40,7 @@ func TestAskFollowUp(t *testing.T) {
 	t.Parallel()
 	a := open(t, func(*config.Config) {})
 	ctx := context.Background()
-	ids := map[string]string{}
-	for _, name := range []string{"bill_2125318_original.pdf", "bill_2125318_review_report.pdf", "assembly_minutes_21_414_1_env_labor.pdf"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "pdf", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, _, err := a.Ingest.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Name: name, Data: data})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[name] = doc.ID
-	}
+	ids := ingestFixtures(t, a, "pdf/bill_2125318_original.pdf", "pdf/bill_2125318_review_report.pdf", "pdf/assembly_minutes_21_414_1_env_labor.pdf")
 
 	first, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: "탄소중립위원회 위원 후보 추천 단체를 법률에 명시하는 개정안이 있나요?"}, nil)
 	if err != nil {
@@ -50,7 +58,7 @@ func TestAskFollowUp(t *testing.T) {
 	if ans.NotFound || !strings.Contains(ans.Text, "이수진") {
 		t.Fatalf("follow-up answered %q, want the bill's sponsor 이수진", ans.Text)
 	}
-	about := map[string]bool{ids["bill_2125318_original.pdf"]: true, ids["bill_2125318_review_report.pdf"]: true}
+	about := map[string]bool{ids[0]: true, ids[1]: true}
 	if len(ans.Sources) == 0 || !about[ans.Sources[0].DocumentID] {
 		t.Fatalf("follow-up cites %v, want the bill or its review report first", ans.DocumentIDs())
 	}
