@@ -189,7 +189,7 @@ func (o Options) Apply(ctx context.Context, p rag.Principal, query string, hits 
 		w, now := o.Weights, o.Now()
 		for i := range hits {
 			h := &hits[i]
-			r := math.Exp2(-float64(max(0, now.Sub(Date(h))))/float64(o.HalfLife))
+			r := math.Exp2(-float64(max(0, now.Sub(Date(h)))) / float64(o.HalfLife))
 			pv, ok := perm[h.ID]
 			if !ok {
 				pv = 1
