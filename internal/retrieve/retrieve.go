@@ -176,6 +176,17 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	nc := max(r.opt.Candidates, k)
 	res := &rag.SearchResult{}
 
+	// Synonyms of the searched collections reword the query; the keyword queries look for every wording,
+	// the threshold takes the best covered one.
+	groups, err := r.synonymsFor(ctx, req.Filter)
+	if err != nil {
+		return nil, err
+	}
+	queries := append([]string{query}, variants(query, groups)...)
+	terms := textproc.QueryTerms(query)
+	for _, v := range queries[1:] {
+		terms = union(terms, textproc.QueryTerms(v))
+	}
 	var vec, kw []rag.Candidate
 	var qvec []float32
 	g, gctx := errgroup.WithContext(ctx)
@@ -194,7 +205,6 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 			return err
 		})
 	}
-	terms := textproc.QueryTerms(query)
 	if r.opt.KeywordWeight > 0 && len(terms) > 0 {
 		g.Go(func() error {
 			t := time.Now()
@@ -253,7 +263,7 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if r.opt.Rerank.Encoder != nil {
 		want = max(k, r.opt.Rerank.TopN)
 	}
-	hits, err := r.hydrate(ctx, fused, want, query)
+	hits, err := r.hydrate(ctx, fused, want, queries)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +495,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, query string) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
 	reranks := r.opt.Rerank.Weights.Any()
@@ -520,7 +530,7 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, query st
 			h.VectorScore, h.VectorRank = s.vScore, s.vRank
 			h.KeywordScore, h.KeywordRank = s.kScore, s.kRank
 			if r.opt.MinSimilarity >= 0 {
-				relevant, kept := r.judge(&h, s, query, covered)
+				relevant, kept := r.judge(&h, s, queries, covered)
 				if !kept {
 					continue
 				}
@@ -601,7 +611,8 @@ const floorFactor = 0.5
 // judge applies the threshold to a hit: relevant means it clears a bar (similarity to the query itself, or
 // term coverage), kept that it clears the floor. The text is analysed for coverage only when the similarity
 // does not settle both answers (analysing every hit would cost more than the search).
-func (r *Retriever) judge(h *rag.Hit, s scored, query string, covered bool) (relevant, kept bool) {
+// queries are the question and its synonym variants: the best covered one counts.
+func (r *Retriever) judge(h *rag.Hit, s scored, queries []string, covered bool) (relevant, kept bool) {
 	sim := -1.0
 	if s.hasSim {
 		sim = s.sim
@@ -615,7 +626,11 @@ func (r *Retriever) judge(h *rag.Hit, s scored, query string, covered bool) (rel
 		// Not among the best keyword matches either: whatever terms it shares are not worth analysing for.
 		return false, kept
 	}
-	cov := Coverage(query, textproc.ContextText(h.Title, h.Section, h.Text))
+	text := textproc.ContextText(h.Title, h.Section, h.Text)
+	cov := 0.0
+	for _, q := range queries {
+		cov = max(cov, Coverage(q, text))
+	}
 	return cov >= r.opt.MinCoverage, kept || cov >= r.opt.MinCoverage*floorFactor
 }
 
