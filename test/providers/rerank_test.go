@@ -18,7 +18,7 @@ func TestBinaryReranker(t *testing.T) {
 	t.Cleanup(f.Close)
 	p := serve(t, t.TempDir(), "RAGD_RERANKER=cohere", "RAGD_RERANK_URL="+f.URL(), "RAGD_RERANK_API_KEY=rerank-secret",
 		"RAGD_RERANK_TOP_N=7")
-	waitReady(t, p.url, upload(t, p.url, fixture(t, "html/en_wikipedia_mozilla.html"),
+	waitReady(t, p.URL, upload(t, p.URL, fixture(t, "html/en_wikipedia_mozilla.html"),
 		fixture(t, "md/ko_react_render-and-commit.md")), time.Minute)
 	type view struct {
 		Hits []struct {
@@ -32,7 +32,7 @@ func TestBinaryReranker(t *testing.T) {
 	}
 	find := func() view {
 		t.Helper()
-		resp, body := do(t, "POST", p.url+"/api/search", map[string]any{"query": mozillaQuery, "k": 5}, nil)
+		resp, body := do(t, "POST", p.URL+"/api/search", map[string]any{"query": mozillaQuery, "k": 5}, nil)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("search: HTTP %d %s", resp.StatusCode, body)
 		}
@@ -46,7 +46,7 @@ func TestBinaryReranker(t *testing.T) {
 	if v := f.Violations(); len(v) > 0 {
 		t.Errorf("protocol violations: %v", v)
 	}
-	code, body := chat(t, p.url, mozillaQuestion)
+	code, body := chat(t, p.URL, mozillaQuestion)
 	if code != http.StatusOK || !strings.Contains(string(body), `"rerank_score"`) || !strings.Contains(string(body), `"reranker":"cohere/rerank-v3.5"`) {
 		t.Fatalf("chat: HTTP %d %.400s", code, body)
 	}
@@ -56,6 +56,6 @@ func TestBinaryReranker(t *testing.T) {
 	if res.Rerank == nil || !strings.Contains(res.Rerank.Warning, "503") || len(res.Hits) == 0 || res.Hits[0].RerankScore != nil {
 		t.Fatalf("search with the re-ranker down: %+v", res)
 	}
-	p.stop(t)
-	mustNotContain(t, "ragd output", p.output.String(), "rerank-secret")
+	p.Stop(t)
+	mustNotContain(t, "ragd output", p.Output.String(), "rerank-secret")
 }
