@@ -237,7 +237,7 @@
     $('source-doc').textContent = s.source || s.document_id;
     $('source-page').textContent = pages(s);
     $('source-section').textContent = s.section || '—';
-    $('source-scores').textContent = `vector ${fmt(s.vector_score)} (#${s.vector_rank || '—'}) · keyword ${fmt(s.keyword_score, 2)} (#${s.keyword_rank || '—'}) · fused ${fmt(s.fused_score, 4)}`;
+    $('source-scores').textContent = `vector ${fmt(s.vector_score)} (#${s.vector_rank || '—'}) · keyword ${fmt(s.keyword_score, 2)} (#${s.keyword_rank || '—'}) · fused ${fmt(s.fused_score, 4)} · rerank ${reranked(s)}`;
     const passage = s.passage || '';
     highlight($('source-passage'), passage, highlightRanges(passage, citedSentences(turn.text, n)));
     const panel = $('source-panel');
@@ -250,6 +250,22 @@
   $('source-close').addEventListener('click', closeSource);
   document.addEventListener('keydown', (e) => { if (e.key === 'Escape') closeSource(); });
 
+  /** rerankInfo summarises the re-ranking stage of a search, its warning when the re-ranker failed. */
+  function rerankInfo(r) {
+    if (!r) return 'rerank off';
+    const what = [r.reranker, r.weights ? `blend ${r.weights.join('/')}` : ''].filter(Boolean).join(' + ');
+    return r.warning ? `rerank ${what}: ${r.warning}` : `rerank ${what}`;
+  }
+
+  /** reranked shows a passage's re-ranking inputs: the cross-encoder's score and the blend's recency,
+   * importance and permission (— when the stage is off). */
+  function reranked(p) {
+    const parts = [];
+    if (typeof p.rerank_score === 'number') parts.push(fmt(p.rerank_score));
+    if (typeof p.recency === 'number') parts.push(`r ${fmt(p.recency, 2)} i ${fmt(p.importance, 2)} p ${fmt(p.permission, 2)}`);
+    return parts.length ? parts.join(' · ') : '—';
+  }
+
   /** debugPanel lists every retrieved passage with its scores and the latency breakdown. */
   function debugPanel(done) {
     const info = done.search_info || {};
@@ -260,9 +276,10 @@
       el('td', { class: 'num' }, `${fmt(p.vector_score)} #${p.vector_rank || '—'}`),
       el('td', { class: 'num' }, `${fmt(p.keyword_score, 2)} #${p.keyword_rank || '—'}`),
       el('td', { class: 'num' }, fmt(p.fused_score, 4)),
+      el('td', { class: 'num rerank' }, reranked(p)),
       el('td', { class: 'num' }, fmt(p.score, 4))));
     const table = el('table', {},
-      el('thead', {}, el('tr', {}, ...['#', 'document', 'page', 'vector', 'keyword', 'fused', 'score'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ...['#', 'document', 'page', 'vector', 'keyword', 'fused', 'rerank', 'score'].map((h) => el('th', {}, h)))),
       el('tbody', {}, ...rows));
     const ms = (x) => `${fmt(x, 1)} ms`;
     const latency = el('p', { class: 'latency' },
@@ -274,6 +291,7 @@
       el('span', {}, `total ${ms(info.latency_ms)}`),
       el('span', {}, `history ${info.history_turns ?? 0} turns`),
       el('span', { class: 'search-space' }, `space ${info.space || 'keywords only'}`),
+      el('span', { class: 'search-rerank' }, rerankInfo(info.rerank)),
       el('span', {}, `generator ${done.generator || ''}`));
     return el('details', { class: 'debug' },
       el('summary', {}, `retrieval: ${info.chunks_retrieved ?? 0} passages · ${ms(info.latency_ms)}`),

@@ -28,6 +28,7 @@ import (
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
+	"github.com/ragd/ragd/internal/rerank"
 	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
@@ -92,6 +93,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if a.Generator, err = newGenerator(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
+	rr, err := newRerank(cfg)
+	if err != nil {
+		return nil, err
+	}
 	// Searches use the configured embedder's space once every chunk is in it; until then an old space, while
 	// the "reembed" periodic job (OpenJobs) fills the configured one.
 	a.Spaces, err = reembed.New(ctx, a.Store, a.Embedder, func(ctx context.Context, sp rag.Space) (rag.Embedder, error) {
@@ -103,6 +108,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		Feedback:       cfg.Feedback,
 		DocumentWeight: cfg.DocumentWeight,
 		MaxPerDocument: cfg.MaxPerDocument,
+		Rerank:         rr,
 	}})
 	if err != nil {
 		return nil, err
@@ -264,6 +270,23 @@ func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache, logg
 func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp rag.Space, logger *slog.Logger) (rag.Embedder, error) {
 	cfg.Embedder, cfg.EmbedModel, cfg.EmbedDim = sp.Provider, sp.Model, sp.Dim
 	return newEmbedder(ctx, cfg, cache, logger)
+}
+
+// newRerank returns the re-ranking stage the configuration asks for (off by default).
+func newRerank(cfg config.Config) (rerank.Options, error) {
+	w, err := rerank.Preset(cfg.RerankPreset)
+	if err != nil {
+		return rerank.Options{}, err
+	}
+	opt := rerank.Options{Weights: w, TopN: cfg.RerankTopN}
+	if cfg.Reranker != "" && cfg.Reranker != "none" {
+		opt.Encoder, err = rerank.New(rerank.Config{Reranker: cfg.Reranker, Model: cfg.RerankModel, BaseURL: cfg.RerankURL,
+			APIKey: cfg.RerankAPIKey, Timeout: cfg.ModelTimeout})
+		if err != nil {
+			return rerank.Options{}, fmt.Errorf("re-ranker: %w", err)
+		}
+	}
+	return opt, nil
 }
 
 func newGenerator(ctx context.Context, cfg config.Config, logger *slog.Logger) (rag.Generator, error) {

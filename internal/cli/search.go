@@ -101,12 +101,16 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	}
 	if q.json {
 		out := struct {
-			Hits []jsonHit `json:"hits"`
-		}{Hits: []jsonHit{}}
+			Hits   []jsonHit       `json:"hits"`
+			Rerank *rag.RerankInfo `json:"rerank,omitempty"`
+		}{Hits: []jsonHit{}, Rerank: res.Rerank}
 		for _, h := range res.Hits {
 			out.Hits = append(out.Hits, toJSONHit(h))
 		}
 		return writeJSON(env.Stdout, out)
+	}
+	if res.Rerank != nil && res.Rerank.Warning != "" {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", res.Rerank.Warning)
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintln(env.Stdout, "no results")

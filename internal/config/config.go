@@ -70,6 +70,14 @@ type Config struct {
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 means the default (2), a negative value turns the cap off.
 	MaxPerDocument int
+	// Re-ranking (internal/rerank). RerankPreset names the blend of similarity, recency, importance and
+	// permission (RAGD_RERANK_PRESET: none, the default, or seed003). Reranker is the cross-encoder
+	// (RAGD_RERANKER: none, the default, cohere, jina, voyage, tei, infinity or llamacpp), RerankModel its
+	// model (RAGD_RERANK_MODEL), RerankURL its base URL (RAGD_RERANK_URL; required for the self-hosted ones),
+	// RerankAPIKey its key (RAGD_RERANK_API_KEY or _FILE), RerankTopN how many fused candidates it scores
+	// (RAGD_RERANK_TOP_N, default 50, at most 1000).
+	RerankPreset, Reranker, RerankModel, RerankURL, RerankAPIKey string
+	RerankTopN                                                   int
 
 	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line;
 	// lines starting with # and text after " #" are comments). Either set but holding no key is an error,
@@ -197,6 +205,12 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
 	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
+	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
+	e.str(&c.Reranker, "RAGD_RERANKER")
+	e.str(&c.RerankModel, "RAGD_RERANK_MODEL")
+	e.str(&c.RerankURL, "RAGD_RERANK_URL")
+	e.secret(&c.RerankAPIKey, "RAGD_RERANK_API_KEY")
+	e.int(&c.RerankTopN, "RAGD_RERANK_TOP_N")
 	e.keys(&c.APIKeys, "RAGD_API_KEYS")
 	e.list(&c.AllowedHosts, "RAGD_ALLOWED_HOSTS")
 	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")
@@ -285,6 +299,27 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_QA_DELAY must not be negative")
 	case c.QA.MaxAttempts < 1 || c.QA.MaxAttempts > 100:
 		return fmt.Errorf("RAGD_QA_MAX_ATTEMPTS must be between 1 and 100 (got %d)", c.QA.MaxAttempts)
+	}
+	switch c.RerankPreset {
+	case "", "none", "seed003":
+	default:
+		return fmt.Errorf("RAGD_RERANK_PRESET must be none or seed003 (got %q)", c.RerankPreset)
+	}
+	switch c.Reranker {
+	case "", "none":
+	case "cohere", "jina", "voyage":
+		if c.RerankAPIKey == "" {
+			return fmt.Errorf("RAGD_RERANKER=%s needs RAGD_RERANK_API_KEY", c.Reranker)
+		}
+	case "tei", "infinity", "llamacpp":
+		if c.RerankURL == "" {
+			return fmt.Errorf("RAGD_RERANKER=%s needs RAGD_RERANK_URL (the server's base URL)", c.Reranker)
+		}
+	default:
+		return fmt.Errorf("RAGD_RERANKER must be none, cohere, jina, voyage, tei, infinity or llamacpp (got %q)", c.Reranker)
+	}
+	if c.RerankTopN < 0 || c.RerankTopN > 1000 {
+		return fmt.Errorf("RAGD_RERANK_TOP_N must be between 1 and 1000 (got %d)", c.RerankTopN)
 	}
 	switch c.LogLevel {
 	case "", "debug", "info", "warn", "error":

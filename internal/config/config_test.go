@@ -34,6 +34,33 @@ func TestLoad(t *testing.T) {
 			t.Errorf("got %+v", c)
 		}
 	})
+	t.Run("Rerank", func(t *testing.T) {
+		key := filepath.Join(t.TempDir(), "rerank-key")
+		if err := os.WriteFile(key, []byte("rk\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(envOf(map[string]string{"RAGD_RERANKER": "cohere", "RAGD_RERANK_API_KEY_FILE": key,
+			"RAGD_RERANK_PRESET": "seed003", "RAGD_RERANK_TOP_N": "1000", "RAGD_RERANK_MODEL": "m"}))
+		if err != nil || c.Reranker != "cohere" || c.RerankAPIKey != "rk" || c.RerankTopN != 1000 || c.RerankPreset != "seed003" || c.RerankModel != "m" {
+			t.Errorf("got %+v, %v", c, err)
+		}
+		for _, bad := range []map[string]string{
+			{"RAGD_RERANKER": "cohere"},                                   // no key
+			{"RAGD_RERANKER": "tei"},                                      // no URL
+			{"RAGD_RERANKER": "bge"},                                      // unknown
+			{"RAGD_RERANK_PRESET": "seed004"},                             // unknown
+			{"RAGD_RERANK_TOP_N": "1001"},                                 // above the limit
+			{"RAGD_RERANK_TOP_N": "-1"},                                   // negative
+			{"RAGD_RERANK_API_KEY": "a", "RAGD_RERANK_API_KEY_FILE": key}, // both
+		} {
+			if _, err := Load(envOf(bad)); err == nil {
+				t.Errorf("%v accepted", bad)
+			}
+		}
+		if _, err := Load(envOf(map[string]string{"RAGD_RERANKER": "tei", "RAGD_RERANK_URL": "http://127.0.0.1:8081"})); err != nil {
+			t.Errorf("tei with a URL: %v", err)
+		}
+	})
 	t.Run("SecretFile", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "keys")
 		if err := os.WriteFile(path, []byte("k1\nk2\n"), 0o600); err != nil {

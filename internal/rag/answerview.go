@@ -55,6 +55,9 @@ type SearchInfo struct {
 	// Space is the embedding space searched; "" when the search was keyword-only (during a re-embed whose
 	// old space cannot be searched).
 	Space string `json:"space"`
+	// Rerank says what the re-ranking stage did (absent when it is off); its warning says the re-ranker
+	// failed and the fused order was kept.
+	Rerank *RerankInfo `json:"rerank,omitempty"`
 }
 
 // WeakView is a weakly supported sentence of an answer: Answer[Start:End] by UTF-8 byte offsets, also
@@ -107,7 +110,7 @@ func ViewAnswer(ans *Answer, passages []Source, historyTurns int) AnswerView {
 	if r := ans.Retrieval; r != nil {
 		res.SearchInfo.EmbedMS, res.SearchInfo.VectorMS, res.SearchInfo.KeywordMS = r.EmbedMS, r.VectorMS, r.KeywordMS
 		res.SearchInfo.VectorCandidates, res.SearchInfo.KeywordCandidates = r.VectorCandidates, r.KeywordCandidates
-		res.SearchInfo.Space = r.Space
+		res.SearchInfo.Space, res.SearchInfo.Rerank = r.Space, r.Rerank
 	}
 	return res
 }

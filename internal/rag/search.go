@@ -104,6 +104,25 @@ type Scores struct {
 	// DocumentRank is the rank of the passage's document among those the query names (0 when it is not one
 	// of those; see retrieve.Options.DocumentWeight).
 	DocumentRank int `json:"document_rank,omitempty"`
+	// RerankScore is the cross-encoder's relevance score (absent when no re-ranker scored the hit).
+	RerankScore *float64 `json:"rerank_score,omitempty"`
+	// Recency, Importance and Permission are the re-ranking blend's inputs, 0 to 1 (absent without a blend;
+	// see internal/rerank).
+	Recency    *float64 `json:"recency,omitempty"`
+	Importance *float64 `json:"importance,omitempty"`
+	Permission *float64 `json:"permission,omitempty"`
+}
+
+// RerankInfo says what the re-ranking stage did in a search.
+type RerankInfo struct {
+	// Reranker is the cross-encoder ("cohere/rerank-v3.5"; "" without one) and Candidates how many fused
+	// candidates it scored.
+	Reranker   string `json:"reranker,omitempty"`
+	Candidates int    `json:"candidates,omitempty"`
+	// Weights are the blend's similarity, recency, importance and permission weights (absent without one).
+	Weights []float64 `json:"weights,omitempty"`
+	// Warning says what failed (the re-ranker's error); the hits then keep the fused order.
+	Warning string `json:"warning,omitempty"`
 }
 
 // SearchResult is the answer of a retrieval.
@@ -115,6 +134,8 @@ type SearchResult struct {
 	// Space is the ID of the embedding space the vector candidates came from; "" when the search was
 	// keyword-only.
 	Space string `json:"space,omitempty"`
+	// Rerank says what the re-ranking stage did (absent when it is off).
+	Rerank *RerankInfo `json:"rerank,omitempty"`
 	// Timing in milliseconds.
 	EmbedMS   float64 `json:"embed_ms"`
 	VectorMS  float64 `json:"vector_ms"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/rerank"
 	"github.com/ragd/ragd/internal/retrieve"
 )
 
@@ -92,7 +93,7 @@ func TestDuplicatePassages(t *testing.T) {
 	same := "Other uses of the suspense account should be rare, for example Mosaic payments."
 	commit("handbook", same, "A chapter on trustees.", "  "+strings.ReplaceAll(same, " ", "  ")+"\n", "Godzilla and Mosaic were early browsers.")
 	commit("copy elsewhere", same)
-	for _, opt := range []retrieve.Options{{}, {RecencyWeight: 0.2}} {
+	for _, opt := range []retrieve.Options{{}, {Rerank: rerank.Options{Weights: rerank.Weights{Similarity: 1, Recency: 0.2}}}} {
 		res, err := b.retriever(t, opt).Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "Mosaic and Godzilla suspense account", K: 5})
 		if err != nil {
 			t.Fatal(err)
@@ -131,7 +132,7 @@ func TestMaxPerDocument(t *testing.T) {
 		t.Errorf("capped: documents %v, want the other document among the first 3 of 5", capped)
 	}
 	// With re-ranking (the cap applies after it) and with a cap of 1.
-	for opt, within := range map[*retrieve.Options]int{{RecencyWeight: 0.1}: 3, {MaxPerDocument: 1}: 2} {
+	for opt, within := range map[*retrieve.Options]int{{Rerank: rerank.Options{Weights: rerank.Weights{Similarity: 1, Recency: 0.1}}}: 3, {MaxPerDocument: 1}: 2} {
 		if got := docsOf(*opt); len(got) != 5 || !slices.Contains(got[:within], other.ID) {
 			t.Errorf("options %+v: documents %v, want the other document among the first %d", *opt, got, within)
 		}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/rerank"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -43,13 +44,9 @@ type Options struct {
 	// with them is the generator's decision (the extractive answerer checks the question's focus words).
 	MinSimilarity float64
 	MinCoverage   float64
-	// RecencyWeight > 0 boosts recently updated documents: score *= 1 + RecencyWeight·2^(-age/RecencyHalfLife).
-	RecencyWeight   float64
-	RecencyHalfLife time.Duration
-	// ImportanceKey names a numeric metadata field (0..1); with ImportanceWeight > 0,
-	// score *= 1 + ImportanceWeight·importance.
-	ImportanceKey    string
-	ImportanceWeight float64
+	// Rerank is the stage after fusion and the threshold (internal/rerank): a cross-encoder over the best
+	// Rerank.TopN candidates and a blend of similarity, recency, importance and permission. Off by default.
+	Rerank rerank.Options
 	// Feedback > 0 moves the query vector towards the embeddings of the Feedback best fused hits and re-ranks
 	// the candidates of both lists by it (pseudo-relevance feedback), weighted by FeedbackWeight (default 1.5).
 	// It embeds those passages again, so it is on by default (5 passages) only for the local hash embedder;
@@ -71,8 +68,6 @@ type Options struct {
 	// another document holds the answer. 0 means the default 2 (measured in docs/retrieval.md); negative
 	// turns it off.
 	MaxPerDocument int
-	// Now is the clock for recency (default time.Now).
-	Now func() time.Time
 }
 
 // lexical reports whether vectors of space are lexical (the offline hash embedder) rather than semantic.
@@ -118,9 +113,7 @@ func (o Options) withDefaults() Options {
 	if o.MinCoverage == 0 {
 		o.MinCoverage = 0.15
 	}
-	if o.RecencyHalfLife == 0 {
-		o.RecencyHalfLife = 90 * 24 * time.Hour
-	}
+	o.Rerank = o.Rerank.WithDefaults()
 	if o.FeedbackWeight == 0 {
 		o.FeedbackWeight = 1.5
 	}
@@ -129,9 +122,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxPerDocument == 0 {
 		o.MaxPerDocument = 2
-	}
-	if o.Now == nil {
-		o.Now = time.Now
 	}
 	return o
 }
@@ -186,6 +176,17 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	nc := max(r.opt.Candidates, k)
 	res := &rag.SearchResult{}
 
+	// Synonyms of the searched collections reword the query; the keyword queries look for every wording,
+	// the threshold takes the best covered one.
+	groups, err := r.synonymsFor(ctx, req.Filter)
+	if err != nil {
+		return nil, err
+	}
+	queries := append([]string{query}, variants(query, groups)...)
+	terms := textproc.QueryTerms(query)
+	for _, v := range queries[1:] {
+		terms = union(terms, textproc.QueryTerms(v))
+	}
 	var vec, kw []rag.Candidate
 	var qvec []float32
 	g, gctx := errgroup.WithContext(ctx)
@@ -204,7 +205,6 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 			return err
 		})
 	}
-	terms := textproc.QueryTerms(query)
 	if r.opt.KeywordWeight > 0 && len(terms) > 0 {
 		g.Go(func() error {
 			t := time.Now()
@@ -259,9 +259,23 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	for i := range fused {
 		fused[i].sim, fused[i].hasSim = sims[fused[i].id]
 	}
-	hits, err := r.hydrate(ctx, fused, k, query)
+	want := k
+	if r.opt.Rerank.Encoder != nil {
+		want = max(k, r.opt.Rerank.TopN)
+	}
+	hits, err := r.hydrate(ctx, fused, want, queries)
 	if err != nil {
 		return nil, err
+	}
+	if r.opt.Rerank.Active() {
+		res.Rerank = r.opt.Rerank.Apply(ctx, p, query, hits)
+		hits = passageSet{}.distinct(hits)
+		var over []rag.Hit
+		hits, over = capPerDocument(hits, r.opt.MaxPerDocument)
+		hits = append(hits, over...)
+	}
+	if len(hits) > k {
+		hits = hits[:k]
 	}
 	res.Hits = hits
 	res.TotalMS = ms(time.Since(start))
@@ -495,19 +509,20 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 	return out
 }
 
-// hydrate loads the best fused candidates, applies the threshold and re-ranking, and returns the top k.
+// hydrate loads the best fused candidates, applies the threshold, and returns the top k — or, when the
+// re-ranking blend is on (it can lift any candidate), every candidate that clears the threshold, in fused
+// order, for the stage to order.
 //
 // The threshold works at two levels. The query is covered when at least one of its top k hits is relevant
 // (relevant: similarity to the query ≥ MinSimilarity, or ≥ MinCoverage of the query's terms); otherwise
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, query string) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
-	reranks := r.opt.RecencyWeight > 0 || (r.opt.ImportanceWeight > 0 && r.opt.ImportanceKey != "")
+	reranks := r.opt.Rerank.Weights.Any()
 	if reranks {
-		// Re-ranking can lift any candidate; consider them all.
 		window = len(fused)
 	}
 	covered := r.opt.MinSimilarity < 0
@@ -538,14 +553,13 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, query st
 			h.VectorScore, h.VectorRank = s.vScore, s.vRank
 			h.KeywordScore, h.KeywordRank = s.kScore, s.kRank
 			if r.opt.MinSimilarity >= 0 {
-				relevant, kept := r.judge(&h, s, query, covered)
+				relevant, kept := r.judge(&h, s, queries, covered)
 				if !kept {
 					continue
 				}
 				covered = covered || relevant
 			}
 			h.DocumentRank = s.dRank
-			h.Score = r.rerank(&h)
 			if !reranks && seen.dup(&h) {
 				continue
 			}
@@ -562,13 +576,8 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, query st
 			return nil, nil
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	if reranks {
-		hits = seen.distinct(hits)
-		hits, over = capPerDocument(hits, r.opt.MaxPerDocument)
-	}
 	hits = append(hits, over...)
-	if len(hits) > k {
+	if !reranks && len(hits) > k {
 		hits = hits[:k]
 	}
 	return hits, nil
@@ -625,7 +634,8 @@ const floorFactor = 0.5
 // judge applies the threshold to a hit: relevant means it clears a bar (similarity to the query itself, or
 // term coverage), kept that it clears the floor. The text is analysed for coverage only when the similarity
 // does not settle both answers (analysing every hit would cost more than the search).
-func (r *Retriever) judge(h *rag.Hit, s scored, query string, covered bool) (relevant, kept bool) {
+// queries are the question and its synonym variants: the best covered one counts.
+func (r *Retriever) judge(h *rag.Hit, s scored, queries []string, covered bool) (relevant, kept bool) {
 	sim := -1.0
 	if s.hasSim {
 		sim = s.sim
@@ -639,7 +649,11 @@ func (r *Retriever) judge(h *rag.Hit, s scored, query string, covered bool) (rel
 		// Not among the best keyword matches either: whatever terms it shares are not worth analysing for.
 		return false, kept
 	}
-	cov := Coverage(query, textproc.ContextText(h.Title, h.Section, h.Text))
+	text := textproc.ContextText(h.Title, h.Section, h.Text)
+	cov := 0.0
+	for _, q := range queries {
+		cov = max(cov, Coverage(q, text))
+	}
 	return cov >= r.opt.MinCoverage, kept || cov >= r.opt.MinCoverage*floorFactor
 }
 
@@ -729,23 +743,6 @@ func queryWords(query string) []queryWord {
 		return stops
 	}
 	return words
-}
-
-func (r *Retriever) rerank(h *rag.Hit) float64 {
-	s := h.FusedScore
-	if r.opt.RecencyWeight > 0 && !h.UpdatedAt.IsZero() {
-		age := r.opt.Now().Sub(h.UpdatedAt)
-		if age < 0 {
-			age = 0
-		}
-		s *= 1 + r.opt.RecencyWeight*math.Exp2(-float64(age)/float64(r.opt.RecencyHalfLife))
-	}
-	if r.opt.ImportanceWeight > 0 && r.opt.ImportanceKey != "" {
-		if v, ok := h.Metadata[r.opt.ImportanceKey].(float64); ok {
-			s *= 1 + r.opt.ImportanceWeight*math.Max(0, math.Min(1, v))
-		}
-	}
-	return s
 }
 
 func asCode(err error, code rag.Code, msg string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/rerank"
 	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/sqlite"
 )
@@ -227,20 +228,24 @@ func TestRecencyRerank(t *testing.T) {
 	ctx := context.Background()
 	q := rag.SearchRequest{Query: "compressor stall inlet distortion", K: 2}
 
-	plain, err := b.retriever(t, retrieve.Options{Now: now}).Search(ctx, rag.LocalPrincipal, q)
+	plain, err := b.retriever(t, retrieve.Options{}).Search(ctx, rag.LocalPrincipal, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recent, err := b.retriever(t, retrieve.Options{Now: now, RecencyWeight: 1, RecencyHalfLife: 30 * 24 * time.Hour}).Search(ctx, rag.LocalPrincipal, q)
+	recent, err := b.retriever(t, retrieve.Options{Rerank: rerank.Options{Now: now, Weights: rerank.Weights{Similarity: 1, Recency: 1}, HalfLife: 30 * 24 * time.Hour}}).Search(ctx, rag.LocalPrincipal, q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(plain.Hits) != 2 || len(recent.Hits) != 2 {
 		t.Fatalf("hits: %d and %d, want 2", len(plain.Hits), len(recent.Hits))
 	}
-	if recent.Hits[0].Source != "new.txt" || recent.Hits[0].Score <= recent.Hits[0].FusedScore {
-		t.Errorf("with recency the new document must lead with a boosted score: %s %.5f (fused %.5f)",
-			recent.Hits[0].Source, recent.Hits[0].Score, recent.Hits[0].FusedScore)
+	if recent.Hits[0].Source != "new.txt" || recent.Hits[0].Recency == nil || recent.Hits[1].Recency == nil ||
+		*recent.Hits[0].Recency <= *recent.Hits[1].Recency || recent.Rerank == nil {
+		t.Errorf("with recency the new document must lead with the higher recency: %s %+v (info %+v)",
+			recent.Hits[0].Source, recent.Hits[0].Scores, recent.Rerank)
+	}
+	if plain.Rerank != nil || plain.Hits[0].Recency != nil {
+		t.Errorf("without re-ranking the result has re-rank info %+v", plain.Rerank)
 	}
 	for _, h := range plain.Hits {
 		if h.Score != h.FusedScore {

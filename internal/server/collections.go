@@ -44,6 +44,10 @@ func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) 
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "name is over 100 characters"))
 		return
 	}
+	if _, err := rag.ParseSynonyms(req.Settings[rag.SynonymsSetting]); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	c := &rag.Collection{Name: name, Description: req.Description, Settings: req.Settings, Owner: principalOf(r).ID}
 	if err := s.deps.Collections.CreateCollection(r.Context(), c); err != nil {
 		if rag.ErrorCode(err) == rag.CodeConflict {

@@ -304,6 +304,10 @@ func TestCollections(t *testing.T) {
 			body: jsonBody(map[string]any{"name": strings.Repeat("가", 100)})},
 		{name: "ErrName101", method: "POST", path: "/api/collections", status: 400, code: rag.CodeInvalid,
 			body: jsonBody(map[string]any{"name": strings.Repeat("가", 101)})},
+		{name: "Synonyms", method: "POST", path: "/api/collections", status: 201, contains: []string{`"deposit"`},
+			body: jsonBody(map[string]any{"name": "lease", "settings": map[string]any{"synonyms": map[string]any{"보증금": []string{"deposit"}}}})},
+		{name: "ErrSynonyms", method: "POST", path: "/api/collections", status: 400, code: rag.CodeInvalid, contains: []string{"synonyms"},
+			body: jsonBody(map[string]any{"name": "lease2", "settings": map[string]any{"synonyms": map[string]any{"보증금": 3}}})},
 		{name: "List", method: "GET", path: "/api/collections", status: 200, contains: []string{`"collections"`, `"laws"`}},
 	})
 	docs := b.upload(t, []file{{"law.txt", []byte("제1조 이 법은 공포한 날부터 시행한다.")}}, map[string]string{"collection": "laws"})

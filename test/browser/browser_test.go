@@ -237,7 +237,8 @@ func TestUploadAskAndOpenCitation(t *testing.T) {
 		t.Error("the cited words are not highlighted in the passage")
 	}
 	dbg := eval[string](t, ctx, `(() => { const d = document.querySelector('.msg-assistant[data-state="done"] details.debug'); d.open = true; return d.textContent; })()`)
-	if !strings.Contains(dbg, "vector") || !strings.Contains(dbg, "keyword") || !strings.Contains(dbg, "fused") || !strings.Contains(dbg, "retrieve") {
+	if !strings.Contains(dbg, "vector") || !strings.Contains(dbg, "keyword") || !strings.Contains(dbg, "fused") || !strings.Contains(dbg, "retrieve") ||
+		!strings.Contains(dbg, "rerank off") {
 		t.Errorf("debug panel %q lacks scores or latency", dbg)
 	}
 	screenshot(t, ctx, "chat.png")

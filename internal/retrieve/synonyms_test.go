@@ -1,0 +1,62 @@
+package retrieve_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/retrieve"
+)
+
+// TestSynonyms: a collection's synonyms find passages that use the other word of a group, in both
+// directions, and only in the collections that list them.
+func TestSynonyms(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "lease", Owner: "local", Settings: map[string]any{
+		"synonyms": map[string]any{"보증금": []any{"deposit"}, "CTR": []any{"클릭률"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	b.add(t, "lease", "lease.txt", "The deposit is returned within thirty days after the tenant moves out.", nil)
+	b.add(t, "lease", "ads.txt", "광고의 클릭률은 노출 대비 클릭 수로 계산합니다.", nil)
+	b.add(t, "lease", "keys.txt", "Press CTRL and the arrow keys to move between cells.", nil)
+	b.add(t, "plain", "plain.txt", "The deposit box of the bank opens at nine.", nil)
+	r := b.retriever(t, retrieve.Options{})
+	search := func(q string, cols ...string) []string {
+		t.Helper()
+		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: q, K: 3, Filter: rag.Filter{Collections: cols}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range res.Hits {
+			out = append(out, h.Source)
+		}
+		return out
+	}
+	if got := search("보증금 반환", "lease"); len(got) == 0 || got[0] != "lease.txt" {
+		t.Errorf("보증금 → deposit: %v", got)
+	}
+	b.add(t, "lease", "ko.txt", "계약이 끝나면 보증금은 한 달 안에 돌려줍니다.", nil)
+	if got := search("when is the deposit returned", "lease"); len(got) < 2 || got[0] != "ko.txt" && got[1] != "ko.txt" {
+		t.Errorf("deposit → 보증금 (the other direction): %v", got)
+	}
+	if got := search("CTR", "lease"); len(got) == 0 || got[0] != "ads.txt" {
+		t.Errorf("CTR → 클릭률: %v", got)
+	}
+	if got := search("CTR"); len(got) == 0 || got[0] != "ads.txt" {
+		t.Errorf("CTR (no filter: every collection's synonyms): %v", got)
+	}
+	b.add(t, "lease", "en.txt", "Ad reports list the CTR of each campaign.", nil)
+	if got := search("클릭률", "lease"); len(got) < 2 || got[0] != "ads.txt" && got[1] != "ads.txt" || (got[0] != "en.txt" && got[1] != "en.txt") {
+		t.Errorf("클릭률 → CTR (the other direction): %v", got)
+	}
+	if got := search("보증금 반환", "plain"); len(got) != 0 {
+		t.Errorf("a collection without synonyms: %v, want no hits", got)
+	}
+	if got := search("CTRL", "lease"); slices.Contains(got, "ads.txt") || len(got) == 0 {
+		t.Errorf("CTRL is not CTR: %v", got)
+	}
+}
