@@ -54,11 +54,12 @@
 //
 // Nor is a question whose ask word is in none of the passages' sentences while at least half of its focus
 // words are missing too: the ask word is the last focus word that reads as a Korean noun (not a verb or
-// adnominal form, not a question word with its particle), the attribute named just before the question
-// word ("행복주택 관리비는 …얼마…", "강의 수강료는 얼마인가요?"), found when a sentence holds half its terms or a
-// longer word it clips. The passages name the topic the question was retrieved by, not what is asked of
-// it. A reworded question usually keeps its ask word or most of its focus words (what it loses are verbs),
-// so it is still answered.
+// adnominal form, a question word with its particle, or the counter after "몇"), the attribute named just
+// before a question word ("행복주택 관리비는 한 달에 얼마…", "강의 수강료는 얼마인가요?"; a question with no
+// question word after it has none), found when a sentence holds half its terms, or the passages a longer
+// word it clips or a compound it heads ("일부개정법률안"). The passages name the topic the question was
+// retrieved by, not what is asked of it. A reworded question usually keeps its ask word or most of its
+// focus words (what it loses are verbs), so it is still answered.
 //
 // # Measured
 //

@@ -403,7 +403,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		}
 	}
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
-		rival(question, r.qw, r.sents, passages) || unasked(r, passages) {
+		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) {
 		return nil
 	}
 	return picked
@@ -564,8 +564,17 @@ func (g *Generator) trimText(text string, qw []qword) string {
 // focus words. The topic words before it (the entity the passages were retrieved by) do not make up for
 // it: the documents name the thing but not what is asked of it. Reworded questions keep their ask word or
 // a close form more often than they lose half their focus words, and the words they lose are mostly verbs,
-// which are not ask words.
-func unasked(r ranking, passages []rag.Passage) bool {
+// which are not ask words; nor is the counter after "몇" ("몇 대야"). The rule holds only when a question word
+// follows the ask word (asked).
+func unasked(question string, r ranking, passages []rag.Passage) bool {
+	// A word right after "몇" or "얼마" is a counter or unit ("몇 대야", "몇 명인가요"), not an ask word.
+	counters := map[string]bool{}
+	words := splitWords(question)
+	for i := 1; i < len(words); i++ {
+		if words[i-1] == "몇" || words[i-1] == "얼마" {
+			counters[words[i]] = true
+		}
+	}
 	var vocab []string
 	for _, p := range passages {
 		vocab = append(vocab, splitWords(p.Text)...)
@@ -590,7 +599,7 @@ func unasked(r ranking, passages []rag.Passage) bool {
 			continue
 		}
 		focus++
-		if !nounLike(w) {
+		if !nounLike(w) || counters[w.terms[0]] {
 			continue
 		}
 		ask = i
@@ -598,10 +607,27 @@ func unasked(r ranking, passages []rag.Passage) bool {
 			missing++
 		}
 	}
-	if ask < 0 || found(ask) {
+	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
 		return false
 	}
 	return float64(missing) >= askMissing*float64(focus)
+}
+
+// asked reports whether one of the two words after w in the question is a question word ("수강료는
+// 얼마인가요", "관리비는 한 달에 얼마"): then w is what is asked. A question without one ("…가짜 이름은?")
+// names its answer's kind, which the passages may well state in other words.
+func asked(words []string, w string) bool {
+	for i, x := range words {
+		if x != w {
+			continue
+		}
+		for _, y := range words[i+1 : min(i+3, len(words))] {
+			if slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(y, p) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // askFound is the degree from which a sentence holds a question word in a close form (unasked), and
