@@ -52,6 +52,15 @@
 // name written in Latin letters ("TikTok", "GA4") or the bare noun a Korean question opens with. A word the
 // passages hold in a longer form ("페북" of "페이스북", "capi" holding "api") counts as found there.
 //
+// Nor is a question whose ask word is in none of the passages' sentences while at least half of its focus
+// words are missing too: the ask word is the last focus word that reads as a Korean noun (not a verb or
+// adnominal form, a question word with its particle, or the counter after "몇"), the attribute named just
+// before a question word ("행복주택 관리비는 한 달에 얼마…", "강의 수강료는 얼마인가요?"; a question with no
+// question word after it has none), found when a sentence holds half its terms, or the passages a longer
+// word it clips or a compound it heads ("일부개정법률안"). The passages name the topic the question was
+// retrieved by, not what is asked of it. A reworded question usually keeps its ask word or most of its
+// focus words (what it loses are verbs), so it is still answered.
+//
 // # Measured
 //
 // See docs/retrieval.md ("Answers"): `ragd eval ../shared/eval/korquad/KorQuAD_v1.0_dev.json --answers`,

@@ -403,7 +403,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		}
 	}
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
-		rival(question, r.qw, r.sents, passages) {
+		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) {
 		return nil
 	}
 	return picked
@@ -554,4 +554,117 @@ func (g *Generator) trimText(text string, qw []qword) string {
 		out = "… " + out
 	}
 	return out
+}
+
+// unasked reports whether the passages miss what the question asks about: its ask word — the last of its
+// focus words that reads as a noun, the attribute a Korean question names just before its question word
+// ("탄소중립위원회 위원의 임기는 몇 년인가요?") — is in none of their sentences, neither whole nor in a close
+// form (half its terms, a longer word it clips: "비번" of "비밀번호", or a compound holding it: "법률안" in
+// "일부개정법률안"), and neither are at least half of its
+// focus words. The topic words before it (the entity the passages were retrieved by) do not make up for
+// it: the documents name the thing but not what is asked of it. Reworded questions keep their ask word or
+// a close form more often than they lose half their focus words, and the words they lose are mostly verbs,
+// which are not ask words; nor is the counter after "몇" ("몇 대야"). The rule holds only when a question word
+// follows the ask word (asked).
+func unasked(question string, r ranking, passages []rag.Passage) bool {
+	// A word right after "몇" or "얼마" is a counter or unit ("몇 대야", "몇 명인가요"), not an ask word.
+	counters := map[string]bool{}
+	words := splitWords(question)
+	for i := 1; i < len(words); i++ {
+		if words[i-1] == "몇" || words[i-1] == "얼마" {
+			counters[words[i]] = true
+		}
+	}
+	var vocab []string
+	for _, p := range passages {
+		vocab = append(vocab, splitWords(p.Text)...)
+	}
+	found := func(i int) bool {
+		w := r.qw[i]
+		if slices.ContainsFunc(r.sents, func(s sentence) bool { return s.deg[i] >= askFound }) {
+			return true
+		}
+		for _, f := range []string{w.terms[0], w.stem} {
+			// A clipped form ("비번"), or the head of a compound ("법률안" of "일부개정법률안").
+			if f != "" && (abbreviated(f, vocab) || slices.ContainsFunc(vocab, func(v string) bool { return strings.Contains(v, f) })) {
+				return true
+			}
+		}
+		return false
+	}
+	focus, missing := 0, 0
+	ask := -1
+	for i, w := range r.qw {
+		if !w.focus || w.given || w.history {
+			continue
+		}
+		focus++
+		if !nounLike(w) || counters[w.terms[0]] {
+			continue
+		}
+		ask = i
+		if !found(i) {
+			missing++
+		}
+	}
+	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
+		return false
+	}
+	return float64(missing) >= askMissing*float64(focus)
+}
+
+// asked reports whether one of the two words after w in the question is a question word ("수강료는
+// 얼마인가요", "관리비는 한 달에 얼마"): then w is what is asked. A question without one ("…가짜 이름은?")
+// names its answer's kind, which the passages may well state in other words.
+func asked(words []string, w string) bool {
+	for i, x := range words {
+		if x != w {
+			continue
+		}
+		for _, y := range words[i+1 : min(i+3, len(words))] {
+			if slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(y, p) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// askFound is the degree from which a sentence holds a question word in a close form (unasked), and
+// askMissing the share of the question's focus words that must be missing with its ask word.
+const (
+	askFound   = 0.5
+	askMissing = 0.5
+)
+
+// adnominalEndings end Korean verbs and copulas that qualify the noun after them ("소개한", "쓰이는",
+// "위기였을"), which the analyzer may read as a noun with a particle.
+var adnominalEndings = []string{"하는", "되는", "한", "된", "할", "될", "인가", "을", "는가", "이는", "기는", "지은", "린", "운"}
+
+// verbEndings are last syllables of Korean verb forms ("펴내며", "보고", "만들어야되요", "키워도").
+const verbEndings = "며고서게지나니다요까어아여해돼도"
+
+// nounLike reports whether the question word reads as a Korean noun (with or without its particle): the
+// only words unasked takes for what a question asks about. Question words with their particles
+// ("몇대몇으로") are not.
+func nounLike(w qword) bool {
+	word := w.terms[0]
+	if utf8.RuneCountInString(word) < 2 || strings.ContainsFunc(word, func(r rune) bool { return r < 0xAC00 || r > 0xD7A3 }) {
+		return false
+	}
+	for _, p := range questionWordPrefixes {
+		if strings.HasPrefix(word, p) {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeLastRuneInString(word)
+	if strings.ContainsRune(verbEndings, r) || w.stem == "" && adnominal(word) {
+		return false
+	}
+	for _, e := range adnominalEndings {
+		if strings.HasSuffix(word, e) {
+			return false
+		}
+	}
+	return true
 }
