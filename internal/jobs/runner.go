@@ -304,8 +304,8 @@ func retry(ctx context.Context, what string, f func() error) error {
 func (r *Runner) ID() string { return r.opt.ID }
 
 // Start starts the Runner: with Options.Work it records its heartbeat, releases jobs left running by dead
-// workers and starts working; in every mode it then re-enqueues documents left queued or processing
-// (Reconcile). ctx bounds start-up only: the Runner runs until Stop.
+// workers, re-enqueues documents left queued or processing (Reconcile) and starts working; without it, it
+// only reconciles. ctx bounds start-up only: the Runner runs until Stop.
 func (r *Runner) Start(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -319,6 +319,10 @@ func (r *Runner) Start(ctx context.Context) error {
 		if _, err := r.rescueOrphans(ctx); err != nil {
 			return err
 		}
+		// Before this process works any job: a job of its own that completed between reconciliation's read of
+		// the pending documents and its insert would no longer block the insert, and its document would be
+		// processed twice.
+		r.reconcileAtStart(ctx)
 		// Job contexts descend from this one: it must outlive the start-up ctx.
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		if err := r.client.Start(runCtx); err != nil {
@@ -328,17 +332,24 @@ func (r *Runner) Start(ctx context.Context) error {
 		r.cancel = cancel
 		r.loops.Go(func() { r.heartbeatLoop(runCtx) })
 		r.loops.Go(func() { r.rescueLoop(runCtx) })
+	} else {
+		r.reconcileAtStart(ctx)
 	}
 	r.started = true
-	if r.docs != nil {
-		n, err := r.Reconcile(ctx)
-		if err != nil {
-			r.opt.Logger.Error("jobs: start-up reconciliation failed", slog.Any("err", err))
-		} else if n > 0 {
-			r.opt.Logger.Info("jobs: re-enqueued interrupted documents", slog.Int("documents", n))
-		}
-	}
 	return nil
+}
+
+// reconcileAtStart runs Reconcile and logs its outcome; a failure does not stop the start.
+func (r *Runner) reconcileAtStart(ctx context.Context) {
+	if r.docs == nil {
+		return
+	}
+	n, err := r.Reconcile(ctx)
+	if err != nil {
+		r.opt.Logger.Error("jobs: start-up reconciliation failed", slog.Any("err", err))
+	} else if n > 0 {
+		r.opt.Logger.Info("jobs: re-enqueued interrupted documents", slog.Int("documents", n))
+	}
 }
 
 // Stop stops working gracefully: no new jobs start; running ones get Options.StopTimeout to finish, then
