@@ -68,7 +68,7 @@ type Config struct {
 	// negative (the default) leaves the signal off, 0.2 is the weight measured best.
 	DocumentWeight float64
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
-	// (RAGD_MAX_PER_DOCUMENT); 0 means the default (2), a negative value turns the cap off.
+	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
 	MaxPerDocument int
 	// Re-ranking (internal/rerank). RerankPreset names the blend of similarity, recency, importance and
 	// permission (RAGD_RERANK_PRESET: none, the default, or seed003). Reranker is the cross-encoder

@@ -127,17 +127,17 @@ func TestMaxPerDocument(t *testing.T) {
 		}
 		return ids
 	}
-	capped := docsOf(retrieve.Options{})
+	capped := docsOf(retrieve.Options{MaxPerDocument: 2})
 	if len(capped) != 5 || !slices.Contains(capped[:3], other.ID) {
 		t.Errorf("capped: documents %v, want the other document among the first 3 of 5", capped)
 	}
 	// With re-ranking (the cap applies after it) and with a cap of 1.
-	for opt, within := range map[*retrieve.Options]int{{Rerank: rerank.Options{Weights: rerank.Weights{Similarity: 1, Recency: 0.1}}}: 3, {MaxPerDocument: 1}: 2} {
+	for opt, within := range map[*retrieve.Options]int{{MaxPerDocument: 2, Rerank: rerank.Options{Weights: rerank.Weights{Similarity: 1, Recency: 0.1}}}: 3, {MaxPerDocument: 1}: 2} {
 		if got := docsOf(*opt); len(got) != 5 || !slices.Contains(got[:within], other.ID) {
 			t.Errorf("options %+v: documents %v, want the other document among the first %d", *opt, got, within)
 		}
 	}
-	if got := docsOf(retrieve.Options{MaxPerDocument: -1}); slices.Contains(got, other.ID) {
+	if got := docsOf(retrieve.Options{}); slices.Contains(got, other.ID) { // off by default
 		t.Errorf("uncapped: documents %v; the long document no longer fills the top 5, so the test shows nothing", got)
 	}
 }
