@@ -172,11 +172,14 @@ func TestGenerateNotFound(t *testing.T) {
 }
 
 // TestGenerateMinCoverage checks the not-found limit at its boundary: a sentence holding one of four content
-// words (0.25) answers, one of five (0.2) does not.
+// words (0.25) answers, one of five (0.2) does not. The other words are in another passage, so that the
+// limit and not the absence of what the question names decides (see TestGenerateUnasked); one sentence
+// is quoted.
 func TestGenerateMinCoverage(t *testing.T) {
 	t.Parallel()
-	passages := []rag.Passage{{N: 1, Text: "The aircraft landed safely after the storm."}}
-	g := New(Options{MinCoverage: 0.25})
+	passages := []rag.Passage{{N: 1, Text: "The aircraft landed safely after the storm."},
+		{N: 2, Text: "Turbine. Propeller. Rudder. Aileron."}}
+	g := New(Options{MinCoverage: 0.25, MaxSentences: 1})
 	for _, tc := range []struct {
 		question string
 		found    bool

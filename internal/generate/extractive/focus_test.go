@@ -157,7 +157,7 @@ func TestGenerateUnasked(t *testing.T) {
 	}{
 		{"위원 수당 지급액은 얼마인가요?", false},
 		{"위원 수당 지급액은 얼마인가요? 간사위원 비율도", true}, // half its focus words are in the passages
-		{"위원 수당 지급액은?", true},                // no question word after it: it names the answer's kind
+		{"위원 수당 지급액은?", false},               // neither of its nouns beside the topic (위원) is in the passages
 		{"탄소중립위원회 위원은 누가 위촉하나요?", true},
 		{"위원을 위촉하는 사람은 누구인가요?", true},
 		{"탄소중립위원회의 위원 수는 몇 명인가요?", true},

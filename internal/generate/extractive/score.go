@@ -565,7 +565,9 @@ func (g *Generator) trimText(text string, qw []qword) string {
 // it: the documents name the thing but not what is asked of it. Reworded questions keep their ask word or
 // a close form more often than they lose half their focus words, and the words they lose are mostly verbs,
 // which are not ask words; nor is the counter after "몇" ("몇 대야"). The rule holds only when a question word
-// follows the ask word (asked).
+// follows the ask word (asked). Apart from the ask word, a question more than half of whose focus words are
+// in none of the passages in any of those forms, among them all but one of its Korean nouns (two at least),
+// or all but one of whose English focus words (three at least) are not, is not covered either.
 func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// A word right after "몇" or "얼마" is a counter or unit ("몇 대야", "몇 명인가요"), not an ask word.
 	counters := map[string]bool{}
@@ -593,19 +595,33 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 		return false
 	}
 	focus, missing := 0, 0
+	nouns, latin, absentLatin := 0, 0, 0
 	ask := -1
 	for i, w := range r.qw {
 		if !w.focus || w.given || w.history {
 			continue
 		}
 		focus++
+		if isLatin(w.terms[0]) {
+			latin++
+			if !found(i) {
+				absentLatin++
+			}
+		}
 		if !nounLike(w) || counters[w.terms[0]] {
 			continue
 		}
+		nouns++
 		ask = i
 		if !found(i) {
 			missing++
 		}
+	}
+	// None of the things the question names is in the passages in any form ("맛있는 김치찌개 레시피
+	// 알려줘" over a page that says "맛있는 요리"; "the best recipe for chocolate cake" over "Best
+	// Practices …"): the one shared word is a coincidence.
+	if nouns >= 2 && missing >= nouns-1 && 2*missing > focus || latin >= 3 && absentLatin >= latin-1 {
+		return true
 	}
 	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
 		return false
@@ -663,6 +679,19 @@ func nounLike(w qword) bool {
 	}
 	for _, e := range adnominalEndings {
 		if strings.HasSuffix(word, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLatin reports whether w is a word of Latin letters at least three long (an English focus word).
+func isLatin(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	for _, r := range w {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
 			return false
 		}
 	}
