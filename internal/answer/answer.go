@@ -109,7 +109,7 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		query = s.rewrite(ctx, c, q, history, query)
 	}
 	ans.RetrievalQuery = query
-	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context}
+	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument}
 	var res *rag.SearchResult
 	var err error
 	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {

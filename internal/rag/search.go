@@ -15,7 +15,15 @@ type SearchRequest struct {
 	// strongest named document's weight. Set by the answer service for a follow-up question; not part of
 	// the /api/search body.
 	Context []string `json:"-"`
+	// MaxPerDocument > 0 lets at most that many passages of one document precede other documents' passages
+	// (overriding the retriever's setting). The answer service sets AnswerMaxPerDocument; not part of the
+	// /api/search body.
+	MaxPerDocument int `json:"-"`
 }
+
+// AnswerMaxPerDocument is the per-document cap of the passages an answer is given: a generator that sees
+// one long document only (the assembly minutes list every bill) cannot answer about another one.
+const AnswerMaxPerDocument = 2
 
 // ContextShare is the weight of a conversation's document (SearchRequest.Context) relative to the best
 // document the query names itself; when the query names none, a conversation's document has full weight.

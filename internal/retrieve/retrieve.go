@@ -261,7 +261,11 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if r.opt.Rerank.Encoder != nil {
 		want = max(k, r.opt.Rerank.TopN)
 	}
-	hits, err := r.hydrate(ctx, fused, want, queries)
+	capN := r.opt.MaxPerDocument
+	if req.MaxPerDocument > 0 {
+		capN = req.MaxPerDocument
+	}
+	hits, err := r.hydrate(ctx, fused, want, queries, capN)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +273,7 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 		res.Rerank = r.opt.Rerank.Apply(ctx, p, query, hits)
 		hits = passageSet{}.distinct(hits)
 		var over []rag.Hit
-		hits, over = capPerDocument(hits, r.opt.MaxPerDocument)
+		hits, over = capPerDocument(hits, capN)
 		hits = append(hits, over...)
 	}
 	if len(hits) > k {
@@ -516,7 +520,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string, capN int) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
 	reranks := r.opt.Rerank.Weights.Any()
@@ -525,7 +529,7 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 	}
 	covered := r.opt.MinSimilarity < 0
 	seen := passageSet{}
-	// Passages beyond MaxPerDocument of one document wait in over, in order, behind every other hit.
+	// Passages beyond capN (MaxPerDocument) of one document wait in over, in order, behind every other hit.
 	perDoc := map[string]int{}
 	var over []rag.Hit
 	for off := 0; off < len(fused) && (reranks || len(hits) < k); off += window {
@@ -561,8 +565,8 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 			if !reranks && seen.dup(&h) {
 				continue
 			}
-			if !reranks && r.opt.MaxPerDocument > 0 {
-				if perDoc[h.DocumentID] >= r.opt.MaxPerDocument {
+			if !reranks && capN > 0 {
+				if perDoc[h.DocumentID] >= capN {
 					over = append(over, h)
 					continue
 				}
