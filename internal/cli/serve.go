@@ -64,7 +64,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	// The timeouts end connections that send their request slowly or not at all (RAGD_READ_HEADER_TIMEOUT,
 	// RAGD_READ_TIMEOUT for the whole request with its body, RAGD_IDLE_TIMEOUT between requests); a
-	// streamed answer lifts the read deadline once its request is read.
+	// streamed answer lifts the read deadline once its request is read. RAGD_MAX_CONNECTIONS bounds how many
+	// such connections are open at once.
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
@@ -88,7 +89,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "ragd %s listening on http://%s (store %s, embedder %s, generator %s, %s)\n",
 		Version, ln.Addr(), storeName(cfg), a.Embedder.Space().ID(), a.Generator.Name(), jobsMode)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(server.LimitListener(ln, cfg.MaxConnections)) }()
 	var serveErr error
 	select {
 	case serveErr = <-errc:

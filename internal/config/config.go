@@ -91,6 +91,9 @@ type Config struct {
 	// (body included) and its idle time between requests (RAGD_READ_HEADER_TIMEOUT 10s,
 	// RAGD_READ_TIMEOUT 2m, RAGD_IDLE_TIMEOUT 2m).
 	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
+	// MaxConnections bounds the connections open at once; one more gets 429 and is closed
+	// (RAGD_MAX_CONNECTIONS, default 4096; 0 turns the limit off).
+	MaxConnections int
 	// UploadBudgetBytes bounds the upload bytes held in memory by all requests at once; further uploads get
 	// 429 with Retry-After (RAGD_UPLOAD_BUDGET_BYTES, default 256 MiB).
 	UploadBudgetBytes int64
@@ -161,6 +164,7 @@ func Default() Config {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
+		MaxConnections:    4096,
 		UploadBudgetBytes: 256 << 20,
 		Metadata:          rag.MetadataLimits{}.WithDefaults(),
 		QA:                QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5},
@@ -216,6 +220,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")
 	e.duration(&c.ReadTimeout, "RAGD_READ_TIMEOUT")
 	e.duration(&c.IdleTimeout, "RAGD_IDLE_TIMEOUT")
+	e.int(&c.MaxConnections, "RAGD_MAX_CONNECTIONS")
 	e.int64(&c.UploadBudgetBytes, "RAGD_UPLOAD_BUDGET_BYTES")
 	e.int(&c.Metadata.MaxDepth, "RAGD_MAX_METADATA_DEPTH")
 	e.int(&c.Metadata.MaxKeys, "RAGD_MAX_METADATA_KEYS")
@@ -282,6 +287,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rate limits must be ≥ 0 (0 disables)")
 	case c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.IdleTimeout <= 0:
 		return fmt.Errorf("RAGD_READ_HEADER_TIMEOUT, RAGD_READ_TIMEOUT and RAGD_IDLE_TIMEOUT must be positive")
+	case c.MaxConnections < 0:
+		return fmt.Errorf("RAGD_MAX_CONNECTIONS must not be negative (0 turns the limit off)")
 	case c.UploadBudgetBytes < 1:
 		return fmt.Errorf("RAGD_UPLOAD_BUDGET_BYTES must be positive")
 	case c.Metadata.MaxDepth < 1 || c.Metadata.MaxKeys < 1 || c.Metadata.MaxBytes < 1:

@@ -109,15 +109,16 @@ func TestLoad(t *testing.T) {
 	})
 	t.Run("Budgets", func(t *testing.T) {
 		c, err := Load(envOf(map[string]string{"RAGD_MAX_CHARS": "1000", "RAGD_EXTRACT_TIMEOUT": "5s", "RAGD_READ_TIMEOUT": "3s",
-			"RAGD_ALLOWED_HOSTS": "ragd.lan, localhost", "RAGD_MAX_METADATA_KEYS": "9"}))
+			"RAGD_ALLOWED_HOSTS": "ragd.lan, localhost", "RAGD_MAX_METADATA_KEYS": "9", "RAGD_MAX_CONNECTIONS": "0"}))
 		if err != nil || c.MaxChars != 1000 || c.ExtractTimeout != 5*time.Second || c.ReadTimeout != 3*time.Second ||
-			strings.Join(c.AllowedHosts, "|") != "ragd.lan|localhost" || c.Metadata.MaxKeys != 9 || c.Metadata.MaxDepth != 8 {
+			strings.Join(c.AllowedHosts, "|") != "ragd.lan|localhost" || c.Metadata.MaxKeys != 9 || c.Metadata.MaxDepth != 8 || c.MaxConnections != 0 {
 			t.Fatalf("got %+v %v", c, err)
 		}
 	})
 	bad := map[string]map[string]string{
 		"NegativeBudget":    {"RAGD_MAX_PAGES": "-1"},
 		"ZeroReadTimeout":   {"RAGD_READ_TIMEOUT": "0s"},
+		"NegativeConnLimit": {"RAGD_MAX_CONNECTIONS": "-1"},
 		"PDFMemoryTooSmall": {"RAGD_PDF_MEMORY_LIMIT": "1000"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},
 		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},

@@ -191,3 +191,62 @@ func TestMetadataLimits(t *testing.T) {
 		t.Fatalf("refused uploads were stored: %s", body)
 	}
 }
+
+// A flood of connections that never finish their headers holds at most RAGD_MAX_CONNECTIONS descriptors:
+// those beyond it get 429 rate_limited and are closed, the process's open files stay bounded, and once the
+// header timeout ends the held ones /healthz answers again.
+func TestConnectionFlood(t *testing.T) {
+	const limit, flood = 40, 200
+	s := startServer(t, "RAGD_DATA_DIR="+t.TempDir(), fmt.Sprintf("RAGD_MAX_CONNECTIONS=%d", limit), "RAGD_READ_HEADER_TIMEOUT=2s")
+	u, _ := url.Parse(s.base)
+	fds := func() int {
+		entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+	before := fds()
+	var conns []net.Conn
+	for range flood {
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n", u.Host) // no blank line: headers never end
+		conns = append(conns, c)
+	}
+	refused := 0
+	for _, c := range conns[limit:] {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(c)
+		if strings.HasPrefix(string(b), "HTTP/1.1 429") && strings.Contains(string(b), `"rate_limited"`) {
+			refused++
+		}
+	}
+	// The first connections dialled may not be the first accepted, so a few of the later ones can be among
+	// those held; every connection over the limit is refused.
+	if refused < flood-limit-5 {
+		t.Errorf("%d of the %d connections over the limit were refused with 429, want about %d", refused, flood-limit, flood-limit)
+	}
+	if n := fds(); n > before+limit+5 {
+		t.Errorf("open files went from %d to %d with %d connections and a limit of %d", before, n, flood, limit)
+	}
+	// The held connections end at the header timeout; then the server is reachable again.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req, _ := http.NewRequest("GET", s.base+"/healthz", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("healthz after the flood: %v %v", resp, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
