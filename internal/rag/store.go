@@ -23,6 +23,9 @@ type Store interface {
 	// EnsureCollection returns the collection named name, creating it (owned by owner) if it does not exist.
 	// Safe under concurrent callers.
 	EnsureCollection(ctx context.Context, name, owner string) (*Collection, error)
+	// UpdateCollection replaces the description, settings and profile of the collection with c.ID and sets
+	// c.UpdatedAt. ErrNotFound.
+	UpdateCollection(ctx context.Context, c *Collection) error
 	// ListCollections returns all collections ordered by name.
 	ListCollections(ctx context.Context) ([]*Collection, error)
 

@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -40,8 +41,11 @@ type Collection struct {
 	Name        string         `json:"name"` // unique
 	Description string         `json:"description,omitempty"`
 	Owner       string         `json:"owner"`
-	Settings    map[string]any `json:"settings,omitempty"` // e.g. "system_prompt", "domain"
-	CreatedAt   time.Time      `json:"created_at"`
+	Settings    map[string]any `json:"settings,omitempty"` // e.g. "metadata_types"; see package profile
+	// Profile is the collection's profile (package profile) as stored, JSON; empty when none was applied.
+	// Stores keep it opaque: package profile decodes, validates and defaults it.
+	Profile   json.RawMessage `json:"profile,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt   time.Time      `json:"updated_at"`
 }
 

@@ -11,15 +11,27 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-const collectionColumns = "id, name, description, owner, settings, created_at, updated_at"
+const collectionColumns = "id, name, description, owner, settings, profile, created_at, updated_at"
 
 func scanCollection(row pgx.Row) (*rag.Collection, error) {
 	var c rag.Collection
-	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &c.Settings, &c.CreatedAt, &c.UpdatedAt); err != nil {
+	var profile []byte
+	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &c.Settings, &profile, &c.CreatedAt, &c.UpdatedAt); err != nil {
 		return nil, err
+	}
+	if len(profile) > 0 {
+		c.Profile = profile
 	}
 	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
 	return &c, nil
+}
+
+// profileValue is a collection's profile as a query argument: NULL when there is none.
+func profileValue(c *rag.Collection) any {
+	if len(c.Profile) == 0 {
+		return nil
+	}
+	return string(c.Profile)
 }
 
 // CreateCollection stores c, assigning its ID when empty and its timestamps. ErrConflict if the name exists.
@@ -32,8 +44,8 @@ func (s *Store) CreateCollection(ctx context.Context, c *rag.Collection) error {
 		id = uuid.NewString()
 	}
 	now := s.now()
-	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $6)`),
-		id, c.Name, c.Description, c.Owner, c.Settings, now)
+	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`),
+		id, c.Name, c.Description, c.Owner, c.Settings, profileValue(c), now)
 	if err != nil {
 		return interpretError(fmt.Errorf("create collection: %w", err))
 	}
@@ -58,7 +70,7 @@ func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.
 		return nil, rag.Errorf(rag.CodeInvalid, "collection name is required")
 	}
 	now := s.now()
-	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, '', $3, NULL, $4, $4)
+	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, '', $3, NULL, NULL, $4, $4)
 		ON CONFLICT (name) DO NOTHING`), uuid.NewString(), name, owner, now)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("ensure collection: %w", err))
@@ -68,6 +80,22 @@ func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.
 		return nil, interpretError(fmt.Errorf("ensure collection: %w", err))
 	}
 	return c, nil
+}
+
+// UpdateCollection replaces the description, settings and profile of the collection with c.ID and sets
+// c.UpdatedAt. ErrNotFound.
+func (s *Store) UpdateCollection(ctx context.Context, c *rag.Collection) error {
+	now := s.now()
+	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.collections SET description = $2, settings = $3, profile = $4, updated_at = $5
+		WHERE id = $1`), c.ID, c.Description, c.Settings, profileValue(c), now)
+	if err != nil {
+		return interpretError(fmt.Errorf("update collection: %w", err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("collection %q: %w", c.ID, rag.ErrNotFound)
+	}
+	c.UpdatedAt = now
+	return nil
 }
 
 // ListCollections returns every collection ordered by name.

@@ -9,14 +9,17 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-const collectionCols = `id, name, description, owner, settings, created_at, updated_at`
+const collectionCols = `id, name, description, owner, settings, profile, created_at, updated_at`
 
 func scanCollection(row interface{ Scan(...any) error }) (*rag.Collection, error) {
 	var c rag.Collection
-	var settings string
+	var settings, profile string
 	var created, updated int64
-	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &settings, &created, &updated); err != nil {
+	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &settings, &profile, &created, &updated); err != nil {
 		return nil, err
+	}
+	if profile != "" {
+		c.Profile = []byte(profile)
 	}
 	m, err := unmarshalMap(settings)
 	if err != nil {
@@ -41,8 +44,8 @@ func (s *Store) CreateCollection(ctx context.Context, c *rag.Collection) error {
 	}
 	now := s.now()
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			id, c.Name, c.Description, c.Owner, settings, now.UnixMicro(), now.UnixMicro())
+		_, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, c.Name, c.Description, c.Owner, settings, string(c.Profile), now.UnixMicro(), now.UnixMicro())
 		return err
 	})
 	if err != nil {
@@ -73,7 +76,7 @@ func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.
 	var c *rag.Collection
 	now := s.now().UnixMicro()
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, '', ?, '{}', ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, '', ?, '{}', '', ?, ?)
 			ON CONFLICT (name) DO NOTHING`, newID(), name, owner, now, now); err != nil {
 			return err
 		}
@@ -85,6 +88,35 @@ func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.
 		return nil, dbError(err, "ensure collection %q", name)
 	}
 	return c, nil
+}
+
+// UpdateCollection replaces the description, settings and profile of the collection with c.ID and sets
+// c.UpdatedAt. ErrNotFound.
+func (s *Store) UpdateCollection(ctx context.Context, c *rag.Collection) error {
+	settings, err := marshalJSON(c.Settings, "{}")
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE collections SET description = ?, settings = ?, profile = ?, updated_at = ?
+			WHERE id = ?`, c.Description, settings, string(c.Profile), now.UnixMicro(), c.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, fmt.Errorf("collection %q: %w", c.ID, rag.ErrNotFound))
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, rag.ErrNotFound) {
+			return err
+		}
+		return dbError(err, "update collection %q", c.Name)
+	}
+	c.UpdatedAt = now
+	return nil
 }
 
 // ListCollections returns all collections ordered by name.

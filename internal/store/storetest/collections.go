@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -112,6 +113,57 @@ func testCollections(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Fatalf("ListCollections = %d, %v; want 1", len(list), err)
 		}
 	})
+	t.Run("UpdateCollection/Profile", func(t *testing.T) {
+		s := open(t)
+		c := &rag.Collection{Name: "pumsem", Owner: alice.ID, Settings: map[string]any{"domain": "construction"}}
+		if err := s.CreateCollection(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetCollection(t.Context(), "pumsem"); err != nil || len(got.Profile) != 0 {
+			t.Fatalf("a new collection: profile %q, %v; want none", got.Profile, err)
+		}
+		created := c.UpdatedAt
+		c.Description = "품셈"
+		c.Settings = map[string]any{"metadata_types": map[string]any{"deposit": "money"}}
+		c.Profile = []byte(`{"language":"ko","replies":{"not_covered":"자료에 없습니다."},"generation":{"passages":20}}`)
+		if err := s.UpdateCollection(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+		if c.UpdatedAt.Before(created) {
+			t.Errorf("UpdatedAt %v before the creation's %v", c.UpdatedAt, created)
+		}
+		list, err := s.ListCollections(t.Context())
+		if err != nil || len(list) != 1 {
+			t.Fatalf("ListCollections = %d, %v", len(list), err)
+		}
+		got, err := s.GetCollection(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []*rag.Collection{got, list[0]} {
+			if g.Description != "품셈" || !jsonEqual(g.Settings, c.Settings) || !rawEqual(g.Profile, c.Profile) ||
+				g.Owner != alice.ID || !g.CreatedAt.Equal(c.CreatedAt) || !g.UpdatedAt.Equal(c.UpdatedAt) {
+				t.Errorf("after UpdateCollection: %+v (profile %s), want %+v (profile %s)", g, g.Profile, c, c.Profile)
+			}
+		}
+		c.Profile = nil
+		if err := s.UpdateCollection(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetCollection(t.Context(), c.ID); err != nil || len(got.Profile) != 0 {
+			t.Fatalf("after removing the profile: %q, %v", got.Profile, err)
+		}
+	})
+	t.Run("UpdateCollection/ErrNotFound", func(t *testing.T) {
+		s := open(t)
+		mustCollection(t, s, "papers")
+		err := s.UpdateCollection(t.Context(), &rag.Collection{ID: "6f1c2b9e-3d4a-4c5b-8e7f-0a1b2c3d4e5f", Name: "papers", Description: "x"})
+		wantNotFound(t, "UpdateCollection(missing)", err)
+		got, err := s.GetCollection(t.Context(), "papers")
+		if err != nil || got.Description != "" {
+			t.Fatalf("the other collection changed: %+v, %v", got, err)
+		}
+	})
 	t.Run("ListCollections/OrderedByName", func(t *testing.T) {
 		s := open(t)
 		list, err := s.ListCollections(t.Context())
@@ -133,4 +185,10 @@ func testCollections(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Fatalf("names = %v", names)
 		}
 	})
+}
+
+// rawEqual reports whether two JSON documents hold the same value (PostgreSQL's jsonb reorders keys).
+func rawEqual(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && jsonEqual(x, y)
 }
