@@ -55,6 +55,11 @@ func commands() []command {
 				{"answer-now", "run one answer pass in the foreground and print its log"},
 				{"embed", "embed every question without a vector in the configured space"},
 			}, run: runQuestions},
+		{name: "collections", summary: "apply or show a collection profile (docs/collections.md)", synopsis: "apply FILE | show [--json] NAME",
+			subs: []subcommand{
+				{"apply", "create or update the collection a profile file (YAML or JSON) names"},
+				{"show", "print a collection's profile, defaults filled in"},
+			}, run: runCollections},
 		{name: "eval", summary: "measure retrieval (and answer) quality on a dataset", synopsis: "[--k 10] [--answers] [--baseline bm25|none] [--json] DATASET", run: runEval},
 		{name: "migrate", summary: "apply database migrations and exit", run: runMigrate},
 		{name: "spaces", summary: "list embedding spaces; re-embed now; drop an old embedder's vectors",

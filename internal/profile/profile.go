@@ -175,8 +175,26 @@ func (e *Error) invalid() error { return rag.WrapError(rag.CodeInvalid, e, "%s",
 
 // Decode reads a profile document from data — JSON when file ends in .json or the document starts with "{",
 // YAML otherwise — strictly (an unknown field is an error), and validates it. file names the document in
-// errors.
+// errors. Errors are rag.CodeInvalid wrapping an *Error.
 func Decode(file string, data []byte) (*Profile, error) {
+	asJSON := strings.EqualFold(filepath.Ext(file), ".json") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{"))
+	p, e := decode(file, data, asJSON)
+	if e != nil {
+		return nil, e.invalid()
+	}
+	return p, nil
+}
+
+// DecodeJSON is Decode of a JSON document (the body of PUT /api/collections/{name}); what names it in errors.
+func DecodeJSON(what string, data []byte) (*Profile, error) {
+	p, e := decode(what, data, true)
+	if e != nil {
+		return nil, e.invalid()
+	}
+	return p, nil
+}
+
+func decode(file string, data []byte, asJSON bool) (*Profile, *Error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, &Error{File: file, Why: fmt.Sprintf("the document is %d bytes, at most %d allowed", len(data), MaxDocumentBytes)}
 	}
@@ -185,7 +203,7 @@ func Decode(file string, data []byte) (*Profile, error) {
 	if len(trimmed) == 0 {
 		return nil, &Error{File: file, Why: "the document is empty"}
 	}
-	if strings.EqualFold(filepath.Ext(file), ".json") || trimmed[0] == '{' {
+	if asJSON {
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {

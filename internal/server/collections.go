@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 )
@@ -138,4 +141,76 @@ func (s *Server) documentCounts(ctx context.Context, p rag.Principal) (map[strin
 	}
 	out["total"] = total
 	return out, nil
+}
+
+// collectionView is a collection as GET and PUT /api/collections/{name} show it: with its profile in full,
+// defaults filled in (a collection without a stored profile shows the one its settings give).
+type collectionView struct {
+	*rag.Collection
+	Profile profile.Profile `json:"profile"`
+}
+
+func viewCollection(c *rag.Collection) (*collectionView, error) {
+	p, err := profile.Of(c)
+	if err != nil {
+		return nil, err
+	}
+	return &collectionView{Collection: c, Profile: p}, nil
+}
+
+// handleGetCollection answers 200 with the collection and its profile, 404 not_found.
+func (s *Server) handleGetCollection(w http.ResponseWriter, r *http.Request) {
+	c, err := s.deps.Collections.GetCollection(r.Context(), r.PathValue("name"))
+	if err == nil {
+		var v *collectionView
+		if v, err = viewCollection(c); err == nil {
+			writeJSON(w, http.StatusOK, v)
+			return
+		}
+	}
+	s.writeError(w, r, err)
+}
+
+// handlePutCollection applies the profile in the body (JSON, docs/collections.md) to the collection, creating
+// it when it does not exist: 201 when created, 200 when updated, 400 invalid_request naming the field, 403
+// forbidden when the collection is another principal's and the caller is not an admin.
+func (s *Server) handlePutCollection(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimSpace(r.PathValue("name"))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, profile.MaxDocumentBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			err = rag.Errorf(rag.CodePayloadTooLarge, "request body is over %d bytes", profile.MaxDocumentBytes)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := profile.DecodeJSON("request body", body)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if p.Name == "" {
+		p.Name = name
+	}
+	pr := principalOf(r)
+	if c, err := s.deps.Collections.GetCollection(r.Context(), name); err == nil && !pr.Admin && c.Owner != pr.ID {
+		s.writeError(w, r, rag.Errorf(rag.CodeForbidden, "collection %q belongs to another user", name))
+		return
+	}
+	c, created, err := profile.Put(r.Context(), s.deps.Collections, name, p, pr.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	v, err := viewCollection(c)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, v)
 }

@@ -34,11 +34,12 @@ type Documents interface {
 	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)
 }
 
-// Collections lists, reads and creates collections (rag.Store implements it).
+// Collections lists, reads, creates and updates collections (rag.Store implements it).
 type Collections interface {
 	ListCollections(ctx context.Context) ([]*rag.Collection, error)
 	GetCollection(ctx context.Context, idOrName string) (*rag.Collection, error)
 	CreateCollection(ctx context.Context, c *rag.Collection) error
+	UpdateCollection(ctx context.Context, c *rag.Collection) error
 }
 
 // Pinger answers /readyz: whether the store can be reached (rag.Store implements it).
@@ -182,6 +183,8 @@ func (s *Server) routes() {
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
+	s.mux.HandleFunc("GET /api/collections/{name}", s.handleGetCollection)
+	s.mux.HandleFunc("PUT /api/collections/{name}", s.handlePutCollection)
 
 	s.mux.HandleFunc("GET /api/questions", s.handleListQuestions)
 	s.mux.HandleFunc("POST /api/questions", s.handleCreateQuestion)
