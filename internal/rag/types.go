@@ -46,7 +46,7 @@ type Collection struct {
 	// Stores keep it opaque: package profile decodes, validates and defaults it.
 	Profile   json.RawMessage `json:"profile,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt   time.Time      `json:"updated_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
 }
 
 // Status is the lifecycle state of a document.
