@@ -3,6 +3,7 @@
 package answer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -24,7 +26,7 @@ type Options struct {
 	// SystemPrompt overrides the generator's default system prompt for every question ("" keeps it). A
 	// collection's own settings take precedence (see Service.Prompt).
 	SystemPrompt string
-	// Collections gives the collections' settings (system_prompt, domain) to the pipeline; nil ignores them.
+	// Collections gives the collections' profiles (package profile) to the pipeline; nil ignores them.
 	Collections Collections
 }
 
@@ -79,11 +81,23 @@ type Event = rag.AnswerEvent
 // Ask answers req. emit, when non-nil, receives the answer as it is produced; an error returned by emit stops
 // the pipeline and is returned. Errors: CodeQuestionRequired (blank question), CodeInvalid, CodeEmbeddingFailed,
 // CodeLLMFailed, CodeDBError.
+//
+// A question over one collection follows its profile (profile.Of): its fixed replies (the empty question's
+// message, the not-covered reply of every generator), how many passages and history turns it keeps, and the
+// temperature and output tokens of hosted generators.
 func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(Event) error) (*rag.Answer, error) {
 	start := time.Now()
+	prof, err := s.profileFor(ctx, req.Filter)
+	if err != nil {
+		return nil, err
+	}
 	q := strings.TrimSpace(textproc.Normalize(req.Question))
 	if q == "" {
-		return nil, rag.Errorf(rag.CodeQuestionRequired, "a question is required")
+		msg := "a question is required"
+		if r := strings.TrimSpace(prof.Replies.EmptyQuestion); r != "" {
+			msg = r
+		}
+		return nil, rag.Errorf(rag.CodeQuestionRequired, "%s", msg)
 	}
 	ans := &rag.Answer{Generator: s.generator.Name()}
 	if utf8.RuneCountInString(q) > rag.MaxQuestionChars {
@@ -98,12 +112,16 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 
 	k := req.K
 	if k <= 0 {
-		k = s.opt.Passages
+		k = cmp.Or(prof.Generation.Passages, s.opt.Passages)
 	}
 	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
 		return nil, err
 	}
-	history := lastTurns(req.History, rag.MaxHistoryTurns)
+	turns := rag.MaxHistoryTurns
+	if h := prof.Generation.HistoryTurns; h != nil {
+		turns = *h
+	}
+	history := lastTurns(req.History, turns)
 	query, context := followUp(q, history)
 	if c, ok := s.generator.(rag.Completer); ok && len(history) > 0 {
 		query = s.rewrite(ctx, c, q, history, query)
@@ -111,7 +129,6 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	ans.RetrievalQuery = query
 	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument}
 	var res *rag.SearchResult
-	var err error
 	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
 		res, err = s.perDocument(ctx, p, sreq, docs)
 	} else {
@@ -137,7 +154,7 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	genStart := time.Now()
 	if len(passages) == 0 {
 		ans.NotFound = true
-		ans.Text = generate.NotFound(ans.Language)
+		ans.Text = generate.NotCovered(prof.Replies.NotCovered, ans.Language)
 		if err := emit(Event{Type: EventDelta, Delta: ans.Text}); err != nil {
 			return nil, err
 		}
@@ -147,11 +164,14 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			return nil, err
 		}
 		gen, err := s.generator.Generate(ctx, rag.GenerateRequest{
-			Question:     q,
-			Language:     ans.Language,
-			History:      history,
-			Passages:     passages,
-			SystemPrompt: system,
+			Question:        q,
+			Language:        ans.Language,
+			History:         history,
+			Passages:        passages,
+			SystemPrompt:    system,
+			NotCovered:      prof.Replies.NotCovered,
+			Temperature:     prof.Generation.Temperature,
+			MaxOutputTokens: prof.Generation.MaxOutputTokens,
 		}, func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) })
 		if err != nil {
 			return nil, err
@@ -168,7 +188,7 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 				ans.Sources = append(ans.Sources, src)
 			}
 		}
-		if len(ans.Sources) == 0 && strings.TrimSpace(text) == generate.NotFound(ans.Language) {
+		if len(ans.Sources) == 0 && strings.TrimSpace(text) == generate.NotCovered(prof.Replies.NotCovered, ans.Language) {
 			ans.NotFound = true
 		}
 	}
@@ -198,6 +218,7 @@ func (s *Service) Prompt(ctx context.Context, f rag.Filter) (string, error) {
 		return s.opt.SystemPrompt, nil
 	}
 	var prompts, domains []string
+	var profiles []profile.Profile
 	seen := map[string]bool{}
 	for _, name := range f.Collections {
 		c, err := s.opt.Collections.GetCollection(ctx, name)
@@ -211,14 +232,26 @@ func (s *Service) Prompt(ctx context.Context, f rag.Filter) (string, error) {
 			continue
 		}
 		seen[c.ID] = true
-		prompts = append(prompts, setting(c, "system_prompt"))
-		domains = append(domains, setting(c, "domain"))
+		pr, err := profile.Of(c)
+		if err != nil {
+			return "", err
+		}
+		profiles = append(profiles, pr)
+		prompts = append(prompts, strings.TrimSpace(pr.SystemPrompt))
+		domains = append(domains, strings.TrimSpace(pr.Domain))
 	}
 	if len(prompts) == 0 {
 		return s.opt.SystemPrompt, nil
 	}
 	if p := prompts[0]; p != "" && allEqual(prompts) {
 		return p, nil
+	}
+	if len(profiles) == 1 {
+		r := profiles[0].Replies
+		if domains[0] == "" && r.NotCovered == "" {
+			return s.opt.SystemPrompt, nil
+		}
+		return generate.SystemPromptFor(domains[0], r.NotCovered, r.OffTopic), nil
 	}
 	var distinct []string
 	for _, d := range domains {
@@ -232,10 +265,22 @@ func (s *Service) Prompt(ctx context.Context, f rag.Filter) (string, error) {
 	return generate.SystemPrompt(strings.Join(distinct, "; ")), nil
 }
 
-// setting returns a collection's string setting, trimmed ("" when absent or not a string).
-func setting(c *rag.Collection, key string) string {
-	v, _ := c.Settings[key].(string)
-	return strings.TrimSpace(v)
+// profileFor returns the profile of the one collection f restricts a question to (profile.Of), or the
+// zero profile (every setting the server's) for a question over several collections, every collection, or
+// one that does not exist.
+func (s *Service) profileFor(ctx context.Context, f rag.Filter) (profile.Profile, error) {
+	names := distinct(f.Collections)
+	if s.opt.Collections == nil || len(names) != 1 {
+		return profile.Profile{}, nil
+	}
+	c, err := s.opt.Collections.GetCollection(ctx, names[0])
+	if errors.Is(err, rag.ErrNotFound) {
+		return profile.Profile{}, nil
+	}
+	if err != nil {
+		return profile.Profile{}, fmt.Errorf("collection %s: %w", names[0], err)
+	}
+	return profile.Of(c)
 }
 
 func allEqual(s []string) bool {

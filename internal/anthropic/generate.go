@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -102,12 +103,16 @@ func (g *Generator) params(p generate.Prompt) anthropic.MessageNewParams {
 	}
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(g.cfg.Model),
-		MaxTokens: int64(g.cfg.MaxOutputTokens),
+		MaxTokens: int64(cmp.Or(p.MaxOutputTokens, g.cfg.MaxOutputTokens)),
 		Messages:  msgs,
 		System:    []anthropic.TextBlockParam{{Text: p.System}},
 	}
-	if g.cfg.Temperature >= 0 {
-		params.Temperature = anthropic.Float(min(g.cfg.Temperature, 1))
+	t := g.cfg.Temperature
+	if p.Temperature != nil {
+		t = *p.Temperature
+	}
+	if t >= 0 {
+		params.Temperature = anthropic.Float(min(t, 1))
 	}
 	return params
 }

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,14 +97,18 @@ func (g *Generator) Name() string { return "gemini/" + g.model }
 // config is the generation config: thinking is turned off for flash models, whose answers from given
 // passages do not need it and would only be slower (Gemini 2.5 takes a zero budget, Gemini 3 a minimal
 // level).
-func (g *Generator) config(system string) *genai.GenerateContentConfig {
+func (g *Generator) config(p generate.Prompt) *genai.GenerateContentConfig {
 	c := &genai.GenerateContentConfig{
-		SystemInstruction:     genai.NewContentFromText(system, genai.RoleUser),
-		MaxOutputTokens:       int32(g.cfg.MaxOutputTokens),
+		SystemInstruction:     genai.NewContentFromText(p.System, genai.RoleUser),
+		MaxOutputTokens:       int32(cmp.Or(p.MaxOutputTokens, g.cfg.MaxOutputTokens)),
 		AutomaticContinuation: genai.Ptr(false),
 	}
-	if g.cfg.Temperature >= 0 {
-		c.Temperature = genai.Ptr(float32(g.cfg.Temperature))
+	t := g.cfg.Temperature
+	if p.Temperature != nil {
+		t = *p.Temperature
+	}
+	if t >= 0 {
+		c.Temperature = genai.Ptr(float32(t))
 	}
 	if strings.Contains(g.model, "flash") && !strings.Contains(g.model, "tts") && !strings.Contains(g.model, "image") {
 		switch {
@@ -127,7 +132,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		}
 		contents = append(contents, genai.NewContentFromText(t.Content, role))
 	}
-	cfg := g.config(p.System)
+	cfg := g.config(p)
 	st := generate.NewStream(onDelta)
 	gen := &rag.Generation{Model: g.Name()}
 	err := g.caller.Do(ctx, func(ctx context.Context) error {

@@ -10,6 +10,15 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
+// NotCovered is the reply when the documents do not cover a question: reply (a collection's fixed reply)
+// when set, else NotFound(lang).
+func NotCovered(reply, lang string) string {
+	if r := strings.TrimSpace(reply); r != "" {
+		return r
+	}
+	return NotFound(lang)
+}
+
 // NotFound is the reply, in the question's language ("ko" or "en"), when the documents do not cover a question.
 func NotFound(lang string) string {
 	if lang == "ko" {

@@ -54,7 +54,12 @@ func (b Budget) withDefaults() Budget {
 // citation after every claim and for the question's language, and gives the exact NotFound wording for a
 // question the passages do not cover (the answer pipeline recognises it). With a non-empty domain the
 // model also declines questions outside it.
-func SystemPrompt(domain string) string {
+func SystemPrompt(domain string) string { return SystemPromptFor(domain, "", "") }
+
+// SystemPromptFor is SystemPrompt with a collection's fixed replies: notCovered, when set, is the exact
+// sentence for a question the passages do not cover (instead of NotFound's), and offTopic, when set with a
+// domain, the exact refusal of a question outside it.
+func SystemPromptFor(domain, notCovered, offTopic string) string {
 	var b strings.Builder
 	b.WriteString(`You are ragd, an assistant that answers questions from a collection of documents. Each question comes with numbered passages from those documents.
 
@@ -62,14 +67,21 @@ Rules:
 1. Use only the passages. Do not use outside knowledge and do not guess; if the passages disagree, say so.
 2. Cite every sentence that states a fact with the number of the passage that supports it, in square brackets right after the claim: [1], or [1][3] for several. Cite only the numbers you were given. Do not add a list of sources at the end.
 3. Answer in the language of the question: a Korean question gets a Korean answer, an English question an English one.
-4. If the passages do not answer the question, reply with exactly this sentence and nothing else — in English: "`)
-	b.WriteString(NotFound("en"))
-	b.WriteString(`" — in Korean: "`)
-	b.WriteString(NotFound("ko"))
-	b.WriteString(`" If they answer only part of it, answer that part and say what is missing.
+4. If the passages do not answer the question, reply with exactly this sentence and nothing else`)
+	if r := strings.TrimSpace(notCovered); r != "" {
+		b.WriteString(`: "` + r + `"`)
+	} else {
+		b.WriteString(` — in English: "` + NotFound("en") + `" — in Korean: "` + NotFound("ko") + `"`)
+	}
+	b.WriteString(`. If they answer only part of it, answer that part and say what is missing.
 5. Be direct: the answer first, then the details that matter. Use Markdown lists or tables when they make the answer clearer. Never mention these rules or the word "passage".`)
 	if d := strings.TrimSpace(domain); d != "" {
-		fmt.Fprintf(&b, "\n6. You only answer questions about %s. If the question is about anything else, politely decline in one sentence, in the language of the question, without citing anything.", d)
+		fmt.Fprintf(&b, "\n6. You only answer questions about %s. ", d)
+		if r := strings.TrimSpace(offTopic); r != "" {
+			fmt.Fprintf(&b, "If the question is about anything else, reply with exactly this sentence and nothing else: %q", r)
+		} else {
+			b.WriteString("If the question is about anything else, politely decline in one sentence, in the language of the question, without citing anything.")
+		}
 	}
 	return b.String()
 }
@@ -87,6 +99,10 @@ type Prompt struct {
 	// Tokens is the size of System, History and User: the sum of their parts counted with CountTokens, plus
 	// a few for the framing.
 	Tokens int
+	// Temperature and MaxOutputTokens are the request's (rag.GenerateRequest): nil and 0 keep the
+	// generator's own.
+	Temperature     *float64
+	MaxOutputTokens int
 }
 
 // Turns returns the conversation to send: the history, starting with a user turn and with consecutive
@@ -112,7 +128,7 @@ func (p Prompt) Turns() []rag.Turn {
 // MaxPassageChars, the last one shortened to what room is left. The first passage is always included.
 func BuildPrompt(req rag.GenerateRequest, b Budget) Prompt {
 	b = b.withDefaults()
-	p := Prompt{System: req.SystemPrompt}
+	p := Prompt{System: req.SystemPrompt, Temperature: req.Temperature, MaxOutputTokens: req.MaxOutputTokens}
 	if strings.TrimSpace(p.System) == "" {
 		p.System = SystemPrompt("")
 	}

@@ -126,18 +126,30 @@ func (g *Generator) params(p generate.Prompt, stream bool) openai.ChatCompletion
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(g.cfg.Model), Messages: msgs}
 	if reasoning(g.cfg.Model) {
 		params.ReasoningEffort = shared.ReasoningEffortLow
-	} else if g.cfg.Temperature >= 0 {
-		params.Temperature = openai.Float(g.cfg.Temperature)
+	} else if t := temperature(p, g.cfg.Temperature); t >= 0 {
+		params.Temperature = openai.Float(t)
+	}
+	maxOut := g.cfg.MaxOutputTokens
+	if p.MaxOutputTokens > 0 {
+		maxOut = p.MaxOutputTokens
 	}
 	if g.cfg.OpenAIFields {
-		params.MaxCompletionTokens = openai.Int(int64(g.cfg.MaxOutputTokens))
+		params.MaxCompletionTokens = openai.Int(int64(maxOut))
 		if stream {
 			params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 		}
 	} else {
-		params.MaxTokens = openai.Int(int64(g.cfg.MaxOutputTokens))
+		params.MaxTokens = openai.Int(int64(maxOut))
 	}
 	return params
+}
+
+// temperature is the prompt's temperature when it has one, else the configured one.
+func temperature(p generate.Prompt, configured float64) float64 {
+	if p.Temperature != nil {
+		return *p.Temperature
+	}
+	return configured
 }
 
 // Generate answers req from its passages; with onDelta it streams.

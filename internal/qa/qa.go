@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -43,8 +44,9 @@ type Collections interface {
 }
 
 // NotFoundSetting is the collection setting whose text replaces the default reply when the documents do
-// not cover a question (the profile's not-found reply, e.g. "강의에서 다루지 않음 …").
-const NotFoundSetting = "not_found_reply"
+// not cover a question (e.g. "강의에서 다루지 않음 …"), read for a collection without a stored profile; a
+// profile's replies.not_covered takes its place (see profile.Of).
+const NotFoundSetting = profile.SettingNotFound
 
 // Options configure a Service; zero fields take their defaults (WithDefaults).
 type Options struct {
@@ -442,8 +444,8 @@ func dot(a, b []float32) float64 {
 // notFoundReply is the collection's not-found reply, or the generator's default in the question's language.
 func notFoundReply(c *rag.Collection, lang string) string {
 	if c != nil {
-		if v, ok := c.Settings[NotFoundSetting].(string); ok && strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
+		if p, err := profile.Of(c); err == nil && p.Replies.NotCovered != "" {
+			return strings.TrimSpace(p.Replies.NotCovered)
 		}
 	}
 	return generate.NotFound(lang)

@@ -42,6 +42,13 @@ type GenerateRequest struct {
 	Passages []Passage
 	// SystemPrompt overrides the default system prompt when non-empty (per-collection setting).
 	SystemPrompt string
+	// NotCovered is the reply when the passages do not answer the question (a collection profile's fixed
+	// reply); "" is the default in the question's language (generate.NotFound).
+	NotCovered string
+	// Temperature and MaxOutputTokens override a hosted generator's own settings when set (a collection
+	// profile's generation settings); offline generators have none.
+	Temperature     *float64
+	MaxOutputTokens int
 }
 
 // Generation is a generator's answer: markdown with [n] citations referring to GenerateRequest.Passages.

@@ -7,13 +7,15 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// synonymsFor returns the synonym groups (collection setting "synonyms", rag.ParseSynonyms) of the
-// collections a search covers: those its filter names, or every collection when it names none. A
-// collection that does not exist adds nothing (the filter then matches nothing anyway), nor does a setting
-// that does not parse (one stored before it was checked).
+// synonymsFor returns the synonym groups of the collections a search covers (their profiles' synonyms, or
+// for a collection without a stored profile its "synonyms" setting; see profile.Of): those its filter names,
+// or every collection when it names none. A collection that does not exist adds nothing (the filter then
+// matches nothing anyway), nor does a setting or profile that does not parse (one stored before it was
+// checked).
 func (r *Retriever) synonymsFor(ctx context.Context, f rag.Filter) ([][]string, error) {
 	var cols []*rag.Collection
 	if len(f.Collections) == 0 {
@@ -34,9 +36,8 @@ func (r *Retriever) synonymsFor(ctx context.Context, f rag.Filter) ([][]string, 
 	}
 	var groups [][]string
 	for _, c := range cols {
-		g, err := rag.ParseSynonyms(c.Settings[rag.SynonymsSetting])
-		if err == nil {
-			groups = append(groups, g...)
+		if p, err := profile.Of(c); err == nil {
+			groups = append(groups, p.Synonyms...)
 		}
 	}
 	return groups, nil

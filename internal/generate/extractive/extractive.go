@@ -75,7 +75,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	}
 	pieces := compose(g.pick(req.Question, previousQuestion(req.History), req.Passages))
 	if len(pieces) == 0 {
-		pieces = []string{generate.NotFound(lang)}
+		pieces = []string{generate.NotCovered(req.NotCovered, lang)}
 	}
 	var b strings.Builder
 	for _, p := range pieces {
