@@ -47,7 +47,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	// end it (net/http cancels the request when the connection's read deadline passes).
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	if strings.TrimSpace(req.Question) == "" {
-		s.writeError(w, r, rag.Errorf(rag.CodeQuestionRequired, "a question is required"))
+		// The answer service refuses it with question_required, in the words of the collection's profile.
+		_, err := s.deps.Answers.Ask(r.Context(), principalOf(r), rag.AskRequest{Filter: requestFilter(req.Filters, req.Collection)}, nil)
+		if err == nil {
+			err = rag.Errorf(rag.CodeQuestionRequired, "a question is required")
+		}
+		s.writeError(w, r, err)
 		return
 	}
 	if err := rag.CheckK(req.K, rag.MaxAnswerK); err != nil {
