@@ -216,7 +216,12 @@ func decode(file string, data []byte, asJSON bool) (*Profile, *Error) {
 		dec := yaml.NewDecoder(bytes.NewReader(trimmed))
 		dec.KnownFields(true)
 		if err := dec.Decode(&p); err != nil {
-			return nil, &Error{File: file, Why: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+			why := strings.TrimPrefix(err.Error(), "yaml: ")
+			var te *yaml.TypeError
+			if errors.As(err, &te) {
+				why = strings.Join(te.Errors, "; ")
+			}
+			return nil, &Error{File: file, Why: "invalid YAML: " + why}
 		}
 		var more any
 		if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
