@@ -82,9 +82,9 @@ type Event = rag.AnswerEvent
 // the pipeline and is returned. Errors: CodeQuestionRequired (blank question), CodeInvalid, CodeEmbeddingFailed,
 // CodeLLMFailed, CodeDBError.
 //
-// A question over one collection follows its profile (profile.Of): its fixed replies (the empty question's
-// message, the not-covered reply of every generator), how many passages and history turns it keeps, and the
-// temperature and output tokens of hosted generators.
+// A question over one collection follows its profile (profile.Of): its language (when not auto, the
+// answer's), its fixed replies (the empty question's message, the not-covered reply of every generator), how
+// many passages and history turns it keeps, and the temperature and output tokens of hosted generators.
 func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(Event) error) (*rag.Answer, error) {
 	start := time.Now()
 	prof, err := s.profileFor(ctx, req.Filter)
@@ -106,6 +106,9 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	}
 	ans.Question = q
 	ans.Language = textproc.DetectLanguage(q)
+	if l := prof.Language; l != "" && l != "auto" {
+		ans.Language = l
+	}
 	if emit == nil {
 		emit = func(Event) error { return nil }
 	}

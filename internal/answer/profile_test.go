@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
@@ -39,6 +40,7 @@ func TestProfileOffline(t *testing.T) {
 	for _, c := range []*rag.Collection{
 		withProfile(t, "react", "replies:\n  not_covered: "+reply+"\n  empty_question: 질문을 적어 주세요.\ngeneration:\n  passages: 2\n  history_turns: 0\n"),
 		{Name: "plain"},
+		withProfile(t, "english", "language: en\n"),
 	} {
 		if err := a.Store.CreateCollection(ctx, c); err != nil {
 			t.Fatal(err)
@@ -62,6 +64,9 @@ func TestProfileOffline(t *testing.T) {
 	const offTopic = "맛있는 김치찌개 레시피 알려줘"
 	if ans := ask("react", offTopic); !ans.NotFound || ans.Text != reply || len(ans.Sources) != 0 {
 		t.Errorf("not covered in react: %+v", ans)
+	}
+	if ans := ask("english", offTopic); !ans.NotFound || ans.Text != generate.NotFound("en") {
+		t.Errorf("not covered in a collection whose language is en: %q", ans.Text)
 	}
 	if ans := ask("plain", offTopic); !ans.NotFound || ans.Text == reply {
 		t.Errorf("not covered in plain: %q, want ragd's own reply", ans.Text)

@@ -3,6 +3,8 @@ package profile_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -161,5 +163,20 @@ func TestOfLegacySettings(t *testing.T) {
 	p, err = profile.Of(c)
 	if err != nil || p.SystemPrompt != "" || p.Replies.NotCovered != "없음" || p.Synonyms != nil || p.Name != "lease" {
 		t.Fatalf("after Apply: %+v, %v", p, err)
+	}
+}
+
+// TestExample: the documented example profile is valid.
+func TestExample(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "examples", "collection.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Decode("collection.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "handbook" || len(p.FindSpecs("D100 관 부설 단가")) != 1 || fmt.Sprint(p.FiredIntents("D100 관 부설 단가")) != "[cost]" {
+		t.Fatalf("example: %+v", p)
 	}
 }
