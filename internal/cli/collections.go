@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -15,10 +14,7 @@ import (
 // runCollections is `ragd collections apply FILE | show NAME`: collection profiles (docs/collections.md).
 func runCollections(ctx context.Context, env *Env, args []string) error {
 	subs := []string{"apply", "show"}
-	sub := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	}
+	sub, args := subcommandOf(args)
 	fset := newFlagSet("collections")
 	c := common{quiet: true}
 	c.register(fset, env)

@@ -12,10 +12,7 @@ import (
 // runQuestions is `ragd questions list|show|answer-now|embed`: the Q&A boards from the command line.
 func runQuestions(ctx context.Context, env *Env, args []string) error {
 	subs := []string{"list", "show", "answer-now", "embed"}
-	sub := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	}
+	sub, args := subcommandOf(args)
 	fset := newFlagSet("questions")
 	c := common{quiet: true}
 	c.register(fset, env)

@@ -24,6 +24,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -276,7 +277,7 @@ func (p *Profile) validate() *Error {
 			return err
 		}
 	}
-	if p.Language != "" && !contains(Languages, p.Language) {
+	if p.Language != "" && !slices.Contains(Languages, p.Language) {
 		return bad("language", "unknown language %q (want one of %s)", p.Language, strings.Join(Languages, ", "))
 	}
 	if len(p.Vocabulary) > MaxVocabulary {
@@ -409,15 +410,6 @@ func checkName(field, name string, seen map[string]bool) *Error {
 	}
 	seen[name] = true
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WithDefaults returns a copy of p with its defaults filled in: language auto and the context limits.
