@@ -206,11 +206,12 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	return ans, nil
 }
 
-// Prompt returns the system prompt for a question restricted by f: the settings of the collections it names
-// ("" means the generator's default).
+// Prompt returns the system prompt for a question restricted by f: from the profiles of the collections it
+// names (profile.Of; "" means the generator's default).
 //
-// A collection's "system_prompt" replaces the whole prompt; its "domain" keeps ragd's prompt and makes the
-// model decline questions outside that domain (generate.SystemPrompt). A question over one collection gets
+// A profile's system_prompt replaces the whole prompt; its domain keeps ragd's prompt and makes the model
+// decline questions outside that domain (generate.SystemPromptFor), and a question over one collection gets
+// its fixed not-covered and off-topic replies in the prompt. A question over one collection gets
 // that collection's prompt. Over several, a system_prompt is used only when they all have the same one, since
 // a prompt written for one collection may not fit the others' documents; otherwise the model is restricted to
 // their domains only when each of them has a domain (a collection without one may hold anything), and to all
