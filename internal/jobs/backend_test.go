@@ -2,9 +2,11 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,6 +35,10 @@ type backend struct {
 	connect func(t testing.TB, db string) func(ctx context.Context, docs Documents, proc Processor, opt Options) (*Runner, error)
 	// store opens the store beside db: <dir>/ragd.db (SQLite) or the same schema (PostgreSQL).
 	store func(t testing.TB, db string) rag.Store
+	// exec runs statements on db outside any runner, {P} standing for the schema prefix (pgPrefix; nothing on
+	// SQLite); queryInt reads one integer so.
+	exec     func(t testing.TB, db, query string, args ...any)
+	queryInt func(t testing.TB, db, query string) int
 }
 
 var sqliteBackend = backend{
@@ -52,6 +58,32 @@ var sqliteBackend = backend{
 		t.Cleanup(func() { st.Close() })
 		return st
 	},
+	exec: func(t testing.TB, path, query string, args ...any) {
+		t.Helper()
+		db := sqliteDB(t, path)
+		if _, err := db.ExecContext(context.Background(), strings.ReplaceAll(query, "{P}", ""), args...); err != nil {
+			t.Fatal(err)
+		}
+	},
+	queryInt: func(t testing.TB, path, query string) int {
+		t.Helper()
+		var n int
+		if err := sqliteDB(t, path).QueryRowContext(context.Background(), strings.ReplaceAll(query, "{P}", "")).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	},
+}
+
+// sqliteDB opens the SQLite file at path, closed when the test ends.
+func sqliteDB(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 func getenvURL() string { return os.Getenv("RAGD_TEST_DATABASE_URL") }
@@ -79,6 +111,20 @@ func postgresBackend(url string) backend {
 			}
 			t.Cleanup(func() { st.Close() })
 			return st
+		},
+		exec: func(t testing.TB, schema, query string, args ...any) {
+			t.Helper()
+			if _, err := pgPool(t, url).Exec(context.Background(), strings.ReplaceAll(query, "{P}", pgPrefix(schema)), args...); err != nil {
+				t.Fatal(err)
+			}
+		},
+		queryInt: func(t testing.TB, schema, query string) int {
+			t.Helper()
+			var n int
+			if err := pgPool(t, url).QueryRow(context.Background(), strings.ReplaceAll(query, "{P}", pgPrefix(schema))).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
 		},
 	}
 }

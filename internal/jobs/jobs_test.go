@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/migration"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -671,5 +673,57 @@ func TestConcurrentOpen(t *testing.T) {
 				t.Errorf("runner %d: %v", i, err)
 			}
 		}
+	})
+}
+
+// TestMigrations: the heartbeat table comes from the numbered migrations of migrate.go, recorded once however
+// many runners open; a database from before them (whose runners made the table themselves) keeps the table
+// and its rows.
+func TestMigrations(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b backend) {
+		latest := migration.Latest(sqliteMigrations)
+		if b.name == "PostgreSQL" {
+			latest = migration.Latest(postgresMigrations)
+		}
+		t.Run("Fresh", func(t *testing.T) {
+			b.parallel(t)
+			db := b.fresh(t)
+			for range 2 {
+				b.open(t, db, nil, nil, Options{Logger: testLogger(t)})
+			}
+			if n := b.queryInt(t, db, `SELECT count(*) FROM {P}ragd_jobs_migrations`); n != latest {
+				t.Errorf("%d migrations recorded, want %d", n, latest)
+			}
+			if n := b.queryInt(t, db, `SELECT count(*) FROM {P}ragd_job_client`); n != 0 {
+				t.Errorf("%d heartbeats in a new database", n)
+			}
+		})
+		t.Run("ExistingTableKept", func(t *testing.T) {
+			b.parallel(t)
+			db := b.fresh(t)
+			// What runners made before the numbered migrations, with a worker's heartbeat in it.
+			if b.name == "PostgreSQL" {
+				b.exec(t, db, `CREATE SCHEMA IF NOT EXISTS `+strings.TrimSuffix(pgPrefix(db), "."))
+				b.exec(t, db, `CREATE TABLE IF NOT EXISTS {P}ragd_job_client (
+					id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL, heartbeat_at timestamptz NOT NULL DEFAULT now())`)
+				b.exec(t, db, `INSERT INTO {P}ragd_job_client (id, host, pid, heartbeat_at) VALUES ('old-worker', 'h', 7, now())`)
+			} else {
+				b.exec(t, db, `CREATE TABLE IF NOT EXISTS ragd_job_client (
+					id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, heartbeat_at INTEGER NOT NULL)`)
+				b.exec(t, db, `INSERT INTO ragd_job_client (id, host, pid, heartbeat_at) VALUES ('old-worker', 'h', 7, ?)`, time.Now().UnixMilli())
+			}
+			r := b.open(t, db, nil, nil, Options{Logger: testLogger(t)})
+			beats, err := r.live.list(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(beats) != 1 || beats[0].ID != "old-worker" || beats[0].PID != 7 || beats[0].Age > time.Minute {
+				t.Fatalf("heartbeats after migrating: %+v, want old-worker's", beats)
+			}
+			if n := b.queryInt(t, db, `SELECT count(*) FROM {P}ragd_jobs_migrations`); n != latest {
+				t.Errorf("%d migrations recorded, want %d", n, latest)
+			}
+		})
 	})
 }

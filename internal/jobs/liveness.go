@@ -20,8 +20,9 @@ import (
 
 // River (without its commercial add-ons) only notices that a worker died when a running job passes
 // RescueStuckJobsAfter, which must exceed the longest job: far too late for a restarted server. So each
-// working Runner keeps a heartbeat row in a small table of its own beside River's, and running jobs whose
-// worker has no fresh heartbeat are released through River's own driver operations.
+// working Runner keeps a heartbeat row in a small table of its own beside River's (ragd_job_client, made by the
+// numbered migrations of migrate.go), and running jobs whose worker has no fresh heartbeat are released through
+// River's own driver operations.
 
 // beat is one worker's heartbeat as read back.
 type beat struct {
@@ -33,6 +34,7 @@ type beat struct {
 
 // liveness stores heartbeats; one implementation per database engine.
 type liveness interface {
+	// init applies the pending numbered migrations of the heartbeat table (migrate.go).
 	init(ctx context.Context) error
 	beat(ctx context.Context, id string) error
 	remove(ctx context.Context, id string) error
@@ -50,10 +52,43 @@ type sqliteLiveness struct {
 	unwrap func(riverdriver.ExecutorTx) *sql.Tx
 }
 
+// init applies jobs.db's pending migrations (migrate.go) in one immediate transaction: other processes
+// opening the file wait on its write lock.
 func (l *sqliteLiveness) init(ctx context.Context) error {
-	_, err := l.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS ragd_job_client (
-		id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, heartbeat_at INTEGER NOT NULL)`)
-	return err
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS ragd_jobs_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)`); err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT version FROM ragd_jobs_migrations`)
+	if err != nil {
+		return err
+	}
+	var done []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		done = append(done, v)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	exec := func(ctx context.Context, q string, args ...any) error {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}
+	if _, err := applyMigrations(ctx, sqliteMigrations, done, exec,
+		`INSERT INTO ragd_jobs_migrations (version, name) VALUES (?, ?)`); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 func (l *sqliteLiveness) beat(ctx context.Context, id string) error {
@@ -109,21 +144,49 @@ func (l *sqliteLiveness) lockSQL() string { return "" } // immediate transaction
 // clocks disagree still agree on ages.
 type pgLiveness struct {
 	pool   *pgxpool.Pool
-	table  string
+	prefix string // pgPrefix of the schema
+	table  string // the heartbeat table, with prefix
 	unwrap func(riverdriver.ExecutorTx) pgx.Tx
 }
 
-func pgTable(schema string) string {
+// pgPrefix is what names a table of schema: `"schema".`, or nothing for the search_path.
+func pgPrefix(schema string) string {
 	if schema == "" {
-		return "ragd_job_client"
+		return ""
 	}
-	return pgx.Identifier{schema, "ragd_job_client"}.Sanitize()
+	return pgx.Identifier{schema}.Sanitize() + "."
 }
 
+// init applies the pending migrations (migrate.go) in one transaction under an advisory lock that other
+// processes wait on.
 func (l *pgLiveness) init(ctx context.Context) error {
-	_, err := l.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+l.table+` (
-		id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL, heartbeat_at timestamptz NOT NULL DEFAULT now())`)
-	return err
+	tx, err := l.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	p := strings.NewReplacer("{P}", l.prefix)
+	exec := func(ctx context.Context, q string, args ...any) error {
+		_, err := tx.Exec(ctx, p.Replace(q), args...)
+		return err
+	}
+	if err := exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrateLockKey); err != nil {
+		return err
+	}
+	if err := exec(ctx, `CREATE TABLE IF NOT EXISTS {P}ragd_jobs_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return err
+	}
+	rows, _ := tx.Query(ctx, p.Replace(`SELECT version FROM {P}ragd_jobs_migrations`))
+	done, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return err
+	}
+	if _, err := applyMigrations(ctx, postgresMigrations, done, exec,
+		`INSERT INTO {P}ragd_jobs_migrations (version, name) VALUES ($1, $2)`); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 func (l *pgLiveness) beat(ctx context.Context, id string) error {

@@ -217,7 +217,7 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, docs Documents, proc 
 		}
 	}
 	driver := riverpgxv5.New(pool)
-	live := &pgLiveness{pool: pool, table: pgTable(opt.Schema), unwrap: driver.UnwrapTx}
+	live := &pgLiveness{pool: pool, prefix: pgPrefix(opt.Schema), table: pgPrefix(opt.Schema) + "ragd_job_client", unwrap: driver.UnwrapTx}
 	return newRunner(ctx, driver, live, pollOnly, func() error { return nil }, docs, proc, opt)
 }
 
@@ -235,7 +235,7 @@ func newRunner[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], liv
 	if err := retry(ctx, "migrate jobs database", func() error { return migrate(ctx, driver, opt) }); err != nil {
 		return nil, err
 	}
-	if err := retry(ctx, "create heartbeat table", func() error { return live.init(ctx) }); err != nil {
+	if err := retry(ctx, "migrate heartbeat table", func() error { return live.init(ctx) }); err != nil {
 		return nil, err
 	}
 

@@ -5,15 +5,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ragd/ragd/internal/migration"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -32,55 +30,10 @@ const MinVectorVersion = "0.7.0"
 // several processes can start at once (CREATE EXTENSION is database-wide, hence one key for all schemas).
 const migrateLockKey int64 = 0x72616764_6d696772 // "ragdmigr"
 
-// migration is one numbered file of migrations/.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations reads NNNN_name.sql files from fsys in version order.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "*.sql")
-	if err != nil {
-		return nil, fmt.Errorf("list migrations: %w", err)
-	}
-	var out []migration
-	for _, name := range names {
-		num, _, ok := strings.Cut(path.Base(name), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %q: name must be NNNN_name.sql", name)
-		}
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("read migration: %w", err)
-		}
-		out = append(out, migration{version: v, name: strings.TrimSuffix(name, ".sql"), sql: string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i := 1; i < len(out); i++ {
-		if out[i].version == out[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a version", out[i-1].name, out[i].name)
-		}
-	}
-	return out, nil
-}
-
-func embeddedMigrations() []migration {
-	sub, err := fs.Sub(migrationFS, "migrations")
-	if err != nil {
-		panic(err)
-	}
-	ms, err := loadMigrations(sub)
-	if err != nil {
-		panic(err) // the embedded files are fixed at build time; a test loads them
-	}
-	return ms
-}
+func embeddedMigrations() []migration.Migration { return migration.Embedded(migrationFS, "migrations") }
 
 // latestVersion is the version of the newest embedded migration (what Ping expects).
-var latestVersion = func() int { ms := embeddedMigrations(); return ms[len(ms)-1].version }()
+var latestVersion = migration.Latest(embeddedMigrations())
 
 // Migrate applies the embedded migrations that the database's schema (opts.Schema) lacks, creating the vector
 // extension first, and returns the versions it applied (none when the schema is current). It is what
@@ -101,7 +54,7 @@ func Migrate(ctx context.Context, url string, opts Options) ([]int, error) {
 
 // migrate applies ms to schema in one transaction under the migration lock. withVector creates (and checks)
 // the vector extension first; tests of the migration machinery on a server without pgvector turn it off.
-func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, ms []migration, withVector bool) ([]int, error) {
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, ms []migration.Migration, withVector bool) ([]int, error) {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("migrate: begin: %w", err))
@@ -136,17 +89,17 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, ms []migrat
 	}
 	var out []int
 	for _, m := range ms {
-		if applied[m.version] {
+		if applied[m.Version] {
 			continue
 		}
-		if _, err := tx.Exec(ctx, r.Replace(m.sql)); err != nil {
-			return nil, interpretError(fmt.Errorf("migrate: apply %s: %w", m.name, err))
+		if _, err := tx.Exec(ctx, r.Replace(m.SQL)); err != nil {
+			return nil, interpretError(fmt.Errorf("migrate: apply %s: %w", m.Name, err))
 		}
 		if _, err := tx.Exec(ctx, r.Replace("INSERT INTO {S}.schema_migrations (version, name) VALUES ($1, $2)"),
-			m.version, m.name); err != nil {
-			return nil, interpretError(fmt.Errorf("migrate: record %s: %w", m.name, err))
+			m.Version, m.Name); err != nil {
+			return nil, interpretError(fmt.Errorf("migrate: record %s: %w", m.Name, err))
 		}
-		out = append(out, m.version)
+		out = append(out, m.Version)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, interpretError(fmt.Errorf("migrate: commit: %w", err))

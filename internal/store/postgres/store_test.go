@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ragd/ragd/internal/migration"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -74,7 +75,7 @@ func TestMigrate(t *testing.T) {
 	})
 	t.Run("ConcurrentLock", func(t *testing.T) {
 		url := plainPostgresURL(t)
-		ms, err := loadMigrations(fstest.MapFS{
+		ms, err := migration.Load(fstest.MapFS{
 			"0001_a.sql": {Data: []byte("CREATE TABLE {S}.a (id int PRIMARY KEY); INSERT INTO {S}.a VALUES (1);")},
 			"0002_b.sql": {Data: []byte("CREATE TABLE {S}.b (id int); SELECT pg_sleep(0.2); INSERT INTO {S}.b SELECT id FROM {S}.a;")},
 		})

@@ -29,7 +29,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +39,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/ragd/ragd/internal/migration"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -345,50 +345,15 @@ func (s *Store) Close() error {
 	return nil
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.Glob(migrationFS, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		name := filepath.Base(e)
-		n, err := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number: %w", name, err)
-		}
-		b, err := migrationFS.ReadFile(e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{n, name, string(b)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	return out, nil
-}
+func migrations() []migration.Migration { return migration.Embedded(migrationFS, "migrations") }
 
 // LatestMigration is the number of the newest embedded migration.
-func LatestMigration() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
-}
+func LatestMigration() int { return migration.Latest(migrations()) }
 
 // migrate applies each pending migration in its own transaction together with its schema_migrations row;
 // the write lock taken by BEGIN IMMEDIATE makes concurrent openers (other processes) apply each only once.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrations()
-	if err != nil {
-		return rag.WrapError(rag.CodeInternal, err, "bad embedded migrations")
-	}
+	ms := migrations()
 	if err := s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
@@ -399,21 +364,21 @@ func (s *Store) migrate(ctx context.Context) error {
 	for _, m := range ms {
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
 				return nil
 			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, s.now().UnixMicro())
+				m.Version, m.Name, s.now().UnixMicro())
 			return err
 		})
 		if err != nil {
-			return dbError(err, "apply migration %s", m.name)
+			return dbError(err, "apply migration %s", m.Name)
 		}
 	}
 	return nil
