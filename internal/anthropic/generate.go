@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"log/slog"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 
@@ -18,38 +15,16 @@ import (
 
 // Defaults.
 const (
-	DefaultBaseURL         = "https://api.anthropic.com"
-	DefaultGenerateModel   = "claude-haiku-4-5"
-	DefaultTemperature     = 0.3
-	DefaultMaxOutputTokens = 2048
-	// DefaultGenerateTimeout bounds one attempt, the whole stream included.
-	DefaultGenerateTimeout = 120 * time.Second
+	DefaultBaseURL       = "https://api.anthropic.com"
+	DefaultGenerateModel = "claude-haiku-4-5"
 )
 
-// GeneratorConfig configures a Generator. Only APIKey is required.
+// GeneratorConfig configures a Generator. Only APIKey is required: ANTHROPIC_API_KEY, sent in x-api-key.
+// BaseURL replaces DefaultBaseURL (ANTHROPIC_BASE_URL); Model defaults to DefaultGenerateModel, Timeout to
+// generate.DefaultTimeout; Temperature is sent as at most 1.
 type GeneratorConfig struct {
-	// APIKey is sent in x-api-key (ANTHROPIC_API_KEY).
-	APIKey string
-	// BaseURL replaces DefaultBaseURL (ANTHROPIC_BASE_URL).
-	BaseURL string
-	// Model is the model (default DefaultGenerateModel).
-	Model string
-	// Temperature, 0–1 (default DefaultTemperature; negative for the model's own default).
-	Temperature float64
-	// MaxOutputTokens is max_tokens (default DefaultMaxOutputTokens).
-	MaxOutputTokens int
-	// Timeout bounds one attempt (default DefaultGenerateTimeout).
-	Timeout time.Duration
-	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
-	HTTPClient *http.Client
-	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
-	MaxConcurrency int
-	// Retry is the retry policy (zero value: provider defaults).
-	Retry provider.Retry
-	// Logger receives a warning per retry (default slog.Default()).
-	Logger *slog.Logger
-	// Budget bounds the context (zero value: generate defaults).
-	Budget generate.Budget
+	provider.Config
+	generate.Settings
 }
 
 // Generator is a rag.Generator backed by the Anthropic Messages API.
@@ -69,21 +44,9 @@ func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	if cfg.Model == "" {
-		cfg.Model = DefaultGenerateModel
-	}
-	if cfg.Temperature == 0 {
-		cfg.Temperature = DefaultTemperature
-	}
-	if cfg.MaxOutputTokens <= 0 {
-		cfg.MaxOutputTokens = DefaultMaxOutputTokens
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultGenerateTimeout
-	}
-	caller := provider.New(provider.Policy{Provider: "anthropic", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
-		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
-		Explain: Explain, Logger: cfg.Logger})
+	cfg.Config = cfg.Config.WithDefaults(DefaultGenerateModel, generate.DefaultTimeout)
+	cfg.Settings = cfg.Settings.WithDefaults()
+	caller := cfg.Caller("anthropic", rag.CodeLLMFailed, Explain)
 	client := newClient(cfg.BaseURL, cfg.APIKey, caller.HTTPClient(cfg.HTTPClient))
 	go generate.WarmTokenizer()
 	return &Generator{client: client, caller: caller, cfg: cfg}, nil

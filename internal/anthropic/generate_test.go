@@ -149,7 +149,7 @@ func TestGenerator(t *testing.T) {
 		NewFake:  func(key string) fakeapi.Fake { return fakeapi.NewAnthropic(key) },
 		Key:      key,
 		New: func(c generatetest.Config) (rag.Generator, error) {
-			return anthropic.NewGenerator(anthropic.GeneratorConfig{APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout, Retry: c.Retry})
+			return anthropic.NewGenerator(anthropic.GeneratorConfig{Config: c})
 		},
 		ServerError: "api_error: Internal server error",
 		WrongKey:    "authentication_error: invalid x-api-key",

@@ -188,7 +188,7 @@ func setupCache(t *testing.T, logger *slog.Logger) (*fakeapi.OpenAI, *memCache, 
 	t.Helper()
 	fake := fakeapi.NewOpenAI("sk-cache-test-key-0000")
 	t.Cleanup(fake.Close)
-	inner, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64})
+	inner, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{APIKey: fake.Key(), BaseURL: fake.BaseURL()}, Dim: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,8 +280,8 @@ func TestWithCache(t *testing.T) {
 		fake := fakeapi.NewOpenAI("sk-cache-test-key-0000")
 		t.Cleanup(fake.Close)
 		// Two texts per request, one request at a time, no retries: the third request meets the outage.
-		inner, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: fake.Key(), BaseURL: fake.BaseURL(), Dim: 64, BatchSize: 2,
-			MaxConcurrency: 1, Retry: provider.Retry{MaxAttempts: 1}})
+		inner, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{APIKey: fake.Key(), BaseURL: fake.BaseURL(),
+			MaxConcurrency: 1, Retry: provider.Retry{MaxAttempts: 1}}, Dim: 64, BatchSize: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -34,28 +32,15 @@ const (
 	TaskQuery    = "RETRIEVAL_QUERY"
 )
 
-// EmbedderConfig configures an Embedder. Only APIKey is required.
+// EmbedderConfig configures an Embedder. Only APIKey is required (GEMINI_API_KEY or GOOGLE_API_KEY). BaseURL
+// replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL): a proxy or a fake; Model
+// defaults to DefaultEmbedModel (a "models/" prefix is accepted), Timeout (one request) to DefaultEmbedTimeout.
 type EmbedderConfig struct {
-	// APIKey is the Gemini API key (GEMINI_API_KEY or GOOGLE_API_KEY).
-	APIKey string
-	// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL): a proxy or a fake.
-	BaseURL string
-	// Model is the embedding model (default DefaultEmbedModel); a "models/" prefix is accepted.
-	Model string
+	provider.Config
 	// Dim is the output dimensionality (default DefaultDim).
 	Dim int
-	// Timeout bounds one request (default DefaultEmbedTimeout).
-	Timeout time.Duration
-	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
-	HTTPClient *http.Client
-	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
-	MaxConcurrency int
 	// BatchSize is the texts per request (default and maximum MaxBatch).
 	BatchSize int
-	// Retry is the retry policy (zero value: provider defaults).
-	Retry provider.Retry
-	// Logger receives a warning per retry (default slog.Default()).
-	Logger *slog.Logger
 }
 
 // Embedder is a rag.Embedder backed by the Gemini API.
@@ -74,25 +59,19 @@ func NewEmbedder(ctx context.Context, cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.APIKey == "" {
 		return nil, errors.New("gemini embedder: an API key is required (GEMINI_API_KEY or GOOGLE_API_KEY)")
 	}
-	model := strings.TrimPrefix(cfg.Model, "models/")
-	if model == "" {
-		model = DefaultEmbedModel
-	}
+	cfg.Model = strings.TrimPrefix(cfg.Model, "models/")
+	cfg.Config = cfg.Config.WithDefaults(DefaultEmbedModel, DefaultEmbedTimeout)
+	model := cfg.Model
 	if cfg.Dim == 0 {
 		cfg.Dim = DefaultDim
 	}
 	if cfg.Dim < 0 {
 		return nil, fmt.Errorf("gemini embedder: invalid dimension %d", cfg.Dim)
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultEmbedTimeout
-	}
 	if cfg.BatchSize <= 0 || cfg.BatchSize > MaxBatch {
 		cfg.BatchSize = MaxBatch
 	}
-	caller := provider.New(provider.Policy{Provider: "gemini", Code: rag.CodeEmbeddingFailed,
-		Timeout: cfg.Timeout, Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency,
-		Secrets: []string{cfg.APIKey}, Explain: Explain, Logger: cfg.Logger})
+	caller := cfg.Caller("gemini", rag.CodeEmbeddingFailed, Explain)
 	client, err := newClient(ctx, cfg.APIKey, cfg.BaseURL, caller.HTTPClient(cfg.HTTPClient))
 	if err != nil {
 		return nil, fmt.Errorf("gemini embedder: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/ragd/ragd/internal/embed/embedtest"
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/gemini"
+	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -18,8 +19,7 @@ var embedKit = embedtest.Kit{
 	NewFake:  func(key string) fakeapi.Fake { return fakeapi.NewGemini(key) },
 	Key:      embedKey,
 	New: func(c embedtest.Config) (rag.Embedder, error) {
-		return gemini.NewEmbedder(context.Background(), gemini.EmbedderConfig{APIKey: c.APIKey, BaseURL: c.BaseURL,
-			Timeout: c.Timeout, Retry: c.Retry, BatchSize: c.BatchSize, MaxConcurrency: c.MaxConcurrency})
+		return gemini.NewEmbedder(context.Background(), gemini.EmbedderConfig{Config: c.Provider(), BatchSize: c.BatchSize})
 	},
 	Dim: gemini.DefaultDim, MaxBatch: gemini.MaxBatch,
 	ServerError: "An internal error has occurred",
@@ -95,7 +95,7 @@ func TestEmbedDocumentsRequest(t *testing.T) {
 
 func TestEmbedQueryRequest(t *testing.T) {
 	t.Parallel()
-	fake, e := setupEmbedder(t, gemini.EmbedderConfig{Model: "models/text-embedding-004"})
+	fake, e := setupEmbedder(t, gemini.EmbedderConfig{Config: provider.Config{Model: "models/text-embedding-004"}})
 	v, err := e.EmbedQuery(context.Background(), "how long is the runway?")
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestEmbedQueryRequest(t *testing.T) {
 
 func TestOutputDimensionalityTooLarge(t *testing.T) {
 	t.Parallel()
-	_, e := setupEmbedder(t, gemini.EmbedderConfig{Model: "text-embedding-004", Dim: 1024})
+	_, e := setupEmbedder(t, gemini.EmbedderConfig{Config: provider.Config{Model: "text-embedding-004"}, Dim: 1024})
 	_, err := e.EmbedQuery(context.Background(), "q")
 	if rag.ErrorCode(err) != rag.CodeEmbeddingFailed || !strings.Contains(rag.ErrorMessage(err), "output_dimensionality") {
 		t.Fatalf("err %v", err)

@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"strings"
-	"time"
 
 	"google.golang.org/genai"
 
@@ -17,39 +14,15 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// Defaults.
-const (
-	DefaultGenerateModel   = "gemini-2.5-flash"
-	DefaultTemperature     = 0.3
-	DefaultMaxOutputTokens = 2048
-	// DefaultGenerateTimeout bounds one attempt, the whole stream included.
-	DefaultGenerateTimeout = 120 * time.Second
-)
+// DefaultGenerateModel is the model when none is set.
+const DefaultGenerateModel = "gemini-2.5-flash"
 
-// GeneratorConfig configures a Generator. Only APIKey is required.
+// GeneratorConfig configures a Generator. Only APIKey is required (GEMINI_API_KEY or GOOGLE_API_KEY).
+// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL); Model defaults to
+// DefaultGenerateModel (a "models/" prefix is accepted), Timeout to generate.DefaultTimeout.
 type GeneratorConfig struct {
-	// APIKey is the Gemini API key (GEMINI_API_KEY or GOOGLE_API_KEY).
-	APIKey string
-	// BaseURL replaces https://generativelanguage.googleapis.com/ (RAGD_GEMINI_BASE_URL).
-	BaseURL string
-	// Model is the model (default DefaultGenerateModel); a "models/" prefix is accepted.
-	Model string
-	// Temperature (default DefaultTemperature; set a negative value for the model's own default).
-	Temperature float64
-	// MaxOutputTokens bounds the answer (default DefaultMaxOutputTokens).
-	MaxOutputTokens int
-	// Timeout bounds one attempt (default DefaultGenerateTimeout).
-	Timeout time.Duration
-	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
-	HTTPClient *http.Client
-	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
-	MaxConcurrency int
-	// Retry is the retry policy (zero value: provider defaults).
-	Retry provider.Retry
-	// Logger receives a warning per retry (default slog.Default()).
-	Logger *slog.Logger
-	// Budget bounds the context (zero value: generate defaults).
-	Budget generate.Budget
+	provider.Config
+	generate.Settings
 }
 
 // Generator is a rag.Generator backed by the Gemini API.
@@ -67,22 +40,11 @@ func NewGenerator(ctx context.Context, cfg GeneratorConfig) (*Generator, error) 
 	if cfg.APIKey == "" {
 		return nil, errors.New("gemini generator: an API key is required (GEMINI_API_KEY or GOOGLE_API_KEY)")
 	}
-	model := strings.TrimPrefix(cfg.Model, "models/")
-	if model == "" {
-		model = DefaultGenerateModel
-	}
-	if cfg.Temperature == 0 {
-		cfg.Temperature = DefaultTemperature
-	}
-	if cfg.MaxOutputTokens <= 0 {
-		cfg.MaxOutputTokens = DefaultMaxOutputTokens
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultGenerateTimeout
-	}
-	caller := provider.New(provider.Policy{Provider: "gemini", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
-		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
-		Explain: Explain, Logger: cfg.Logger})
+	cfg.Model = strings.TrimPrefix(cfg.Model, "models/")
+	cfg.Config = cfg.Config.WithDefaults(DefaultGenerateModel, generate.DefaultTimeout)
+	cfg.Settings = cfg.Settings.WithDefaults()
+	model := cfg.Model
+	caller := cfg.Caller("gemini", rag.CodeLLMFailed, Explain)
 	client, err := newClient(ctx, cfg.APIKey, cfg.BaseURL, caller.HTTPClient(cfg.HTTPClient))
 	if err != nil {
 		return nil, fmt.Errorf("gemini generator: %w", err)

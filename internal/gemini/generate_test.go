@@ -11,6 +11,7 @@ import (
 	"github.com/ragd/ragd/internal/gemini"
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/generate/generatetest"
+	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -157,7 +158,7 @@ func TestThinkingConfig(t *testing.T) {
 	}{{"gemini-2.5-flash-lite", "0", ""}, {"gemini-3.5-flash", "", "MINIMAL"}, {"gemini-2.5-pro", "", ""}} {
 		t.Run(tc.model, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, gemini.GeneratorConfig{Model: tc.model})
+			b := setup(t, gemini.GeneratorConfig{Config: provider.Config{Model: tc.model}})
 			if _, err := b.gen.Generate(context.Background(), request, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +187,7 @@ func TestGenerator(t *testing.T) {
 		NewFake:  func(key string) fakeapi.Fake { return fakeapi.NewGemini(key) },
 		Key:      key,
 		New: func(c generatetest.Config) (rag.Generator, error) {
-			return gemini.NewGenerator(context.Background(), gemini.GeneratorConfig{APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout, Retry: c.Retry})
+			return gemini.NewGenerator(context.Background(), gemini.GeneratorConfig{Config: c})
 		},
 		ServerError: "An internal error has occurred",
 		WrongKey:    "API key not valid",

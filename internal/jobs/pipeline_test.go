@@ -266,8 +266,8 @@ func TestPipelineJobs(t *testing.T) {
 		outage := func(t *testing.T) (*fakeapi.OpenAI, rag.Embedder) {
 			api := fakeapi.NewOpenAI("sk-test")
 			t.Cleanup(api.Close)
-			emb, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: api.Key(), BaseURL: api.URL() + "/v1", Model: "text-embedding-3-small",
-				Dim: 256, Retry: provider.Retry{MaxAttempts: 1}})
+			emb, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{APIKey: api.Key(), BaseURL: api.URL() + "/v1",
+				Model: "text-embedding-3-small", Retry: provider.Retry{MaxAttempts: 1}}, Dim: 256})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -38,33 +36,19 @@ var KnownDims = map[string]int{
 	"sentence-transformers/all-MiniLM-L6-v2": 384, "nomic-ai/nomic-embed-text-v1.5": 768,
 }
 
-// EmbedderConfig configures an Embedder.
+// EmbedderConfig configures an Embedder. APIKey (OPENAI_API_KEY, sent as a bearer token) is required for OpenAI
+// itself, optional for a local server; BaseURL is the API root including /v1 (OPENAI_BASE_URL; default
+// DefaultBaseURL), e.g. http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM; Model
+// defaults to DefaultEmbedModel (an Ollama tag such as "nomic-embed-text:latest" is looked up in KnownDims
+// without its tag), Timeout (one request) to DefaultEmbedTimeout.
 type EmbedderConfig struct {
-	// APIKey is sent as a bearer token (OPENAI_API_KEY); required for OpenAI itself, optional for a local
-	// server.
-	APIKey string
-	// BaseURL is the API root including /v1 (OPENAI_BASE_URL; default DefaultBaseURL), e.g.
-	// http://localhost:11434/v1 for Ollama or http://localhost:8000/v1 for vLLM.
-	BaseURL string
-	// Model is the embedding model (default DefaultEmbedModel). An Ollama tag such as "nomic-embed-text:latest"
-	// is looked up in KnownDims without its tag.
-	Model string
+	provider.Config
 	// Dim is the vector size. Zero takes the model's size from KnownDims (an unknown model needs it set).
 	// For text-embedding-3 models it is sent as "dimensions"; for other models it must equal the model's
 	// own size, which is checked on every response.
 	Dim int
-	// Timeout bounds one request (default DefaultEmbedTimeout).
-	Timeout time.Duration
-	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
-	HTTPClient *http.Client
-	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
-	MaxConcurrency int
 	// BatchSize is the texts per request (default DefaultBatch for OpenAI, DefaultLocalBatch otherwise).
 	BatchSize int
-	// Retry is the retry policy (zero value: provider defaults).
-	Retry provider.Retry
-	// Logger receives a warning per retry (default slog.Default()).
-	Logger *slog.Logger
 }
 
 // Embedder is a rag.Embedder backed by an OpenAI-compatible embeddings endpoint.
@@ -87,9 +71,7 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if official && cfg.APIKey == "" {
 		return nil, errors.New("openai embedder: an API key is required for api.openai.com (OPENAI_API_KEY)")
 	}
-	if cfg.Model == "" {
-		cfg.Model = DefaultEmbedModel
-	}
+	cfg.Config = cfg.Config.WithDefaults(DefaultEmbedModel, DefaultEmbedTimeout)
 	if cfg.Dim == 0 {
 		base, _, _ := strings.Cut(cfg.Model, ":")
 		cfg.Dim = KnownDims[base]
@@ -97,18 +79,13 @@ func NewEmbedder(cfg EmbedderConfig) (*Embedder, error) {
 	if cfg.Dim <= 0 {
 		return nil, fmt.Errorf("openai embedder: the vector size of model %q is not known: set the dimension", cfg.Model)
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultEmbedTimeout
-	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = DefaultLocalBatch
 		if official {
 			cfg.BatchSize = DefaultBatch
 		}
 	}
-	caller := provider.New(provider.Policy{Provider: "openai", Code: rag.CodeEmbeddingFailed,
-		Timeout: cfg.Timeout, Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency,
-		Secrets: []string{cfg.APIKey}, Explain: Explain, Logger: cfg.Logger})
+	caller := cfg.Caller("openai", rag.CodeEmbeddingFailed, Explain)
 	client := newClient(cfg.BaseURL, cfg.APIKey, caller.HTTPClient(cfg.HTTPClient))
 	return &Embedder{client: client, caller: caller, batch: cfg.BatchSize,
 		dimensions: strings.HasPrefix(cfg.Model, "text-embedding-3"),

@@ -9,6 +9,7 @@ import (
 	"github.com/ragd/ragd/internal/embed/embedtest"
 	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/openai"
+	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -19,8 +20,7 @@ var embedKit = embedtest.Kit{
 	NewFake:  func(key string) fakeapi.Fake { return fakeapi.NewOpenAI(key) },
 	Key:      embedKey,
 	New: func(c embedtest.Config) (rag.Embedder, error) {
-		return openai.NewEmbedder(openai.EmbedderConfig{APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout,
-			Retry: c.Retry, BatchSize: c.BatchSize, MaxConcurrency: c.MaxConcurrency})
+		return openai.NewEmbedder(openai.EmbedderConfig{Config: c.Provider(), BatchSize: c.BatchSize})
 	},
 	// The fake is not api.openai.com: a local server's batch size applies.
 	Dim: 1536, MaxBatch: openai.DefaultLocalBatch,
@@ -86,12 +86,12 @@ func TestEmbedDocumentsRequest(t *testing.T) {
 // TestLocalServerModel is Ollama's nomic-embed-text: fixed size, no "dimensions" sent, size from KnownDims.
 func TestLocalServerModel(t *testing.T) {
 	t.Parallel()
-	fake, e := setupEmbedder(t, openai.EmbedderConfig{Model: "nomic-embed-text:latest"})
+	fake, e := setupEmbedder(t, openai.EmbedderConfig{Config: provider.Config{Model: "nomic-embed-text:latest"}})
 	if e.Space().Dim != 768 {
 		t.Fatalf("space %v", e.Space())
 	}
 	// The fake knows the model without its Ollama tag, as a vLLM/TEI deployment would name it.
-	e2, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: embedKey, BaseURL: fake.BaseURL(), Model: "nomic-embed-text"})
+	e2, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{APIKey: embedKey, BaseURL: fake.BaseURL(), Model: "nomic-embed-text"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestLocalServerModel(t *testing.T) {
 // so that a vector of the wrong size never reaches a store.
 func TestModelIgnoresDimension(t *testing.T) {
 	t.Parallel()
-	fake, e := setupEmbedder(t, openai.EmbedderConfig{Model: "mxbai-embed-large", Dim: 768})
+	fake, e := setupEmbedder(t, openai.EmbedderConfig{Config: provider.Config{Model: "mxbai-embed-large"}, Dim: 768})
 	_, err := e.EmbedDocuments(context.Background(), embedtest.Texts(3))
 	if rag.ErrorCode(err) != rag.CodeEmbeddingFailed {
 		t.Fatalf("err %v", err)
@@ -123,10 +123,10 @@ func TestModelIgnoresDimension(t *testing.T) {
 
 func TestUnknownModelNeedsDim(t *testing.T) {
 	t.Parallel()
-	if _, err := openai.NewEmbedder(openai.EmbedderConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "my-model"}); err == nil {
+	if _, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "my-model"}}); err == nil {
 		t.Fatal("no error for a model of unknown size")
 	}
-	if _, err := openai.NewEmbedder(openai.EmbedderConfig{Model: "text-embedding-3-small"}); err == nil {
+	if _, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{Model: "text-embedding-3-small"}}); err == nil {
 		t.Fatal("no error without a key for api.openai.com")
 	}
 }

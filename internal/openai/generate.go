@@ -3,10 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
@@ -16,42 +13,17 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// Defaults.
-const (
-	DefaultGenerateModel   = "gpt-4.1-mini"
-	DefaultTemperature     = 0.3
-	DefaultMaxOutputTokens = 2048
-	// DefaultGenerateTimeout bounds one attempt, the whole stream included.
-	DefaultGenerateTimeout = 120 * time.Second
-)
+// DefaultGenerateModel is the chat model when none is set.
+const DefaultGenerateModel = "gpt-4.1-mini"
 
-// GeneratorConfig configures a Generator.
+// GeneratorConfig configures a Generator. APIKey (OPENAI_API_KEY, sent as a bearer token) is required for
+// OpenAI itself, optional for a local server; BaseURL is the API root including /v1 (OPENAI_BASE_URL; default
+// DefaultBaseURL); Model defaults to DefaultGenerateModel, Timeout to generate.DefaultTimeout. Temperature is
+// not sent to reasoning models (o1, o3, o4, gpt-5), which only accept their default. MaxOutputTokens is sent
+// as max_completion_tokens to OpenAI and as max_tokens to other servers, which do not all know the newer field.
 type GeneratorConfig struct {
-	// APIKey is sent as a bearer token (OPENAI_API_KEY); required for OpenAI itself, optional for a local
-	// server.
-	APIKey string
-	// BaseURL is the API root including /v1 (OPENAI_BASE_URL; default DefaultBaseURL).
-	BaseURL string
-	// Model is the chat model (default DefaultGenerateModel).
-	Model string
-	// Temperature (default DefaultTemperature; negative for the model's own default). Not sent to
-	// reasoning models (o1, o3, o4, gpt-5), which only accept their default.
-	Temperature float64
-	// MaxOutputTokens bounds the answer (default DefaultMaxOutputTokens): sent as max_completion_tokens to
-	// OpenAI and as max_tokens to other servers, which do not all know the newer field.
-	MaxOutputTokens int
-	// Timeout bounds one attempt (default DefaultGenerateTimeout).
-	Timeout time.Duration
-	// HTTPClient is the client to use (default: a new one); its transport is wrapped, not changed.
-	HTTPClient *http.Client
-	// MaxConcurrency bounds the requests in flight (default provider.DefaultMaxConcurrency).
-	MaxConcurrency int
-	// Retry is the retry policy (zero value: provider defaults).
-	Retry provider.Retry
-	// Logger receives a warning per retry (default slog.Default()).
-	Logger *slog.Logger
-	// Budget bounds the context (zero value: generate defaults).
-	Budget generate.Budget
+	provider.Config
+	generate.Settings
 	// OpenAIFields sends max_completion_tokens and stream_options (usage in the stream) as OpenAI wants;
 	// it is on by itself when BaseURL is api.openai.com (a proxy in front of OpenAI may need it set).
 	OpenAIFields bool
@@ -81,21 +53,9 @@ func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
 	if official && cfg.APIKey == "" {
 		return nil, errors.New("openai generator: an API key is required for api.openai.com (OPENAI_API_KEY)")
 	}
-	if cfg.Model == "" {
-		cfg.Model = DefaultGenerateModel
-	}
-	if cfg.Temperature == 0 {
-		cfg.Temperature = DefaultTemperature
-	}
-	if cfg.MaxOutputTokens <= 0 {
-		cfg.MaxOutputTokens = DefaultMaxOutputTokens
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultGenerateTimeout
-	}
-	caller := provider.New(provider.Policy{Provider: "openai", Code: rag.CodeLLMFailed, Timeout: cfg.Timeout,
-		Retry: cfg.Retry, MaxConcurrency: cfg.MaxConcurrency, Secrets: []string{cfg.APIKey},
-		Explain: Explain, Logger: cfg.Logger})
+	cfg.Config = cfg.Config.WithDefaults(DefaultGenerateModel, generate.DefaultTimeout)
+	cfg.Settings = cfg.Settings.WithDefaults()
+	caller := cfg.Caller("openai", rag.CodeLLMFailed, Explain)
 	client := newClient(cfg.BaseURL, cfg.APIKey, caller.HTTPClient(cfg.HTTPClient))
 	go generate.WarmTokenizer()
 	return &Generator{client: client, caller: caller, cfg: cfg}, nil

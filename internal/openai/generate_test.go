@@ -12,6 +12,7 @@ import (
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/generate/generatetest"
 	"github.com/ragd/ragd/internal/openai"
+	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -82,7 +83,7 @@ func lastBody(t *testing.T, f *fakeapi.OpenAI, endpoint string) chatBody {
 
 func TestGenerate(t *testing.T) {
 	t.Parallel()
-	b := setup(t, openai.GeneratorConfig{Model: "llama3.1:8b"})
+	b := setup(t, openai.GeneratorConfig{Config: provider.Config{Model: "llama3.1:8b"}})
 	gen, err := b.gen.Generate(context.Background(), request, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestStream(t *testing.T) {
 
 func TestReasoningModel(t *testing.T) {
 	t.Parallel()
-	b := setup(t, openai.GeneratorConfig{Model: "gpt-5-mini", OpenAIFields: true})
+	b := setup(t, openai.GeneratorConfig{Config: provider.Config{Model: "gpt-5-mini"}, OpenAIFields: true})
 	if _, err := b.gen.Generate(context.Background(), request, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestGenerator(t *testing.T) {
 		NewFake:  func(key string) fakeapi.Fake { return fakeapi.NewOpenAI(key) },
 		Key:      key,
 		New: func(c generatetest.Config) (rag.Generator, error) {
-			return openai.NewGenerator(openai.GeneratorConfig{APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout, Retry: c.Retry})
+			return openai.NewGenerator(openai.GeneratorConfig{Config: c})
 		},
 		ServerError: "server_error: The server had an error",
 		WrongKey:    "Incorrect API key provided",

@@ -17,6 +17,7 @@ import (
 	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/openai"
+	"github.com/ragd/ragd/internal/provider"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
@@ -173,7 +174,7 @@ func TestPass(t *testing.T) {
 	t.Run("MaxAttempts", func(t *testing.T) {
 		fake := fakeapi.NewOpenAI("sk-test")
 		t.Cleanup(fake.Close)
-		gen, err := openai.NewGenerator(openai.GeneratorConfig{APIKey: "sk-test", BaseURL: fake.BaseURL(), Model: "gpt-4.1-mini", Timeout: 5 * time.Second})
+		gen, err := openai.NewGenerator(openai.GeneratorConfig{Config: provider.Config{APIKey: "sk-test", BaseURL: fake.BaseURL(), Model: "gpt-4.1-mini", Timeout: 5 * time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}

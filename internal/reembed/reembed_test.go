@@ -115,8 +115,8 @@ func (b *bundle) ingest(t testing.TB, emb rag.Embedder, rel string) *rag.Documen
 // between retries.
 func (b *bundle) openai(t testing.TB, model string, dim int) rag.Embedder {
 	t.Helper()
-	e, err := openai.NewEmbedder(openai.EmbedderConfig{APIKey: key, BaseURL: b.fake.BaseURL(), Model: model, Dim: dim,
-		Retry: provider.Retry{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}})
+	e, err := openai.NewEmbedder(openai.EmbedderConfig{Config: provider.Config{APIKey: key, BaseURL: b.fake.BaseURL(), Model: model,
+		Retry: provider.Retry{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}}, Dim: dim})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,11 @@ type Config struct {
 	MaxConcurrency int
 }
 
+// Provider is the provider.Config of c, for the embedder's EmbedderConfig (BatchSize beside it).
+func (c Config) Provider() provider.Config {
+	return provider.Config{APIKey: c.APIKey, BaseURL: c.BaseURL, Timeout: c.Timeout, Retry: c.Retry, MaxConcurrency: c.MaxConcurrency}
+}
+
 // Kit describes an embedder to the suite.
 type Kit struct {
 	// Provider is the name in the embedder's space and messages ("gemini").

@@ -19,13 +19,9 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// Config is what the suite sets on the generator under test; the rest stays at the adapter's defaults.
-type Config struct {
-	APIKey  string
-	BaseURL string
-	Timeout time.Duration
-	Retry   provider.Retry
-}
+// Config is what the suite sets on the generator under test (APIKey, BaseURL, Timeout, Retry): the
+// provider.Config of its GeneratorConfig, whose other fields stay at the adapter's defaults.
+type Config = provider.Config
 
 // Kit describes a generator to the suite.
 type Kit struct {
