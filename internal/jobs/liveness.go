@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/ragd/ragd/internal/migration"
 )
 
 // River (without its commercial add-ons) only notices that a worker died when a running job passes
@@ -84,7 +86,7 @@ func (l *sqliteLiveness) init(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, q, args...)
 		return err
 	}
-	if _, err := applyMigrations(ctx, sqliteMigrations, done, exec,
+	if _, err := migration.Apply(ctx, sqliteMigrations, done, exec,
 		`INSERT INTO ragd_jobs_migrations (version, name) VALUES (?, ?)`); err != nil {
 		return err
 	}
@@ -182,7 +184,7 @@ func (l *pgLiveness) init(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := applyMigrations(ctx, postgresMigrations, done, exec,
+	if _, err := migration.Apply(ctx, postgresMigrations, done, exec,
 		`INSERT INTO {P}ragd_jobs_migrations (version, name) VALUES ($1, $2)`); err != nil {
 		return err
 	}

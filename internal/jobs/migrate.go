@@ -1,9 +1,7 @@
 package jobs
 
 import (
-	"context"
 	"embed"
-	"fmt"
 
 	"github.com/ragd/ragd/internal/migration"
 )
@@ -24,30 +22,3 @@ var (
 
 // migrateLockKey serialises the jobs migrations of every schema of a PostgreSQL database ("ragdjobm").
 const migrateLockKey int64 = 0x72616764_6a6f626d
-
-// execFunc runs one statement inside a migration's transaction.
-type execFunc func(ctx context.Context, query string, args ...any) error
-
-// applyMigrations applies the migrations of ms whose version is not in done, each followed by its row in
-// ragd_jobs_migrations (record, with the version and name as arguments), through exec. It returns the
-// versions it applied.
-func applyMigrations(ctx context.Context, ms []migration.Migration, done []int, exec execFunc, record string) ([]int, error) {
-	applied := map[int]bool{}
-	for _, v := range done {
-		applied[v] = true
-	}
-	var out []int
-	for _, m := range ms {
-		if applied[m.Version] {
-			continue
-		}
-		if err := exec(ctx, m.SQL); err != nil {
-			return nil, fmt.Errorf("apply migration %s: %w", m.Name, err)
-		}
-		if err := exec(ctx, record, m.Version, m.Name); err != nil {
-			return nil, fmt.Errorf("record migration %s: %w", m.Name, err)
-		}
-		out = append(out, m.Version)
-	}
-	return out, nil
-}

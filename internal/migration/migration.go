@@ -1,10 +1,11 @@
 // Package migration reads the numbered SQL migrations embedded in the binary: the stores'
 // (internal/store/sqlite, internal/store/postgres) and the job runner's (internal/jobs). Each engine applies
-// them its own way (a schema_migrations table, one transaction per file or for all, a lock); this package only
-// names, orders and checks the files.
+// them in its own transactions and locks; this package names, orders and checks the files, and applies the
+// missing ones inside a caller's transaction (Apply).
 package migration
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path"
@@ -73,4 +74,30 @@ func Latest(ms []Migration) int {
 		return 0
 	}
 	return ms[len(ms)-1].Version
+}
+
+// ExecFunc runs one statement inside the caller's transaction.
+type ExecFunc func(ctx context.Context, query string, args ...any) error
+
+// Apply applies the migrations of ms whose version is not in done, each followed by its record (an INSERT
+// whose two arguments are the version and the name), through exec. It returns the versions it applied.
+func Apply(ctx context.Context, ms []Migration, done []int, exec ExecFunc, record string) ([]int, error) {
+	applied := map[int]bool{}
+	for _, v := range done {
+		applied[v] = true
+	}
+	var out []int
+	for _, m := range ms {
+		if applied[m.Version] {
+			continue
+		}
+		if err := exec(ctx, m.SQL); err != nil {
+			return nil, fmt.Errorf("apply %s: %w", m.Name, err)
+		}
+		if err := exec(ctx, record, m.Version, m.Name); err != nil {
+			return nil, fmt.Errorf("record %s: %w", m.Name, err)
+		}
+		out = append(out, m.Version)
+	}
+	return out, nil
 }

@@ -83,23 +83,13 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string, ms []migrat
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("migrate: read versions: %w", err))
 	}
-	applied := map[int]bool{}
-	for _, v := range done {
-		applied[v] = true
+	exec := func(ctx context.Context, q string, args ...any) error {
+		_, err := tx.Exec(ctx, r.Replace(q), args...)
+		return err
 	}
-	var out []int
-	for _, m := range ms {
-		if applied[m.Version] {
-			continue
-		}
-		if _, err := tx.Exec(ctx, r.Replace(m.SQL)); err != nil {
-			return nil, interpretError(fmt.Errorf("migrate: apply %s: %w", m.Name, err))
-		}
-		if _, err := tx.Exec(ctx, r.Replace("INSERT INTO {S}.schema_migrations (version, name) VALUES ($1, $2)"),
-			m.Version, m.Name); err != nil {
-			return nil, interpretError(fmt.Errorf("migrate: record %s: %w", m.Name, err))
-		}
-		out = append(out, m.Version)
+	out, err := migration.Apply(ctx, ms, done, exec, "INSERT INTO {S}.schema_migrations (version, name) VALUES ($1, $2)")
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("migrate: %w", err))
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, interpretError(fmt.Errorf("migrate: commit: %w", err))
