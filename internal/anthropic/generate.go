@@ -129,14 +129,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		}
 		return checkAnswer(st.Text(), stop)
 	})
-	if st.CallbackErr != nil {
-		return nil, st.CallbackErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	gen.Text = st.Text()
-	return gen, nil
+	return st.Finish(gen, err)
 }
 
 func checkAnswer(text, stop string) error {

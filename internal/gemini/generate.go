@@ -129,14 +129,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		}
 		return checkText(st.Text())
 	})
-	if st.CallbackErr != nil {
-		return nil, st.CallbackErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	gen.Text = st.Text()
-	return gen, nil
+	return st.Finish(gen, err)
 }
 
 // collect adds the text of a response (or stream chunk) and its usage; done reports a finish reason.

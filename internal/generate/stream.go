@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/internal/provider"
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // Stream collects the text of a streamed answer and passes each piece to the caller's onDelta. Adapters
@@ -50,3 +51,16 @@ func (s *Stream) Fail(err error) error {
 
 // Text is the answer collected so far.
 func (s *Stream) Text() string { return s.text.String() }
+
+// Finish ends a generation whose provider.Caller.Do returned err: the error onDelta returned as it is, then
+// err, else gen with the answer's text.
+func (s *Stream) Finish(gen *rag.Generation, err error) (*rag.Generation, error) {
+	if s.CallbackErr != nil {
+		return nil, s.CallbackErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	gen.Text = s.Text()
+	return gen, nil
+}

@@ -167,14 +167,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		}
 		return checkAnswer(st.Text(), finish)
 	})
-	if st.CallbackErr != nil {
-		return nil, st.CallbackErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	gen.Text = st.Text()
-	return gen, nil
+	return st.Finish(gen, err)
 }
 
 // Complete answers a plain system and user message (rag.Completer), not streamed.
