@@ -111,14 +111,9 @@ func mainPart(files map[string]*zip.File, b *budget) string {
 }
 
 func readCoreTitle(f *zip.File, b *budget) string {
-	rc, err := f.Open()
-	if err != nil {
-		return ""
-	}
-	defer rc.Close()
 	var title strings.Builder
 	in := false
-	_ = walkXML(b.member(f.Name, rc), b, func(tok xml.Token) bool {
+	_ = readZipXML(f, b, func(tok xml.Token) bool {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			in = t.Name.Local == "title"
@@ -182,14 +177,9 @@ func attr(se xml.StartElement, local string) string {
 }
 
 func readStyles(f *zip.File, styles map[string]docxStyle, b *budget) error {
-	rc, err := f.Open()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
 	var id string
 	var cur docxStyle
-	return walkXML(b.member(f.Name, rc), b, func(tok xml.Token) bool {
+	return readZipXML(f, b, func(tok xml.Token) bool {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {

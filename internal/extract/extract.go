@@ -20,6 +20,10 @@ const (
 	MediaMarkdown = "text/markdown"
 	MediaMDX      = "text/mdx"
 	MediaText     = "text/plain"
+	MediaHWPX     = "application/hwp+zip"
+	MediaHWP      = "application/x-hwp"
+	MediaXLSX     = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	MediaPPTX     = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 )
 
 // DefaultMaxBytes is the default size limit of one file (rag.DefaultMaxUploadBytes).
@@ -139,6 +143,8 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 		}
 	case mt == MediaDOCX:
 		x, err = extractDOCX(base, data, b)
+	case mt == MediaHWPX:
+		x, err = extractHWPX(base, data, b)
 	case mt == MediaHTML:
 		x, err = extractHTML(base, data, b)
 	case mt == MediaMarkdown || mt == MediaMDX:

@@ -132,3 +132,16 @@ func PDFText(text string) io.Reader {
 func PDFBomb(n int64) io.Reader {
 	return io.MultiReader(Repeat(" ", n), PDFText("after the bomb"))
 }
+
+// Zip returns a zip archive (deflated) of the members given as name, content pairs, in that order: the
+// OOXML and OWPML packages (XLSX, PPTX, HWPX) tests build.
+func Zip(members ...string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i+1 < len(members); i += 2 {
+		w, _ := zw.Create(members[i])
+		io.WriteString(w, members[i+1])
+	}
+	zw.Close()
+	return buf.Bytes()
+}
