@@ -145,6 +145,8 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 		x, err = extractDOCX(base, data, b)
 	case mt == MediaHWPX:
 		x, err = extractHWPX(base, data, b)
+	case mt == MediaHWP:
+		x, err = extractHWP(base, data, b)
 	case mt == MediaHTML:
 		x, err = extractHTML(base, data, b)
 	case mt == MediaMarkdown || mt == MediaMDX:

@@ -1,7 +1,11 @@
 package extract
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,4 +80,50 @@ func FuzzDOCXBody(f *testing.F) {
 
 func FuzzPDF(f *testing.F) {
 	fuzzExtract(f, "f.pdf", hostile.PDF(hostile.PDFText("one"), hostile.PDFText("two")))
+}
+
+// formatSeed reads a fixture of ../shared/formats as a seed.
+func formatSeed(f *testing.F, rel string) []byte {
+	data, err := os.ReadFile(filepath.Join(formats, rel))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return data
+}
+
+func FuzzHWPX(f *testing.F) {
+	fuzzExtract(f, "f.hwpx", formatSeed(f, "hwpx/table-grades.hwpx"), hwpxDoc(hwpxPara(`styleIDRef="2"`, `<hp:t>h</hp:t>`, 0)))
+}
+
+// FuzzHWPXBody fuzzes the section XML inside a well-formed HWPX package (with the header of hwpxDoc).
+func FuzzHWPXBody(f *testing.F) {
+	for _, s := range []string{
+		hwpxPara(`paraPrIDRef="7"`, `<hp:t>a<hp:tab/>b</hp:t><hp:ctrl><hp:footNote><hp:subList><hp:p><hp:run><hp:t>n</hp:t></hp:run></hp:p></hp:subList></hp:footNote></hp:ctrl>`, 0),
+		`<hp:p><hp:run><hp:tbl><hp:tr><hp:tc header="1"><hp:subList><hp:p><hp:run><hp:t>a</hp:t></hp:run></hp:p></hp:subList><hp:cellAddr colAddr="3"/></hp:tc></hp:tr></hp:tbl></hp:run></hp:p>`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) { extractFuzzed(t, "f.hwpx", hwpxDoc(body)) })
+}
+
+func FuzzHWP(f *testing.F) {
+	fuzzExtract(f, "f.hwp", formatSeed(f, "hwp/table.hwp"), formatSeed(f, "hwp/paragraph-numbering.hwp"))
+}
+
+// FuzzHWPRecords fuzzes the record stream of a BodyText section (and of DocInfo): mutating the compound file
+// (FuzzHWP) mostly breaks its sector chains before a record is read.
+func FuzzHWPRecords(f *testing.F) {
+	f.Add(hwpRec(hwpTagStyle, 1, hwpStyle("개요 1", "Outline 1")), bytes.Join([][]byte{
+		hwpRec(hwpTagParaHeader, 0, hwpParaHeader(0, true)), hwpRec(hwpTagParaText, 1, hwpText("a\tb\x0b")), hwpRec(hwpTagLineSeg, 1, hwpLineSeg(0, 10)),
+		hwpRec(hwpTagCtrlHeader, 1, hwpCtrl("tbl ")), hwpRec(hwpTagTable, 2, nil), hwpRec(hwpTagListHeader, 2, hwpCell(1, 0)),
+		hwpRec(hwpTagParaText, 3, hwpText("c")), hwpRec(hwpTagCtrlHeader, 1, hwpCtrl("en  ")), hwpRec(hwpTagParaText, 3, hwpText("n")),
+	}, nil))
+	f.Fuzz(func(t *testing.T, docInfo, body []byte) {
+		fuzzbudget.Time(t, body, func() {
+			_, err := readHWPRecords(t, Limits{}, docInfo, body)
+			if err != nil && !errors.Is(err, errHWPRecord) && rag.ErrorCode(err) == "" {
+				t.Fatalf("unexpected error %v", err)
+			}
+		})
+	})
 }

@@ -40,8 +40,8 @@ type hwpxStyles struct {
 // the paragraph that anchors them, and footnotes and endnotes as paragraphs after the paragraph that cites
 // them. Running headers and footers are left out.
 //
-// Pages come from the layout Hancom Office records in the file (hp:lineseg vertical positions restart on
-// every page, a section starts a page, pageBreak="1"); a file without that layout has no pages.
+// Pages come from the layout Hancom Office records in the file (hp:lineseg, see recordedPages); a file
+// without that layout has no pages.
 func extractHWPX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -77,7 +77,7 @@ func extractHWPX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 		}
 	}
 	for _, s := range sections {
-		r.startSection()
+		r.pages.section()
 		if err := readZipXML(s.f, b, r.read); err != nil {
 			if berr := b.overBudget(err); berr != nil {
 				return nil, berr
@@ -89,8 +89,8 @@ func extractHWPX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 		}
 	}
 	x := &rag.Extracted{Blocks: r.out.blocks}
-	if r.layout {
-		x.Pages = r.page
+	if r.pages.seen {
+		x.Pages = r.pages.page
 	} else {
 		for i := range x.Blocks {
 			x.Blocks[i].Page = 0
@@ -182,17 +182,10 @@ type hwpxReader struct {
 	headerRows int
 	inHeader   bool
 
-	// layout
-	page, lastVert int
-	firstSeg       bool // the next lineseg is the top-level paragraph's first
-	pageBreak      bool
-	layout         bool
-	pagePending    bool // a section started: its first paragraph starts a page
-}
-
-func (r *hwpxReader) startSection() {
-	r.pagePending = true
-	r.lastVert = -1
+	pages             recordedPages
+	segs              int // line layouts of the top-level paragraph read so far
+	segFirst, segLast int // their first and last vertical positions
+	pageBreak         bool
 }
 
 func (r *hwpxReader) read(tok xml.Token) bool {
@@ -244,7 +237,7 @@ func (r *hwpxReader) start(t xml.StartElement) {
 				r.level = lv
 			}
 			r.pageBreak = attr(t, "pageBreak") == "1"
-			r.firstSeg = true
+			r.segs = 0
 		} else if w := r.text(); w.Len() > 0 {
 			w.WriteByte(' ')
 		}
@@ -294,21 +287,13 @@ func (r *hwpxReader) start(t xml.StartElement) {
 			}
 		}
 	case "lineseg":
-		if r.pDepth == 1 && r.tblDepth == 0 && r.noteDepth == 0 && r.firstSeg {
-			r.firstSeg = false
-			r.layout = true
-			v, err := strconv.Atoi(attr(t, "vertpos"))
-			if err != nil {
-				return
-			}
-			if r.page == 0 || r.pagePending || r.pageBreak || v < r.lastVert {
-				r.page++
-			}
-			r.pagePending, r.pageBreak = false, false
-			r.lastVert = v
-		} else if r.pDepth == 1 && r.tblDepth == 0 && r.noteDepth == 0 {
+		if r.pDepth == 1 && r.tblDepth == 0 && r.noteDepth == 0 {
 			if v, err := strconv.Atoi(attr(t, "vertpos")); err == nil {
-				r.lastVert = v
+				if r.segs == 0 {
+					r.segFirst = v
+				}
+				r.segLast = v
+				r.segs++
 			}
 		}
 	}
@@ -382,20 +367,10 @@ func (r *hwpxReader) endParagraph() {
 		r.items = append(r.items, hwpxItem{text: s})
 	}
 	r.para.Reset()
-	page := r.page
-	for i, it := range r.items {
-		switch {
-		case it.table:
-			r.out.table(page, it.rows, it.head)
-		case r.level > 0 && i == 0 && len(r.items) == 1:
-			r.out.heading(page, r.level, it.text)
-		default:
-			r.out.paragraph(page, it.text)
-		}
+	page := r.pages.page
+	if r.segs > 0 {
+		page = r.pages.paragraph(r.segFirst, r.segLast, r.pageBreak)
 	}
-	r.items = r.items[:0]
-	for _, n := range r.notes {
-		r.out.paragraph(page, n)
-	}
-	r.notes = r.notes[:0]
+	emitItems(&r.out, page, r.level, r.items, r.notes)
+	r.items, r.notes = r.items[:0], r.notes[:0]
 }

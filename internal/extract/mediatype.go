@@ -30,7 +30,7 @@ var codeNames = map[string]string{
 }
 
 var docTypes = map[string]string{
-	".pdf": MediaPDF, ".docx": MediaDOCX, ".hwpx": MediaHWPX, ".html": MediaHTML, ".htm": MediaHTML, ".xhtml": MediaHTML,
+	".pdf": MediaPDF, ".docx": MediaDOCX, ".hwpx": MediaHWPX, ".hwp": MediaHWP, ".html": MediaHTML, ".htm": MediaHTML, ".xhtml": MediaHTML,
 	".md": MediaMarkdown, ".markdown": MediaMarkdown, ".mdown": MediaMarkdown, ".mkd": MediaMarkdown,
 	".mdx": MediaMDX, ".txt": MediaText, ".text": MediaText, ".log": MediaText, ".csv": MediaText,
 	".tsv": MediaText, ".rst": MediaText, ".adoc": MediaText, ".org": MediaText,
@@ -82,6 +82,8 @@ func sniff(data []byte) string {
 		return MediaDOCX
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 128)], []byte("application/hwp+zip")):
 		return MediaHWPX
+	case bytes.HasPrefix(data, []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")) && bytes.Contains(data, []byte("HWP Document File")):
+		return MediaHWP
 	}
 	head := data
 	if len(head) > 512 {
