@@ -147,6 +147,10 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 		x, err = extractHWPX(base, data, b)
 	case mt == MediaHWP:
 		x, err = extractHWP(base, data, b)
+	case mt == MediaXLSX:
+		x, err = extractXLSX(base, data, b)
+	case mt == MediaPPTX:
+		x, err = extractPPTX(base, data, b)
 	case mt == MediaHTML:
 		x, err = extractHTML(base, data, b)
 	case mt == MediaMarkdown || mt == MediaMDX:

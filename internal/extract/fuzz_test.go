@@ -12,6 +12,7 @@ import (
 	"github.com/ragd/ragd/internal/fuzzbudget"
 	"github.com/ragd/ragd/internal/hostile"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // The fuzz targets feed each extractor arbitrary bytes. Run as normal tests they check their seeds; under
@@ -125,5 +126,35 @@ func FuzzHWPRecords(f *testing.F) {
 				t.Fatalf("unexpected error %v", err)
 			}
 		})
+	})
+}
+
+func FuzzXLSX(f *testing.F) {
+	fuzzExtract(f, "f.xlsx", testkit.XLSX(testkit.Sheet{Name: "s", Rows: [][]string{{"h", "n"}, {"a", "1"}}}))
+}
+
+// FuzzXLSXSheet fuzzes a worksheet's XML and the shared strings inside a well-formed workbook.
+func FuzzXLSXSheet(f *testing.F) {
+	f.Add(`<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="XFD1" t="inlineStr"><is><t>x</t></is></c></row><row><c t="b"><v>1</v></c></row></sheetData>`,
+		`<si><r><t>a</t></r><rPh><t>b</t></rPh></si>`)
+	f.Fuzz(func(t *testing.T, sheet, strs string) {
+		extractFuzzed(t, "f.xlsx", hostile.Zip("xl/workbook.xml", `<workbook><sheets><sheet name="s" r:id="rId1"/></sheets></workbook>`,
+			"xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`,
+			"xl/sharedStrings.xml", "<sst>"+strs+"</sst>", "xl/worksheets/sheet1.xml", "<worksheet>"+sheet+"</worksheet>"))
+	})
+}
+
+func FuzzPPTX(f *testing.F) {
+	fuzzExtract(f, "f.pptx", testkit.PPTX(testkit.Slide{Title: "t", Body: []string{"b"}, Table: [][]string{{"h"}, {"c"}}, Notes: "n"}))
+}
+
+// FuzzPPTXSlide fuzzes a slide's XML inside a well-formed presentation.
+func FuzzPPTXSlide(f *testing.F) {
+	f.Add(`<p:sp><p:nvSpPr><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:txBody><a:p><a:r><a:t>T</a:t></a:r><a:br/></a:p></p:txBody></p:sp>` +
+		`<a:tbl><a:tr><a:tc><a:txBody><a:p><a:r><a:t>c</a:t></a:r></a:p></a:txBody></a:tc></a:tr></a:tbl>`)
+	f.Fuzz(func(t *testing.T, slide string) {
+		extractFuzzed(t, "f.pptx", hostile.Zip("ppt/presentation.xml", `<p:presentation><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`,
+			"ppt/_rels/presentation.xml.rels", `<Relationships><Relationship Id="rId1" Target="slides/slide1.xml"/></Relationships>`,
+			"ppt/slides/slide1.xml", "<p:sld><p:cSld><p:spTree>"+slide+"</p:spTree></p:cSld></p:sld>"))
 	})
 }

@@ -30,7 +30,7 @@ var codeNames = map[string]string{
 }
 
 var docTypes = map[string]string{
-	".pdf": MediaPDF, ".docx": MediaDOCX, ".hwpx": MediaHWPX, ".hwp": MediaHWP, ".html": MediaHTML, ".htm": MediaHTML, ".xhtml": MediaHTML,
+	".pdf": MediaPDF, ".docx": MediaDOCX, ".hwpx": MediaHWPX, ".hwp": MediaHWP, ".xlsx": MediaXLSX, ".pptx": MediaPPTX, ".html": MediaHTML, ".htm": MediaHTML, ".xhtml": MediaHTML,
 	".md": MediaMarkdown, ".markdown": MediaMarkdown, ".mdown": MediaMarkdown, ".mkd": MediaMarkdown,
 	".mdx": MediaMDX, ".txt": MediaText, ".text": MediaText, ".log": MediaText, ".csv": MediaText,
 	".tsv": MediaText, ".rst": MediaText, ".adoc": MediaText, ".org": MediaText,
@@ -80,6 +80,10 @@ func sniff(data []byte) string {
 		return MediaPDF
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("word/document.xml")):
 		return MediaDOCX
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("xl/workbook.xml")):
+		return MediaXLSX
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data, []byte("ppt/presentation.xml")):
+		return MediaPPTX
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 128)], []byte("application/hwp+zip")):
 		return MediaHWPX
 	case bytes.HasPrefix(data, []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")) && bytes.Contains(data, []byte("HWP Document File")):
