@@ -26,6 +26,9 @@ const (
 	MediaPPTX     = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 )
 
+// Formats names the formats Extract reads, for messages.
+const Formats = "PDF, DOCX, HWP/HWPX, XLSX, PPTX, HTML, Markdown, text and source code"
+
 // DefaultMaxBytes is the default size limit of one file (rag.DefaultMaxUploadBytes).
 const DefaultMaxBytes = rag.DefaultMaxUploadBytes
 

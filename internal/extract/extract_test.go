@@ -475,6 +475,11 @@ func TestMediaType(t *testing.T) {
 	}{
 		{"a.PDF", "", MediaPDF},
 		{"a.docx", "", MediaDOCX},
+		{"a.HWPX", "", MediaHWPX},
+		{"a.hwp", "", MediaHWP},
+		{"a.xlsx", "", MediaXLSX},
+		{"a.pptx", "", MediaPPTX},
+		{"a.xls", "", ""},
 		{"a.htm", "", MediaHTML},
 		{"a.md", "", MediaMarkdown},
 		{"a.mdx", "", MediaMDX},
@@ -494,7 +499,7 @@ func TestMediaType(t *testing.T) {
 			t.Errorf("MediaType(%q, %q) = %q, want %q", tt.name, tt.data, got, tt.want)
 		}
 	}
-	for name, want := range map[string]bool{"x.pdf": true, "x.go": true, "Dockerfile": true, "x.zip": false, "README": false} {
+	for name, want := range map[string]bool{"x.pdf": true, "x.go": true, "Dockerfile": true, "x.hwp": true, "x.hwpx": true, "x.xlsx": true, "x.pptx": true, "x.zip": false, "README": false} {
 		if Supported(name) != want {
 			t.Errorf("Supported(%q) = %v", name, !want)
 		}

@@ -4,7 +4,8 @@
 //   - Dates: a bound is RFC 3339, or a date YYYY-MM-DD (UTC) that stands for the whole day. An "after"
 //     bound starts at that day's first instant, a "before" bound ends at its last, both inclusive as
 //     rag.Filter's bounds are: created_before=2024-05-01 includes documents created on 1 May.
-//   - Types: a media type, or a short name (pdf, docx/word, md/markdown, html, text/txt) for its types.
+//   - Types: a media type, or a short name (pdf, docx/word, hwp/hangul (HWP and HWPX), hwpx, xlsx/excel,
+//     pptx/powerpoint, md/markdown, html, text/txt) for its types.
 //
 // The CLI and the HTTP server both use it; it imports neither.
 package filter
@@ -20,14 +21,21 @@ import (
 
 // mediaAliases are the short names of media types.
 var mediaAliases = map[string][]string{
-	"pdf":      {extract.MediaPDF},
-	"docx":     {extract.MediaDOCX},
-	"word":     {extract.MediaDOCX},
-	"md":       {extract.MediaMarkdown, extract.MediaMDX},
-	"markdown": {extract.MediaMarkdown, extract.MediaMDX},
-	"html":     {extract.MediaHTML},
-	"text":     {extract.MediaText},
-	"txt":      {extract.MediaText},
+	"pdf":        {extract.MediaPDF},
+	"docx":       {extract.MediaDOCX},
+	"word":       {extract.MediaDOCX},
+	"hwp":        {extract.MediaHWP, extract.MediaHWPX},
+	"hwpx":       {extract.MediaHWPX},
+	"hangul":     {extract.MediaHWP, extract.MediaHWPX},
+	"xlsx":       {extract.MediaXLSX},
+	"excel":      {extract.MediaXLSX},
+	"pptx":       {extract.MediaPPTX},
+	"powerpoint": {extract.MediaPPTX},
+	"md":         {extract.MediaMarkdown, extract.MediaMDX},
+	"markdown":   {extract.MediaMarkdown, extract.MediaMDX},
+	"html":       {extract.MediaHTML},
+	"text":       {extract.MediaText},
+	"txt":        {extract.MediaText},
 }
 
 // MediaTypes expands short names (pdf, md, …) to their media types; other values are kept as they are.

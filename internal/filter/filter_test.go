@@ -68,6 +68,13 @@ func TestMediaTypes(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("MediaTypes = %q\nwant %q", got, want)
 	}
+	got = filter.MediaTypes([]string{"hwp", "HWPX", "excel", "pptx"})
+	want = []string{"application/x-hwp", "application/hwp+zip", "application/hwp+zip",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+		"application/vnd.openxmlformats-officedocument.presentationml.presentation"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MediaTypes = %q\nwant %q", got, want)
+	}
 }
 
 func TestField(t *testing.T) {

@@ -444,7 +444,7 @@ func checkFile(u upload) error {
 		return rag.Errorf(rag.CodeInvalid, "%s is empty", u.name)
 	}
 	if extract.MediaType(u.name, u.data) == "" {
-		return rag.Errorf(rag.CodeUnsupportedMediaType, "%s: unsupported file type (supported: PDF, DOCX, HTML, Markdown, text and source code)", u.name)
+		return rag.Errorf(rag.CodeUnsupportedMediaType, "%s: unsupported file type (supported: %s)", u.name, extract.Formats)
 	}
 	return nil
 }
