@@ -136,15 +136,7 @@ func extractHWP(name string, data []byte, b *budget) (x *rag.Extracted, err erro
 			return nil, err
 		}
 	}
-	x = &rag.Extracted{Blocks: r.out.blocks}
-	if r.pages.seen {
-		x.Pages = r.pages.page
-	} else {
-		for i := range x.Blocks {
-			x.Blocks[i].Page = 0
-		}
-	}
-	return x, nil
+	return r.pages.extracted(r.out.blocks), nil
 }
 
 // hwpRecord is one record's header and, for the records the reader looks at, its data.

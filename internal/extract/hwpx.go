@@ -88,15 +88,7 @@ func extractHWPX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 			return nil, err
 		}
 	}
-	x := &rag.Extracted{Blocks: r.out.blocks}
-	if r.pages.seen {
-		x.Pages = r.pages.page
-	} else {
-		for i := range x.Blocks {
-			x.Blocks[i].Page = 0
-		}
-	}
-	return x, nil
+	return r.pages.extracted(r.out.blocks), nil
 }
 
 // readZipXML opens an archive member and walks its XML through the budget (inflated bytes, depth, elements).

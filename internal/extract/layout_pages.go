@@ -1,5 +1,7 @@
 package extract
 
+import "github.com/ragd/ragd/internal/rag"
+
 // recordedPages numbers the pages of a word-processor document from the line layout the word processor
 // saved with it (HWP's PARA_LINE_SEG records, HWPX's hp:lineseg): the vertical position of lines restarts
 // at the top of every page, a section starts a page, and a paragraph may force a page break. Only the
@@ -23,4 +25,18 @@ func (p *recordedPages) paragraph(first, last int, pageBreak bool) int {
 	p.pending, p.seen = false, true
 	p.lastVert = last
 	return p.page
+}
+
+// extracted returns the document of blocks with its page count, or without pages when the file recorded no
+// layout at all (blocks read before any layout would otherwise claim a page the file never gave).
+func (p *recordedPages) extracted(blocks []rag.Block) *rag.Extracted {
+	x := &rag.Extracted{Blocks: blocks}
+	if p.seen {
+		x.Pages = p.page
+		return x
+	}
+	for i := range x.Blocks {
+		x.Blocks[i].Page = 0
+	}
+	return x
 }

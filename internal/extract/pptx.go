@@ -15,15 +15,10 @@ import (
 // other shapes paragraph by paragraph, its tables (the first row is the header), then its speaker notes under
 // a "Notes" heading.
 func extractPPTX(name string, data []byte, b *budget) (*rag.Extracted, error) {
-	const kind = "PPTX"
-	files, err := openPackage(name, kind, data)
+	const kind, presPath = "PPTX", "ppt/presentation.xml"
+	files, pres, err := openPackage(name, kind, presPath, data)
 	if err != nil {
 		return nil, err
-	}
-	const presPath = "ppt/presentation.xml"
-	pres := files[presPath]
-	if pres == nil {
-		return nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt PPTX (no %s)", name, presPath)
 	}
 	rels := relTargets(readRels(files, presPath, b))
 	var slides []string

@@ -12,17 +12,20 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// openPackage opens an OOXML package (XLSX, PPTX) and indexes its members by name.
-func openPackage(name, kind string, data []byte) (map[string]*zip.File, error) {
+// openPackage opens an OOXML package (XLSX, PPTX), indexes its members by name and returns its main part.
+func openPackage(name, kind, mainPath string, data []byte) (map[string]*zip.File, *zip.File, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt %s (not a zip archive)", name, kind)
+		return nil, nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt %s (not a zip archive)", name, kind)
 	}
 	files := make(map[string]*zip.File, len(zr.File))
 	for _, f := range zr.File {
 		files[f.Name] = f
 	}
-	return files, nil
+	if files[mainPath] == nil {
+		return nil, nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt %s (no %s)", name, kind, mainPath)
+	}
+	return files, files[mainPath], nil
 }
 
 // ooxmlRel is one relationship of a package part, its target resolved to a member name.
@@ -90,15 +93,10 @@ type xlsxCell struct {
 // paragraph per row, so that a row is never read without its header. Cell values are shared strings, inline
 // strings, or the stored value (numbers as saved, booleans as TRUE/FALSE, formulas' cached results).
 func extractXLSX(name string, data []byte, b *budget) (*rag.Extracted, error) {
-	const kind = "XLSX"
-	files, err := openPackage(name, kind, data)
+	const kind, wbPath = "XLSX", "xl/workbook.xml"
+	files, wb, err := openPackage(name, kind, wbPath, data)
 	if err != nil {
 		return nil, err
-	}
-	const wbPath = "xl/workbook.xml"
-	wb := files[wbPath]
-	if wb == nil {
-		return nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt XLSX (no %s)", name, wbPath)
 	}
 	type sheet struct{ name, target string }
 	var sheets []sheet
