@@ -51,14 +51,21 @@ func TestXLSX_SheetsAndRows(t *testing.T) {
 	wb := `<workbook><sheets><sheet name="S" r:id="rId1"/><sheet name="H" state="hidden" r:id="rId2"/></sheets></workbook>`
 	rels := `<Relationships><Relationship Id="rId1" Target="worksheets/a.xml"/><Relationship Id="rId2" Target="/xl/worksheets/b.xml"/></Relationships>`
 	sheet := `<worksheet><sheetData><row><c r="A1" t="inlineStr"><is><t>H1</t></is></c><c r="B1" t="s"><v>0</v></c></row>` +
-		`<row><c r="A2" t="b"><v>1</v></c><c r="B2" t="s"><v>7</v></c><c t="str"><f>A1</f><v>계산</v></c></row></sheetData></worksheet>`
+		`<row><c r="A2" t="b"><v>1</v></c><c r="B2" t="s"><v>7</v></c><c t="str"><f>A1</f><v>계산</v></c></row>` +
+		`<row><c r="A3" s="1"><v>45366</v></c><c r="B3" s="2"><v>45366.5</v></c><c r="C3" s="3"><v>1.5</v></c></row></sheetData></worksheet>`
+	// Dates: a built-in date format (14), a custom one with quoted text, and a custom number format whose
+	// only "d" is quoted (not a date).
+	styles := `<styleSheet><numFmts><numFmt numFmtId="164" formatCode="yyyy&quot;년&quot; m&quot;월&quot; d&quot;일&quot; h:mm"/>` +
+		`<numFmt numFmtId="165" formatCode="0.00&quot;d&quot;"/></numFmts><cellXfs><xf numFmtId="0"/><xf numFmtId="14"/>` +
+		`<xf numFmtId="164"/><xf numFmtId="165"/></cellXfs></styleSheet>`
 	x, err = shared.Extract(context.Background(), "m.xlsx", hostile.Zip("xl/workbook.xml", wb, "xl/_rels/workbook.xml.rels", rels,
 		"xl/sharedStrings.xml", `<sst><si><r><t>후</t></r><r><t>보</t></r><rPh><t>フ</t></rPh></si></sst>`,
-		"xl/worksheets/a.xml", sheet, "xl/worksheets/b.xml", `<worksheet><sheetData><row><c t="inlineStr"><is><t>hidden</t></is></c></row></sheetData></worksheet>`))
+		"xl/worksheets/a.xml", sheet, "xl/styles.xml", styles, "xl/worksheets/b.xml", `<worksheet><sheetData><row><c t="inlineStr"><is><t>hidden</t></is></c></row></sheetData></worksheet>`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "heading/1/p0: S\nparagraph/0/p0: H1 | 후보\nparagraph/0/p0: H1: TRUE\nC: 계산"
+	want = "heading/1/p0: S\nparagraph/0/p0: H1 | 후보\nparagraph/0/p0: H1: TRUE\nC: 계산\n" +
+		"paragraph/0/p0: H1: 2024-03-15\n후보: 2024-03-15 12:00:00\nC: 1.5"
 	if got := blockLines(x); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

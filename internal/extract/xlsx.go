@@ -4,9 +4,11 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/xml"
+	"math"
 	"path"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -101,7 +103,11 @@ func extractXLSX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 	type sheet struct{ name, target string }
 	var sheets []sheet
 	rels := relTargets(readRels(files, wbPath, b))
+	book := xlsxBook{}
 	err = readZipXML(wb, b, func(tok xml.Token) bool {
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "workbookPr" {
+			book.date1904 = attr(se, "date1904") == "1" || attr(se, "date1904") == "true"
+		}
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "sheet" {
 			if st := attr(se, "state"); st == "hidden" || st == "veryHidden" {
 				return true
@@ -113,9 +119,13 @@ func extractXLSX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 	if err != nil {
 		return nil, packageErr(b, err, name, kind, wbPath)
 	}
-	var shared []string
 	if f := files["xl/sharedStrings.xml"]; f != nil {
-		if shared, err = readSharedStrings(f, b); err != nil {
+		if book.shared, err = readSharedStrings(f, b); err != nil {
+			return nil, packageErr(b, err, name, kind, f.Name)
+		}
+	}
+	if f := files["xl/styles.xml"]; f != nil {
+		if book.dateStyles, err = readDateStyles(f, b); err != nil {
 			return nil, packageErr(b, err, name, kind, f.Name)
 		}
 	}
@@ -126,7 +136,7 @@ func extractXLSX(name string, data []byte, b *budget) (*rag.Extracted, error) {
 			continue
 		}
 		out.heading(0, 1, cmpOr(s.name, path.Base(s.target)))
-		if err := readSheet(f, shared, b, &out); err != nil {
+		if err := readSheet(f, &book, b, &out); err != nil {
 			return nil, packageErr(b, err, name, kind, f.Name)
 		}
 		if err := out.err(); err != nil {
@@ -212,13 +222,15 @@ func colName(c int) string {
 
 // readSheet writes a worksheet's rows: the first non-empty row is the header, the others "header: value"
 // lines (a column without a header is named by its letters).
-func readSheet(f *zip.File, shared []string, b *budget, out *blockList) error {
+func readSheet(f *zip.File, book *xlsxBook, b *budget, out *blockList) error {
+	shared := book.shared
 	var (
 		header  map[int]string
 		row     []xlsxCell
 		col     int
 		next    int // the column of a cell without a reference
 		typ     string
+		style   string
 		val     strings.Builder
 		inV, in bool
 		cerr    error
@@ -260,6 +272,7 @@ func readSheet(f *zip.File, shared []string, b *budget, out *blockList) error {
 				}
 				next = col + 1
 				typ = attr(t, "t")
+				style = attr(t, "s")
 				val.Reset()
 				in = true
 			case "v", "t":
@@ -280,6 +293,8 @@ func readSheet(f *zip.File, shared []string, b *budget, out *blockList) error {
 					}
 				} else if typ == "b" {
 					s = map[string]string{"1": "TRUE", "0": "FALSE"}[strings.TrimSpace(s)]
+				} else if (typ == "" || typ == "n") && book.dateStyles[style] {
+					s = book.date(s)
 				}
 				if strings.TrimSpace(s) != "" {
 					if cerr = b.rawChars(utf8.RuneCountInString(s)); cerr != nil {
@@ -309,4 +324,102 @@ func cellTexts(row []xlsxCell) []string {
 		s[i] = c.text
 	}
 	return s
+}
+
+// xlsxBook is what the workbook's parts say about every sheet's cells.
+type xlsxBook struct {
+	shared     []string
+	dateStyles map[string]bool // cell style indexes (the "s" attribute) whose number format is a date or time
+	date1904   bool
+}
+
+// excelEpoch is day 0 of the 1900 date system as Excel counts it (its day 60 is the 29 February 1900 that
+// never was, so serials from 61 on are right from 30 December 1899).
+var excelEpoch = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+
+// date renders a date serial as 2006-01-02 (with the time of day when it has one); a value that is not a
+// plausible serial is returned as it is.
+func (bk *xlsxBook) date(v string) string {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f < 0 || f > 2958465 { // 9999-12-31
+		return v
+	}
+	epoch := excelEpoch
+	if bk.date1904 {
+		epoch = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	days := math.Floor(f)
+	t := epoch.AddDate(0, 0, int(days)).Add(time.Duration(math.Round((f-days)*86400)) * time.Second)
+	switch {
+	case days == 0 && f > 0:
+		return t.Format("15:04:05")
+	case f == days:
+		return t.Format("2006-01-02")
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
+// Built-in number formats that are dates or times (ECMA-376 18.8.30, with the East Asian ones).
+var builtinDateFormats = map[int]bool{14: true, 15: true, 16: true, 17: true, 18: true, 19: true, 20: true, 21: true,
+	22: true, 27: true, 28: true, 29: true, 30: true, 31: true, 32: true, 33: true, 34: true, 35: true, 36: true,
+	45: true, 46: true, 47: true, 50: true, 51: true, 52: true, 53: true, 54: true, 55: true, 56: true, 57: true, 58: true}
+
+// dateCode reports whether a custom number format shows a date or time: a y, d, h or s outside quoted text,
+// escapes and [bracketed] sections (colours, locales; [h] elapsed hours count).
+func dateCode(code string) bool {
+	quoted, bracket := false, false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '\\' || c == '_' || c == '*':
+			i++
+		case c == '[':
+			bracket = true
+			if i+1 < len(code) && strings.ContainsRune("hHmMsS", rune(code[i+1])) {
+				return true
+			}
+		case c == ']':
+			bracket = false
+		case bracket:
+		case strings.IndexByte("yYdDhHsS", c) >= 0:
+			return true
+		}
+	}
+	return false
+}
+
+// readDateStyles reads styles.xml: the cell formats (cellXfs, by index) whose number format is a date.
+func readDateStyles(f *zip.File, b *budget) (map[string]bool, error) {
+	custom := map[string]bool{}
+	styles := map[string]bool{}
+	inXfs, n := false, 0
+	err := readZipXML(f, b, func(tok xml.Token) bool {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "numFmt":
+				custom[attr(t, "numFmtId")] = dateCode(attr(t, "formatCode"))
+			case "cellXfs":
+				inXfs = true
+			case "xf":
+				if inXfs {
+					id := attr(t, "numFmtId")
+					k, _ := strconv.Atoi(id)
+					if builtinDateFormats[k] || custom[id] {
+						styles[strconv.Itoa(n)] = true
+					}
+					n++
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "cellXfs" {
+				inXfs = false
+			}
+		}
+		return true
+	})
+	return styles, err
 }
