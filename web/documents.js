@@ -11,6 +11,10 @@
   const TYPE_LABELS = {
     'application/pdf': 'PDF',
     'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'Word',
+    'application/hwp+zip': 'HWPX',
+    'application/x-hwp': 'HWP',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'Excel',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'PowerPoint',
     'text/markdown': 'Markdown',
     'text/mdx': 'MDX',
     'text/html': 'HTML',
