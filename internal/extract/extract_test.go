@@ -647,7 +647,9 @@ func benchmarkFile(b *testing.B, rel string) {
 }
 
 func BenchmarkExtract(b *testing.B) {
-	for _, rel := range append(slices.Clone(koreanPDFs), "docx/handbook-872p.docx") {
+	// The HWPX and HWP fixtures of ../shared/formats, by a path from ../shared/fixtures.
+	formats := []string{"../formats/hwpx/gangbuk-rfp-2023.hwpx", "../formats/hwp/table.hwp"}
+	for _, rel := range append(slices.Clone(koreanPDFs), append(formats, "docx/handbook-872p.docx")...) {
 		b.Run(filepath.Base(rel), func(b *testing.B) { benchmarkFile(b, rel) })
 	}
 }
