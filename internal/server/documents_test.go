@@ -6,11 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 type uploadResponse struct {
@@ -288,6 +292,37 @@ func TestDocumentsFailureIsVisible(t *testing.T) {
 	}
 	if res := b.list(t, "status=failed"); res.Total != 1 {
 		t.Fatalf("failed documents: %d", res.Total)
+	}
+}
+
+// Hancom and Office files upload and become ready with their media types; the type filter finds them by
+// short name.
+func TestDocumentsOfficeFormats(t *testing.T) {
+	b := setup(t, nil)
+	hwp, err := os.ReadFile(filepath.Join(testkit.Shared("formats"), "hwp", "table.hwp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hwpx, err := os.ReadFile(filepath.Join(testkit.Shared("formats"), "hwpx", "table-grades.hwpx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []file{
+		{"표.hwp", hwp}, {"grades.hwpx", hwpx},
+		{"rota.xlsx", testkit.XLSX(testkit.Sheet{Name: "rota", Rows: [][]string{{"Service", "Engineer"}, {"billing", "Park"}}})},
+		{"deck.pptx", testkit.PPTX(testkit.Slide{Title: "Plan", Body: []string{"Ship in May."}})},
+	}
+	want := map[string]string{"표.hwp": extract.MediaHWP, "grades.hwpx": extract.MediaHWPX, "rota.xlsx": extract.MediaXLSX, "deck.pptx": extract.MediaPPTX}
+	for _, d := range b.upload(t, files, nil) {
+		d = b.waitDocument(t, d.ID)
+		if d.Status != rag.StatusReady || d.MediaType != want[d.Title] && d.MediaType != want[filepath.Base(d.Source)] || d.ChunkCount == 0 {
+			t.Errorf("%s: %+v", d.Title, d)
+		}
+	}
+	for short, n := range map[string]int{"hwp": 2, "hwpx": 1, "excel": 1, "pptx": 1} {
+		if res := b.list(t, "type="+short); res.Total != n {
+			t.Errorf("type=%s: %d documents, want %d", short, res.Total, n)
+		}
 	}
 }
 
