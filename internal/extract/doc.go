@@ -1,6 +1,8 @@
 // Package extract turns the bytes of a file into ragd's extracted form (rag.Extracted): blocks of text in
 // reading order — paragraphs, headings with levels, tables with their rows, code — with 1-based page
-// numbers for PDFs. It implements rag.Extractor for PDF (PDFium compiled to WebAssembly, pure Go), DOCX,
+// numbers for PDFs (and for HWP/HWPX from the layout they record, slide numbers for PPTX). It implements
+// rag.Extractor for PDF (PDFium compiled to WebAssembly, pure Go), DOCX, HWPX and HWP 5.0 (Hancom Office),
+// XLSX (a section per sheet, rows as "header: value" lines), PPTX (a section per slide, notes included),
 // HTML, Markdown/MDX, plain text and source code.
 //
 // Every block's text is NFKC-normalised through textproc.Normalize (code keeps its indentation), and the
