@@ -342,7 +342,7 @@ func (d *docxReader) start(t xml.StartElement) {
 	case "gridSpan":
 		if d.tblDepth == 1 {
 			if n, err := strconv.Atoi(attr(t, "val")); err == nil && n > 1 {
-				d.span = n - 1
+				d.span = min(n, maxTableCols) - 1
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/internal/hostile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -287,6 +288,19 @@ func TestPDF_TableRowsKept(t *testing.T) {
 	}
 	if !strings.Contains(pageText(x, 1), "Maxim Integrated Product") {
 		t.Errorf("page 1 lacks a company of the first row")
+	}
+}
+
+// A forged gridSpan does not make a row of that many cells (it allocated 2×10⁹ strings before).
+func TestDOCX_GridSpanBounded(t *testing.T) {
+	doc := hostile.DOCXBody(`<w:tbl><w:tr><w:tc><w:tcPr><w:gridSpan w:val="2000000000"/></w:tcPr><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc>` +
+		`<w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr></w:tbl>`)
+	x, err := shared.Extract(context.Background(), "span.docx", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(x.Blocks[0].Rows[0]); n != maxTableCols+1 {
+		t.Errorf("row of %d cells, want %d", n, maxTableCols+1)
 	}
 }
 

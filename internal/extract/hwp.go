@@ -392,7 +392,7 @@ func (r *hwpReader) endCell() {
 	}
 	r.open = false
 	row, col := r.row, r.col
-	if row < 0 || col < 0 || col >= hwpxMaxCols || row > len(r.rows) {
+	if row < 0 || col < 0 || col >= maxTableCols || row > len(r.rows) {
 		// no usable address: the next cell of the last row
 		row = max(len(r.rows)-1, 0)
 		col = -1

@@ -21,9 +21,9 @@ var hwpxSectionRe = regexp.MustCompile(`^Contents/section(\d+)\.xml$`)
 // "Outline 1", and the heading names other converters write.
 var outlineStyleRe = regexp.MustCompile(`^(?:개요|outline|heading|제목)\s*(\d{1,2})$`)
 
-// hwpxMaxCols bounds the column a table cell may claim through its cellAddr/cellSpan attributes, so that a
-// forged address cannot make a row of a billion empty cells.
-const hwpxMaxCols = 256
+// maxTableCols bounds the column a table cell may claim through an attribute (HWP/HWPX cell addresses, DOCX
+// gridSpan), so that a forged value cannot make a row of a billion empty cells.
+const maxTableCols = 256
 
 // hwpxStyles is what header.xml says about headings: the outline level (1-based, 0 = none) of paragraph
 // styles and of paragraph shapes (hh:paraPr with hh:heading type="OUTLINE").
@@ -274,7 +274,7 @@ func (r *hwpxReader) start(t xml.StartElement) {
 		}
 	case "cellAddr":
 		if r.tblDepth == 1 && r.noteDepth == 0 {
-			if c, err := strconv.Atoi(attr(t, "colAddr")); err == nil && c >= len(r.row) && c < hwpxMaxCols {
+			if c, err := strconv.Atoi(attr(t, "colAddr")); err == nil && c >= len(r.row) && c < maxTableCols {
 				r.col = c
 			}
 		}
