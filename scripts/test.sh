@@ -65,6 +65,10 @@ go test -count=1 -timeout 80m ./...
 log "go test -tags ragd_offline (internal/app)"
 go test -count=1 -tags ragd_offline -run 'TestProviders' ./internal/app/
 
+# Every fuzz target on fresh inputs for a bounded time (the long runs are scripts/fuzz.sh 10m).
+log "fuzz (10s per target)"
+scripts/fuzz.sh 10s
+
 log "go test -race -short"
 go test -race -short -count=1 -timeout 40m ./...
 

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of ragd (go test -fuzz) for a bounded time each, one after another with one worker.
+# Usage: scripts/fuzz.sh [time per target, default 10s] [package pattern, default ./...]
+# The test script runs it with 10s per target so that CI exercises every target on fresh inputs; the
+# ≥ 10-minute runs reported in docs/security.md are `scripts/fuzz.sh 10m`. A failing input is saved
+# under the package's testdata/fuzz/ and fails this script; while fuzzing, one input may take at most
+# internal/fuzzbudget's PerInput.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+per=${1:-10s}
+pattern=${2:-./...}
+failed=0
+for pkg in $(go list "$pattern"); do
+  targets=$(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
+  for t in $targets; do
+    printf '%s %s (%s): ' "$pkg" "$t" "$per"
+    out=$(go test "$pkg" -run '^$' -fuzz "^$t\$" -fuzztime "$per" -fuzzminimizetime 10s -timeout 0 -parallel 1 2>&1) && rc=0 || rc=$?
+    if [ $rc -eq 0 ]; then
+      echo "$out" | grep -o 'execs: [0-9]*' | tail -1
+    else
+      echo "FAILED"; echo "$out" | tail -30; failed=1
+    fi
+  done
+done
+exit $failed
