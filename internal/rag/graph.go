@@ -1,0 +1,121 @@
+package rag
+
+import "context"
+
+// A collection's knowledge graph (docs/graph.md): a section hierarchy, entities with typed properties,
+// directed relations between entities, the source passages of the sections, and record tables (rows of typed
+// columns keyed by an entity name, e.g. a unit-price table). A graph bundle is imported as a whole: it is the
+// collection's graph, replacing the previous one.
+
+// GraphSection is one node of a collection's section hierarchy (e.g. 부문 > 장 > 절).
+type GraphSection struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	ParentID string `json:"parent_id,omitempty"`
+	// Path is the names from the root, joined by " > ".
+	Path  string `json:"path"`
+	Level string `json:"level,omitempty"`
+}
+
+// GraphEntity is a node of the graph. SourceSection is the section whose text states it.
+type GraphEntity struct {
+	ID            string         `json:"id"`
+	Name          string         `json:"name"`
+	Type          string         `json:"type"`
+	Properties    map[string]any `json:"properties,omitempty"`
+	SourceSection string         `json:"source_section,omitempty"`
+	// TextHash is the sha256 of the text the entity was embedded from, Space the space of Vector; a
+	// re-import re-embeds only entities whose text or space changed. Not part of a bundle.
+	TextHash string    `json:"-"`
+	Space    string    `json:"-"`
+	Vector   []float32 `json:"-"`
+}
+
+// GraphRelation is a directed, typed edge between two entities, with properties such as a quantity and
+// unit or an order.
+type GraphRelation struct {
+	Source     string         `json:"source"`
+	Target     string         `json:"target"`
+	Type       string         `json:"type"`
+	Properties map[string]any `json:"properties,omitempty"`
+}
+
+// GraphChunk is a source passage of a section.
+type GraphChunk struct {
+	ID        string `json:"id"`
+	SectionID string `json:"section_id"`
+	Content   string `json:"content"`
+}
+
+// GraphPosting says that Term is a keyword term of an entity, with a weight (how often, and in which field:
+// the name counts more than the description).
+type GraphPosting struct {
+	EntityID string  `json:"entity_id"`
+	Term     string  `json:"term"`
+	Weight   float64 `json:"weight"`
+}
+
+// StoredGraph is a collection's whole graph as a store keeps it, in bundle order.
+type StoredGraph struct {
+	Sections  []GraphSection
+	Entities  []GraphEntity
+	Relations []GraphRelation
+	Chunks    []GraphChunk
+	Postings  []GraphPosting
+}
+
+// GraphStats counts what a collection's graph holds. Tables maps a record table's name to its row count.
+type GraphStats struct {
+	Sections  int            `json:"sections"`
+	Entities  int            `json:"entities"`
+	Relations int            `json:"relations"`
+	Chunks    int            `json:"chunks"`
+	Tables    map[string]int `json:"tables"`
+}
+
+// Empty reports whether the collection has neither a graph nor a record table.
+func (s *GraphStats) Empty() bool { return s.Entities == 0 && len(s.Tables) == 0 }
+
+// Record is one row of a record table: Key links it to an entity name (NormKey is its normalised form, what
+// lookups compare), Variant is its variant (e.g. a spec), Values its typed columns by name.
+type Record struct {
+	Key     string         `json:"key"`
+	NormKey string         `json:"-"`
+	Variant string         `json:"variant"`
+	Values  map[string]any `json:"values"`
+}
+
+// GraphStore keeps collections' graphs and record tables (both stores implement it; internal/store/storetest
+// checks them). Every read takes the principal and the collection and restricts its rows inside the query, the
+// way chunk retrieval applies visibility and filters: the graph of a collection is read only through it.
+//
+// Errors: CodeInvalid for invalid arguments (a vector of the wrong dimension), CodeDBError for the database.
+type GraphStore interface {
+	// ReplaceGraph makes g the collection's graph in one transaction: rows of the previous graph that g
+	// lacks disappear, the others take g's values. Readers never see a mix. ErrNotFound when the collection
+	// does not exist.
+	ReplaceGraph(ctx context.Context, collectionID string, g *StoredGraph) error
+	// LoadGraph returns the collection's whole graph, entities with their text hashes and vectors (an empty
+	// graph when it has none).
+	LoadGraph(ctx context.Context, collectionID string) (*StoredGraph, error)
+	// GraphStats counts the collection's graph and record tables.
+	GraphStats(ctx context.Context, collectionID string) (*GraphStats, error)
+	// GraphVectors returns the entities of the collection that have a vector in space (ID, Name, Type,
+	// Vector set), in bundle order.
+	GraphVectors(ctx context.Context, p Principal, collectionID string, space Space) ([]GraphEntity, error)
+	// GraphPostings returns the postings of terms in the collection, and how many entities it has.
+	GraphPostings(ctx context.Context, p Principal, collectionID string, terms []string) ([]GraphPosting, int, error)
+	// GraphEntities returns the entities with those IDs (without vectors), in bundle order.
+	GraphEntities(ctx context.Context, p Principal, collectionID string, ids []string) ([]GraphEntity, error)
+	// GraphEdges returns the relations with either endpoint in ids, in bundle order.
+	GraphEdges(ctx context.Context, p Principal, collectionID string, ids []string) ([]GraphRelation, error)
+	// GraphSections returns the sections with those IDs, in bundle order.
+	GraphSections(ctx context.Context, p Principal, collectionID string, ids []string) ([]GraphSection, error)
+	// GraphChunks returns the passages of those sections, in bundle order.
+	GraphChunks(ctx context.Context, p Principal, collectionID string, sectionIDs []string) ([]GraphChunk, error)
+	// ReplaceRecords makes rows the record table's rows (in order) in one transaction; no rows drops the
+	// table. ErrNotFound when the collection does not exist.
+	ReplaceRecords(ctx context.Context, collectionID, table string, rows []Record) error
+	// Records returns the rows of a record table whose NormKey is one of keys, in table order.
+	Records(ctx context.Context, p Principal, collectionID, table string, keys []string) ([]Record, error)
+}

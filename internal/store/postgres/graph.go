@@ -1,0 +1,350 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+var _ rag.GraphStore = (*Store)(nil)
+
+// graphScope returns the conditions every read of a collection's graph or record tables applies inside its
+// query (alias g): the rows of that collection, as the principal may see them. Graph rows carry no owner or
+// readers yet, so a principal sees the graph of a collection it names; per-row permissions (issue 13) go
+// here, beside docConditions, the seam chunk retrieval uses for documents.
+func graphScope(a *args, _ rag.Principal, collectionID string) []string {
+	return []string{"g.collection_id = " + a.add(collectionID)}
+}
+
+// ReplaceGraph implements rag.GraphStore.
+func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.lockCollection(ctx, tx, collectionID); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
+			b.Queue(s.q(`DELETE FROM {S}.`+t+` WHERE collection_id = $1`), collectionID)
+		}
+		for i, sc := range g.Sections {
+			b.Queue(s.q(`INSERT INTO {S}.graph_sections (collection_id, id, ord, name, parent_id, path, level)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`), collectionID, sc.ID, i, sc.Name, sc.ParentID, sc.Path, sc.Level)
+		}
+		for i, e := range g.Entities {
+			b.Queue(s.q(`INSERT INTO {S}.graph_entities (collection_id, id, ord, name, type, properties, source_section,
+				text_hash, space, vector) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
+				collectionID, e.ID, i, e.Name, e.Type, jsonObject(e.Properties), e.SourceSection, e.TextHash, e.Space, e.Vector)
+		}
+		for i, r := range g.Relations {
+			b.Queue(s.q(`INSERT INTO {S}.graph_relations (collection_id, ord, source, target, type, properties)
+				VALUES ($1, $2, $3, $4, $5, $6)`), collectionID, i, r.Source, r.Target, r.Type, jsonObject(r.Properties))
+		}
+		for i, c := range g.Chunks {
+			b.Queue(s.q(`INSERT INTO {S}.graph_chunks (collection_id, id, ord, section_id, content)
+				VALUES ($1, $2, $3, $4, $5)`), collectionID, c.ID, i, c.SectionID, c.Content)
+		}
+		for _, p := range g.Postings {
+			b.Queue(s.q(`INSERT INTO {S}.graph_terms (collection_id, term, entity_id, weight) VALUES ($1, $2, $3, $4)`),
+				collectionID, p.Term, p.EntityID, p.Weight)
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("replace graph of collection %s: %w", collectionID, interpretError(err))
+	}
+	return nil
+}
+
+// lockCollection locks the collection's row for the transaction, so that replacements of its graph or
+// tables queue; ErrNotFound when it does not exist.
+func (s *Store) lockCollection(ctx context.Context, tx pgx.Tx, collectionID string) error {
+	var id string
+	err := tx.QueryRow(ctx, s.q(`SELECT id FROM {S}.collections WHERE id = $1 FOR UPDATE`), collectionID).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("collection %q: %w", collectionID, rag.ErrNotFound)
+	}
+	return err
+}
+
+// jsonObject is m for a jsonb column: an empty object rather than null.
+func jsonObject(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// emptyNil is nil for an empty map, as the SQLite store reads "{}" back.
+func emptyNil(m map[string]any) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// LoadGraph implements rag.GraphStore.
+func (s *Store) LoadGraph(ctx context.Context, collectionID string) (*rag.StoredGraph, error) {
+	g := &rag.StoredGraph{}
+	p := rag.LocalPrincipal
+	var err error
+	if g.Sections, err = s.GraphSections(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Entities, err = s.graphEntities(ctx, collectionID, nil, true); err != nil {
+		return nil, err
+	}
+	if g.Relations, err = s.GraphEdges(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Chunks, err = s.GraphChunks(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Postings, _, err = s.GraphPostings(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// GraphStats implements rag.GraphStore.
+func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
+	st := &rag.GraphStats{Tables: map[string]int{}}
+	err := s.pool.QueryRow(ctx, s.q(`SELECT
+		(SELECT count(*) FROM {S}.graph_sections WHERE collection_id = $1),
+		(SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1),
+		(SELECT count(*) FROM {S}.graph_relations WHERE collection_id = $1),
+		(SELECT count(*) FROM {S}.graph_chunks WHERE collection_id = $1)`), collectionID).
+		Scan(&st.Sections, &st.Entities, &st.Relations, &st.Chunks)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph stats: %w", err))
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT table_name, count(*) FROM {S}.record_rows WHERE collection_id = $1 GROUP BY table_name`), collectionID)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("record table stats: %w", err))
+	}
+	var name string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+		st.Tables[name] = n
+		return nil
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("record table stats: %w", err))
+	}
+	return st, nil
+}
+
+// GraphVectors implements rag.GraphStore.
+func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID string, space rag.Space) ([]rag.GraphEntity, error) {
+	var a args
+	w := append(graphScope(&a, p, collectionID), "g.space = "+a.add(space.ID()), "g.vector IS NOT NULL")
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.type, g.vector FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph vectors: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
+		e := rag.GraphEntity{Space: space.ID()}
+		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Vector)
+		return e, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph vectors: %w", err))
+	}
+	return out, nil
+}
+
+// GraphPostings implements rag.GraphStore. nil terms returns every posting.
+func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID string, terms []string) ([]rag.GraphPosting, int, error) {
+	var a args
+	w := graphScope(&a, p, collectionID)
+	if terms != nil {
+		if len(terms) == 0 {
+			return nil, 0, nil
+		}
+		w = append(w, "g.term = ANY("+a.add(terms)+"::text[])")
+	}
+	var total int
+	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1`), collectionID).Scan(&total); err != nil {
+		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.entity_id, g.term, g.weight FROM {S}.graph_terms g WHERE `+where(w)+
+		` ORDER BY g.term COLLATE "C", g.entity_id COLLATE "C"`), a...)
+	if err != nil {
+		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphPosting, error) {
+		var gp rag.GraphPosting
+		err := r.Scan(&gp.EntityID, &gp.Term, &gp.Weight)
+		return gp, err
+	})
+	if err != nil {
+		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
+	}
+	return out, total, nil
+}
+
+// GraphEntities implements rag.GraphStore.
+func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphEntity, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return s.graphEntities(ctx, collectionID, ids, false)
+}
+
+// graphEntities reads entities (all when ids is nil), with their vectors when withVectors is set.
+func (s *Store) graphEntities(ctx context.Context, collectionID string, ids []string, withVectors bool) ([]rag.GraphEntity, error) {
+	var a args
+	w := graphScope(&a, rag.LocalPrincipal, collectionID)
+	if ids != nil {
+		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
+	}
+	vec := `NULL::real[]`
+	if withVectors {
+		vec = `g.vector`
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, `+vec+`
+		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph entities: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
+		var e rag.GraphEntity
+		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space, &e.Vector)
+		e.Properties = emptyNil(e.Properties)
+		return e, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph entities: %w", err))
+	}
+	return out, nil
+}
+
+// GraphEdges implements rag.GraphStore. nil ids returns every relation.
+func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphRelation, error) {
+	var a args
+	w := graphScope(&a, p, collectionID)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		ph := a.add(ids)
+		w = append(w, "(g.source = ANY("+ph+"::text[]) OR g.target = ANY("+ph+"::text[]))")
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.source, g.target, g.type, g.properties FROM {S}.graph_relations g WHERE `+where(w)+
+		` ORDER BY g.ord`), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph relations: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphRelation, error) {
+		var rel rag.GraphRelation
+		err := r.Scan(&rel.Source, &rel.Target, &rel.Type, &rel.Properties)
+		rel.Properties = emptyNil(rel.Properties)
+		return rel, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph relations: %w", err))
+	}
+	return out, nil
+}
+
+// GraphSections implements rag.GraphStore. nil ids returns every section.
+func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphSection, error) {
+	var a args
+	w := graphScope(&a, p, collectionID)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.parent_id, g.path, g.level FROM {S}.graph_sections g WHERE `+where(w)+
+		` ORDER BY g.ord`), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph sections: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphSection, error) {
+		var sc rag.GraphSection
+		err := r.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level)
+		return sc, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph sections: %w", err))
+	}
+	return out, nil
+}
+
+// GraphChunks implements rag.GraphStore. nil sectionIDs returns every passage.
+func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID string, sectionIDs []string) ([]rag.GraphChunk, error) {
+	var a args
+	w := graphScope(&a, p, collectionID)
+	if sectionIDs != nil {
+		if len(sectionIDs) == 0 {
+			return nil, nil
+		}
+		w = append(w, "g.section_id = ANY("+a.add(sectionIDs)+"::text[])")
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.section_id, g.content FROM {S}.graph_chunks g WHERE `+where(w)+
+		` ORDER BY g.ord`), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph chunks: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphChunk, error) {
+		var c rag.GraphChunk
+		err := r.Scan(&c.ID, &c.SectionID, &c.Content)
+		return c, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("graph chunks: %w", err))
+	}
+	return out, nil
+}
+
+// ReplaceRecords implements rag.GraphStore.
+func (s *Store) ReplaceRecords(ctx context.Context, collectionID, table string, rows []rag.Record) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.lockCollection(ctx, tx, collectionID); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		b.Queue(s.q(`DELETE FROM {S}.record_rows WHERE collection_id = $1 AND table_name = $2`), collectionID, table)
+		for i, r := range rows {
+			b.Queue(s.q(`INSERT INTO {S}.record_rows (collection_id, table_name, ord, key, norm_key, variant, vals)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`), collectionID, table, i, r.Key, r.NormKey, r.Variant, jsonObject(r.Values))
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("replace record table %s: %w", table, interpretError(err))
+	}
+	return nil
+}
+
+// Records implements rag.GraphStore. nil keys returns every row.
+func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, table string, keys []string) ([]rag.Record, error) {
+	var a args
+	w := append(graphScope(&a, p, collectionID), "g.table_name = "+a.add(table))
+	if keys != nil {
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		w = append(w, "g.norm_key = ANY("+a.add(keys)+"::text[])")
+	}
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.key, g.norm_key, g.variant, g.vals FROM {S}.record_rows g WHERE `+where(w)+
+		` ORDER BY g.ord`), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("records: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.Record, error) {
+		var rec rag.Record
+		err := r.Scan(&rec.Key, &rec.NormKey, &rec.Variant, &rec.Values)
+		rec.Values = emptyNil(rec.Values)
+		return rec, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("records: %w", err))
+	}
+	return out, nil
+}

@@ -1,0 +1,377 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+var _ rag.GraphStore = (*Store)(nil)
+
+// graphScope is the condition every read of a collection's graph or record tables applies inside its query
+// (alias g): the rows of that collection, as the principal may see them. Graph rows carry no owner or readers
+// yet, so a principal sees the graph of a collection it names; per-row permissions (issue 13) go here, the
+// seam chunk retrieval's visible/filter is for documents.
+func graphScope(_ rag.Principal, collectionID string) *where {
+	w := &where{}
+	w.add(`g.collection_id = ?`, collectionID)
+	return w
+}
+
+// inList adds "column IN (…)" for values.
+func (w *where) inList(column string, values []string) {
+	w.add(column+` IN (`+placeholders(len(values))+`)`, stringArgs(values)...)
+}
+
+// ReplaceGraph implements rag.GraphStore.
+func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE id = ?`, collectionID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("collection %q: %w", collectionID, rag.ErrNotFound)
+		}
+		for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE collection_id = ?`, collectionID); err != nil {
+				return err
+			}
+		}
+		for i, sc := range g.Sections {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_sections (collection_id, id, ord, name, parent_id, path, level)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, collectionID, sc.ID, i, sc.Name, sc.ParentID, sc.Path, sc.Level); err != nil {
+				return err
+			}
+		}
+		for i, e := range g.Entities {
+			props, err := marshalJSON(e.Properties, "{}")
+			if err != nil {
+				return err
+			}
+			var vec []byte
+			if e.Vector != nil {
+				vec = encodeVector(e.Vector)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_entities (collection_id, id, ord, name, type, properties,
+				source_section, text_hash, space, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				collectionID, e.ID, i, e.Name, e.Type, props, e.SourceSection, e.TextHash, e.Space, vec); err != nil {
+				return err
+			}
+		}
+		for i, r := range g.Relations {
+			props, err := marshalJSON(r.Properties, "{}")
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_relations (collection_id, ord, source, target, type, properties)
+				VALUES (?, ?, ?, ?, ?, ?)`, collectionID, i, r.Source, r.Target, r.Type, props); err != nil {
+				return err
+			}
+		}
+		for i, c := range g.Chunks {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunks (collection_id, id, ord, section_id, content)
+				VALUES (?, ?, ?, ?, ?)`, collectionID, c.ID, i, c.SectionID, c.Content); err != nil {
+				return err
+			}
+		}
+		for _, p := range g.Postings {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_terms (collection_id, term, entity_id, weight)
+				VALUES (?, ?, ?, ?)`, collectionID, p.Term, p.EntityID, p.Weight); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return dbError(err, "replace graph of collection %s", collectionID)
+}
+
+// LoadGraph implements rag.GraphStore.
+func (s *Store) LoadGraph(ctx context.Context, collectionID string) (*rag.StoredGraph, error) {
+	g := &rag.StoredGraph{}
+	p := rag.LocalPrincipal
+	var err error
+	if g.Sections, err = s.GraphSections(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Entities, err = s.graphEntities(ctx, collectionID, nil, true); err != nil {
+		return nil, err
+	}
+	if g.Relations, err = s.GraphEdges(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Chunks, err = s.GraphChunks(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Postings, _, err = s.GraphPostings(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// GraphStats implements rag.GraphStore.
+func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
+	st := &rag.GraphStats{Tables: map[string]int{}}
+	err := s.r.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM graph_sections WHERE collection_id = ?1),
+		(SELECT count(*) FROM graph_entities WHERE collection_id = ?1),
+		(SELECT count(*) FROM graph_relations WHERE collection_id = ?1),
+		(SELECT count(*) FROM graph_chunks WHERE collection_id = ?1)`, collectionID).
+		Scan(&st.Sections, &st.Entities, &st.Relations, &st.Chunks)
+	if err != nil {
+		return nil, dbError(err, "graph stats")
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT table_name, count(*) FROM record_rows WHERE collection_id = ? GROUP BY table_name`, collectionID)
+	if err != nil {
+		return nil, dbError(err, "record table stats")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, dbError(err, "record table stats")
+		}
+		st.Tables[name] = n
+	}
+	return st, dbError(rows.Err(), "record table stats")
+}
+
+// GraphVectors implements rag.GraphStore.
+func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID string, space rag.Space) ([]rag.GraphEntity, error) {
+	w := graphScope(p, collectionID)
+	w.add(`g.space = ? AND g.vector IS NOT NULL`, space.ID())
+	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.type, g.vector FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args...)
+	if err != nil {
+		return nil, dbError(err, "graph vectors")
+	}
+	defer rows.Close()
+	var out []rag.GraphEntity
+	for rows.Next() {
+		var e rag.GraphEntity
+		var raw []byte
+		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &raw); err != nil {
+			return nil, dbError(err, "graph vectors")
+		}
+		e.Vector, e.Space = decodeVector(nil, raw), space.ID()
+		out = append(out, e)
+	}
+	return out, dbError(rows.Err(), "graph vectors")
+}
+
+// GraphPostings implements rag.GraphStore. nil terms returns every posting.
+func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID string, terms []string) ([]rag.GraphPosting, int, error) {
+	w := graphScope(p, collectionID)
+	if terms != nil {
+		if len(terms) == 0 {
+			return nil, 0, nil
+		}
+		w.inList(`g.term`, terms)
+	}
+	var total int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM graph_entities WHERE collection_id = ?`, collectionID).Scan(&total); err != nil {
+		return nil, 0, dbError(err, "graph postings")
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT g.entity_id, g.term, g.weight FROM graph_terms g WHERE `+w.sql()+
+		` ORDER BY g.term, g.entity_id`, w.args...)
+	if err != nil {
+		return nil, 0, dbError(err, "graph postings")
+	}
+	defer rows.Close()
+	var out []rag.GraphPosting
+	for rows.Next() {
+		var gp rag.GraphPosting
+		if err := rows.Scan(&gp.EntityID, &gp.Term, &gp.Weight); err != nil {
+			return nil, 0, dbError(err, "graph postings")
+		}
+		out = append(out, gp)
+	}
+	return out, total, dbError(rows.Err(), "graph postings")
+}
+
+// GraphEntities implements rag.GraphStore.
+func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphEntity, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return s.graphEntities(ctx, collectionID, ids, false)
+}
+
+// graphEntities reads entities (all when ids is nil), with their vectors when withVectors is set.
+func (s *Store) graphEntities(ctx context.Context, collectionID string, ids []string, withVectors bool) ([]rag.GraphEntity, error) {
+	w := graphScope(rag.LocalPrincipal, collectionID)
+	if ids != nil {
+		w.inList(`g.id`, ids)
+	}
+	vec := `NULL`
+	if withVectors {
+		vec = `g.vector`
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, `+vec+`
+		FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args...)
+	if err != nil {
+		return nil, dbError(err, "graph entities")
+	}
+	defer rows.Close()
+	var out []rag.GraphEntity
+	for rows.Next() {
+		var e rag.GraphEntity
+		var props string
+		var raw []byte
+		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &props, &e.SourceSection, &e.TextHash, &e.Space, &raw); err != nil {
+			return nil, dbError(err, "graph entities")
+		}
+		if e.Properties, err = unmarshalMap(props); err != nil {
+			return nil, dbError(err, "graph entity %s properties", e.ID)
+		}
+		if raw != nil {
+			e.Vector = decodeVector(nil, raw)
+		}
+		out = append(out, e)
+	}
+	return out, dbError(rows.Err(), "graph entities")
+}
+
+// GraphEdges implements rag.GraphStore. nil ids returns every relation.
+func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphRelation, error) {
+	w := graphScope(p, collectionID)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		n := placeholders(len(ids))
+		w.add(`g.source IN (`+n+`) OR g.target IN (`+n+`)`, append(stringArgs(ids), stringArgs(ids)...)...)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT g.source, g.target, g.type, g.properties FROM graph_relations g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args...)
+	if err != nil {
+		return nil, dbError(err, "graph relations")
+	}
+	defer rows.Close()
+	var out []rag.GraphRelation
+	for rows.Next() {
+		var r rag.GraphRelation
+		var props string
+		if err := rows.Scan(&r.Source, &r.Target, &r.Type, &props); err != nil {
+			return nil, dbError(err, "graph relations")
+		}
+		if r.Properties, err = unmarshalMap(props); err != nil {
+			return nil, dbError(err, "graph relation properties")
+		}
+		out = append(out, r)
+	}
+	return out, dbError(rows.Err(), "graph relations")
+}
+
+// GraphSections implements rag.GraphStore. nil ids returns every section.
+func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphSection, error) {
+	w := graphScope(p, collectionID)
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		w.inList(`g.id`, ids)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM graph_sections g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args...)
+	if err != nil {
+		return nil, dbError(err, "graph sections")
+	}
+	defer rows.Close()
+	var out []rag.GraphSection
+	for rows.Next() {
+		var sc rag.GraphSection
+		if err := rows.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level); err != nil {
+			return nil, dbError(err, "graph sections")
+		}
+		out = append(out, sc)
+	}
+	return out, dbError(rows.Err(), "graph sections")
+}
+
+// GraphChunks implements rag.GraphStore. nil sectionIDs returns every passage.
+func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID string, sectionIDs []string) ([]rag.GraphChunk, error) {
+	w := graphScope(p, collectionID)
+	if sectionIDs != nil {
+		if len(sectionIDs) == 0 {
+			return nil, nil
+		}
+		w.inList(`g.section_id`, sectionIDs)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.section_id, g.content FROM graph_chunks g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args...)
+	if err != nil {
+		return nil, dbError(err, "graph chunks")
+	}
+	defer rows.Close()
+	var out []rag.GraphChunk
+	for rows.Next() {
+		var c rag.GraphChunk
+		if err := rows.Scan(&c.ID, &c.SectionID, &c.Content); err != nil {
+			return nil, dbError(err, "graph chunks")
+		}
+		out = append(out, c)
+	}
+	return out, dbError(rows.Err(), "graph chunks")
+}
+
+// ReplaceRecords implements rag.GraphStore.
+func (s *Store) ReplaceRecords(ctx context.Context, collectionID, table string, rows []rag.Record) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE id = ?`, collectionID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("collection %q: %w", collectionID, rag.ErrNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM record_rows WHERE collection_id = ? AND table_name = ?`, collectionID, table); err != nil {
+			return err
+		}
+		for i, r := range rows {
+			vals, err := marshalJSON(r.Values, "{}")
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO record_rows (collection_id, table_name, ord, key, norm_key, variant, vals)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, collectionID, table, i, r.Key, r.NormKey, r.Variant, vals); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return dbError(err, "replace record table %s", table)
+}
+
+// Records implements rag.GraphStore. nil keys returns every row.
+func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, table string, keys []string) ([]rag.Record, error) {
+	w := graphScope(p, collectionID)
+	w.add(`g.table_name = ?`, table)
+	if keys != nil {
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		w.inList(`g.norm_key`, keys)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT g.key, g.norm_key, g.variant, g.vals FROM record_rows g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args...)
+	if err != nil {
+		return nil, dbError(err, "records")
+	}
+	defer rows.Close()
+	var out []rag.Record
+	for rows.Next() {
+		var r rag.Record
+		var vals string
+		if err := rows.Scan(&r.Key, &r.NormKey, &r.Variant, &vals); err != nil {
+			return nil, dbError(err, "records")
+		}
+		if r.Values, err = unmarshalMap(vals); err != nil {
+			return nil, dbError(err, "record values")
+		}
+		out = append(out, r)
+	}
+	return out, dbError(rows.Err(), "records")
+}

@@ -1,0 +1,175 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// smallGraph is a graph of two sections, three entities and their relations.
+func smallGraph(space rag.Space) *rag.StoredGraph {
+	return &rag.StoredGraph{
+		Sections: []rag.GraphSection{
+			{ID: "S1", Name: "Part 1", Path: "Part 1", Level: "part"},
+			{ID: "S1-1", Name: "1-1 Pouring", ParentID: "S1", Path: "Part 1 > 1-1 Pouring", Level: "clause"},
+		},
+		Entities: []rag.GraphEntity{
+			{ID: "W1", Name: "concrete pouring", Type: "WorkType", Properties: map[string]any{"unit": "m3", "spec": "25-210-15"},
+				SourceSection: "S1-1", TextHash: "h1", Space: space.ID(), Vector: basis(space.Dim, 0)},
+			{ID: "L1", Name: "laborer", Type: "Labor", Properties: map[string]any{"unit": "person"}, SourceSection: "S1-1",
+				TextHash: "h2", Space: space.ID(), Vector: basis(space.Dim, 1)},
+			{ID: "S1-1", Name: "1-1 Pouring", Type: "Section", SourceSection: "S1-1", TextHash: "h3"},
+		},
+		Relations: []rag.GraphRelation{
+			{Source: "W1", Target: "L1", Type: "REQUIRES_LABOR", Properties: map[string]any{"quantity": 0.122, "unit": "person"}},
+			{Source: "W1", Target: "S1-1", Type: "BELONGS_TO"},
+		},
+		Chunks: []rag.GraphChunk{{ID: "C1", SectionID: "S1-1", Content: "1-1 Pouring: laborer 0.122 per m3"}},
+		Postings: []rag.GraphPosting{
+			{EntityID: "W1", Term: "concrete", Weight: 3}, {EntityID: "W1", Term: "pouring", Weight: 3},
+			{EntityID: "L1", Term: "laborer", Weight: 3}, {EntityID: "S1-1", Term: "pouring", Weight: 3},
+		},
+	}
+}
+
+func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
+	ctx := context.Background()
+	s := open(t)
+	gs, ok := s.(rag.GraphStore)
+	if !ok {
+		t.Fatalf("%T does not implement rag.GraphStore", s)
+	}
+	space := rag.Space{Provider: "test", Model: "m", Dim: 4}
+	c := mustCollection(t, s, "graph")
+	other := mustCollection(t, s, "other")
+	p := rag.LocalPrincipal
+
+	t.Run("ErrNotFound", func(t *testing.T) {
+		if err := gs.ReplaceGraph(ctx, "no-such-collection", smallGraph(space)); !errors.Is(err, rag.ErrNotFound) {
+			t.Fatalf("ReplaceGraph of a missing collection: %v, want ErrNotFound", err)
+		}
+		if err := gs.ReplaceRecords(ctx, "no-such-collection", "t", nil); !errors.Is(err, rag.ErrNotFound) {
+			t.Fatalf("ReplaceRecords of a missing collection: %v, want ErrNotFound", err)
+		}
+	})
+
+	g := smallGraph(space)
+	if err := gs.ReplaceGraph(ctx, c.ID, g); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("LoadGraph", func(t *testing.T) {
+		got, err := gs.LoadGraph(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !jsonEqual(got.Sections, g.Sections) || !jsonEqual(got.Relations, g.Relations) || !jsonEqual(got.Chunks, g.Chunks) {
+			t.Errorf("graph read back differs:\n%+v\nwant\n%+v", got, g)
+		}
+		if len(got.Entities) != 3 || !reflect.DeepEqual(got.Entities[0].Vector, g.Entities[0].Vector) ||
+			got.Entities[0].TextHash != "h1" || got.Entities[0].Space != space.ID() || got.Entities[2].Vector != nil ||
+			!jsonEqual(got.Entities[0].Properties, g.Entities[0].Properties) {
+			t.Errorf("entities read back: %+v", got.Entities)
+		}
+		if len(got.Postings) != 4 || got.Postings[0].Term != "concrete" {
+			t.Errorf("postings read back (by term): %+v", got.Postings)
+		}
+		empty, err := gs.LoadGraph(ctx, other.ID)
+		if err != nil || len(empty.Entities)+len(empty.Sections)+len(empty.Relations)+len(empty.Chunks) != 0 {
+			t.Errorf("another collection's graph: %+v, %v", empty, err)
+		}
+	})
+	t.Run("Reads", func(t *testing.T) {
+		st, err := gs.GraphStats(ctx, c.ID)
+		if err != nil || st.Sections != 2 || st.Entities != 3 || st.Relations != 2 || st.Chunks != 1 || st.Empty() {
+			t.Errorf("GraphStats = %+v, %v", st, err)
+		}
+		vecs, err := gs.GraphVectors(ctx, p, c.ID, space)
+		if err != nil || len(vecs) != 2 || vecs[0].ID != "W1" || vecs[1].ID != "L1" || len(vecs[1].Vector) != 4 {
+			t.Errorf("GraphVectors = %+v, %v", vecs, err)
+		}
+		if vecs, err := gs.GraphVectors(ctx, p, other.ID, space); err != nil || len(vecs) != 0 {
+			t.Errorf("GraphVectors of another collection = %+v, %v", vecs, err)
+		}
+		posts, n, err := gs.GraphPostings(ctx, p, c.ID, []string{"pouring", "absent"})
+		if err != nil || n != 3 || len(posts) != 2 || posts[0].EntityID != "S1-1" || posts[1].EntityID != "W1" || posts[1].Weight != 3 {
+			t.Errorf("GraphPostings = %+v, %d, %v", posts, n, err)
+		}
+		ents, err := gs.GraphEntities(ctx, p, c.ID, []string{"L1", "W1", "nope"})
+		if err != nil || len(ents) != 2 || ents[0].ID != "W1" || ents[0].Vector != nil || ents[0].Properties["unit"] != "m3" {
+			t.Errorf("GraphEntities = %+v, %v", ents, err)
+		}
+		edges, err := gs.GraphEdges(ctx, p, c.ID, []string{"L1"})
+		if err != nil || len(edges) != 1 || edges[0].Source != "W1" || edges[0].Properties["quantity"] != 0.122 {
+			t.Errorf("GraphEdges (incoming) = %+v, %v", edges, err)
+		}
+		if edges, err := gs.GraphEdges(ctx, p, c.ID, []string{"W1"}); err != nil || len(edges) != 2 {
+			t.Errorf("GraphEdges (outgoing) = %+v, %v", edges, err)
+		}
+		secs, err := gs.GraphSections(ctx, p, c.ID, []string{"S1-1"})
+		if err != nil || len(secs) != 1 || secs[0].Path != "Part 1 > 1-1 Pouring" || secs[0].ParentID != "S1" {
+			t.Errorf("GraphSections = %+v, %v", secs, err)
+		}
+		chunks, err := gs.GraphChunks(ctx, p, c.ID, []string{"S1-1"})
+		if err != nil || len(chunks) != 1 || chunks[0].ID != "C1" {
+			t.Errorf("GraphChunks = %+v, %v", chunks, err)
+		}
+		if chunks, err := gs.GraphChunks(ctx, p, other.ID, []string{"S1-1"}); err != nil || len(chunks) != 0 {
+			t.Errorf("GraphChunks of another collection = %+v, %v", chunks, err)
+		}
+	})
+	t.Run("Replace", func(t *testing.T) {
+		// A smaller graph: the labor entity, its relation and term disappear; the work type changes.
+		g2 := smallGraph(space)
+		g2.Entities = []rag.GraphEntity{g2.Entities[0], g2.Entities[2]}
+		g2.Entities[0].Properties = map[string]any{"unit": "m3", "spec": "25-180-12"}
+		g2.Relations = g2.Relations[1:]
+		g2.Postings = []rag.GraphPosting{g2.Postings[0], g2.Postings[1], g2.Postings[3]}
+		if err := gs.ReplaceGraph(ctx, c.ID, g2); err != nil {
+			t.Fatal(err)
+		}
+		st, err := gs.GraphStats(ctx, c.ID)
+		if err != nil || st.Entities != 2 || st.Relations != 1 {
+			t.Errorf("after replace: %+v, %v", st, err)
+		}
+		ents, err := gs.GraphEntities(ctx, p, c.ID, []string{"W1", "L1"})
+		if err != nil || len(ents) != 1 || ents[0].Properties["spec"] != "25-180-12" {
+			t.Errorf("after replace: entities %+v, %v", ents, err)
+		}
+		if posts, _, err := gs.GraphPostings(ctx, p, c.ID, []string{"laborer"}); err != nil || len(posts) != 0 {
+			t.Errorf("after replace: postings of a removed entity %+v, %v", posts, err)
+		}
+	})
+	t.Run("Records", func(t *testing.T) {
+		rows := []rag.Record{
+			{Key: "concrete pouring", NormKey: "concretepouring", Variant: "25-180-12", Values: map[string]any{"total": 120531.0}},
+			{Key: "concrete pouring", NormKey: "concretepouring", Variant: "25-210-15", Values: map[string]any{"total": 126600.0}},
+			{Key: "formwork", NormKey: "formwork", Variant: "", Values: map[string]any{"total": 5.5}},
+		}
+		if err := gs.ReplaceRecords(ctx, c.ID, "prices", rows); err != nil {
+			t.Fatal(err)
+		}
+		got, err := gs.Records(ctx, p, c.ID, "prices", []string{"concretepouring"})
+		if err != nil || len(got) != 2 || got[0].Variant != "25-180-12" || got[1].Values["total"] != 126600.0 || got[0].Key != "concrete pouring" {
+			t.Errorf("Records = %+v, %v", got, err)
+		}
+		if got, err := gs.Records(ctx, p, other.ID, "prices", []string{"concretepouring"}); err != nil || len(got) != 0 {
+			t.Errorf("Records of another collection = %+v, %v", got, err)
+		}
+		if err := gs.ReplaceRecords(ctx, c.ID, "prices", rows[2:]); err != nil {
+			t.Fatal(err)
+		}
+		st, err := gs.GraphStats(ctx, c.ID)
+		if err != nil || st.Tables["prices"] != 1 {
+			t.Errorf("after replacing the table: %+v, %v", st, err)
+		}
+		if err := gs.ReplaceRecords(ctx, c.ID, "prices", nil); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := gs.GraphStats(ctx, c.ID); err != nil || len(st.Tables) != 0 {
+			t.Errorf("after dropping the table: %+v, %v", st, err)
+		}
+	})
+}
