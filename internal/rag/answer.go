@@ -53,10 +53,12 @@ type Answer struct {
 	Retrieval *SearchResult `json:"retrieval,omitempty"`
 	// RetrievalQuery is what was retrieved: the question, or for a follow-up the question with the previous
 	// one, or the generator's standalone rewrite of it.
-	RetrievalQuery string  `json:"retrieval_query,omitempty"`
-	RetrieveMS     float64 `json:"retrieve_ms"`
-	GenerateMS     float64 `json:"generate_ms"`
-	TotalMS        float64 `json:"total_ms"`
+	RetrievalQuery string `json:"retrieval_query,omitempty"`
+	// Graph is what graph retrieval did when the answer came from a collection's graph (nil otherwise).
+	Graph      *GraphInfo `json:"graph,omitempty"`
+	RetrieveMS float64    `json:"retrieve_ms"`
+	GenerateMS float64    `json:"generate_ms"`
+	TotalMS    float64    `json:"total_ms"`
 }
 
 // Span is a sentence of an answer's Text, by byte offsets (Text[Start:End]), with the passages it cites and
@@ -99,4 +101,15 @@ func (a *Answer) DocumentIDs() []string {
 		}
 	}
 	return out
+}
+
+// GraphInfo counts what graph retrieval did for an answer (search_info of POST /api/chat).
+type GraphInfo struct {
+	EntitiesFound     int      `json:"entities_found"`
+	RelationsExpanded int      `json:"relations_expanded"`
+	RowsMatched       int      `json:"rows_matched"`
+	ChunksRetrieved   int      `json:"chunks_retrieved"`
+	LatencyMS         float64  `json:"latency_ms"`
+	Spec              string   `json:"spec,omitempty"`
+	Intents           []string `json:"intents,omitempty"`
 }

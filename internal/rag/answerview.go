@@ -55,6 +55,12 @@ type SearchInfo struct {
 	// Space is the embedding space searched; "" when the search was keyword-only (during a re-embed whose
 	// old space cannot be searched).
 	Space string `json:"space"`
+	// EntitiesFound, RelationsExpanded and RowsMatched count graph retrieval's steps (absent for an
+	// answer from documents); ChunksRetrieved is then the graph's source passages. Graph has the details.
+	EntitiesFound     int        `json:"entities_found,omitempty"`
+	RelationsExpanded int        `json:"relations_expanded,omitempty"`
+	RowsMatched       int        `json:"rows_matched,omitempty"`
+	Graph             *GraphInfo `json:"graph,omitempty"`
 	// Rerank says what the re-ranking stage did (absent when it is off); its warning says the re-ranker
 	// failed and the fused order was kept.
 	Rerank *RerankInfo `json:"rerank,omitempty"`
@@ -106,6 +112,11 @@ func ViewAnswer(ans *Answer, passages []Source, historyTurns int) AnswerView {
 		}
 		res.Weak = append(res.Weak, WeakView{Start: w.Start, End: w.End, Text: ans.Text[w.Start:w.End],
 			Citations: w.Citations, Support: w.Support})
+	}
+	if g := ans.Graph; g != nil {
+		si := &res.SearchInfo
+		si.EntitiesFound, si.RelationsExpanded, si.RowsMatched, si.ChunksRetrieved = g.EntitiesFound, g.RelationsExpanded, g.RowsMatched, g.ChunksRetrieved
+		si.Graph = g
 	}
 	if r := ans.Retrieval; r != nil {
 		res.SearchInfo.EmbedMS, res.SearchInfo.VectorMS, res.SearchInfo.KeywordMS = r.EmbedMS, r.VectorMS, r.KeywordMS

@@ -118,3 +118,6 @@ func setOf(words ...string) map[string]bool {
 	}
 	return m
 }
+
+// EnglishStopWord reports whether w (lower case) is an English function word of the stop list.
+func EnglishStopWord(w string) bool { return englishStop[w] }

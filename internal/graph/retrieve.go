@@ -1,0 +1,439 @@
+package graph
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// Edge is a relation of a hit entity seen from it: Out is true for a relation from the hit to Other.
+type Edge struct {
+	Type       string          `json:"type"`
+	Out        bool            `json:"out"`
+	Other      rag.GraphEntity `json:"other"`
+	Properties map[string]any  `json:"properties,omitempty"`
+}
+
+// EntityHit is an entity graph retrieval found, with every score that ranked it, its section path and its
+// relations (capped by Limits.RelationsPerEntity, outgoing first).
+type EntityHit struct {
+	rag.GraphEntity
+	Path         string  `json:"path"`
+	Score        float64 `json:"score"`
+	Similarity   float64 `json:"similarity"`
+	VectorRank   int     `json:"vector_rank"`
+	KeywordScore float64 `json:"keyword_score"`
+	KeywordRank  int     `json:"keyword_rank"`
+	// Named is true when the question names the entity: a term of two or more characters of its name or
+	// aliases is in the question.
+	Named bool   `json:"named"`
+	Edges []Edge `json:"edges"`
+	// Relations is how many relations the entity has (Edges may be fewer).
+	Relations int `json:"relations"`
+}
+
+// RowHit is a record row retrieved for an entity.
+type RowHit struct {
+	Table  Table      `json:"-"`
+	Entity string     `json:"entity"`
+	Record rag.Record `json:"record"`
+}
+
+// PassageHit is a source passage of a hit's section.
+type PassageHit struct {
+	rag.GraphChunk
+	Path string `json:"path"`
+}
+
+// Info counts what graph retrieval did (search_info).
+type Info struct {
+	EntitiesFound     int     `json:"entities_found"`
+	RelationsExpanded int     `json:"relations_expanded"`
+	RowsMatched       int     `json:"rows_matched"`
+	ChunksRetrieved   int     `json:"chunks_retrieved"`
+	LatencyMS         float64 `json:"latency_ms"`
+	EmbedMS           float64 `json:"embed_ms"`
+}
+
+// Result is the graph context of a question.
+type Result struct {
+	Collection string      `json:"collection"`
+	Question   string      `json:"question"`
+	Spec       string      `json:"spec,omitempty"`
+	Intents    []string    `json:"intents,omitempty"`
+	Entities   []EntityHit `json:"entities"`
+	Rows       []RowHit    `json:"rows"`
+	Passages   []PassageHit
+	// Found is true when some entity is named by the question or close to it (Settings.MinSimilarity).
+	Found    bool     `json:"found"`
+	Info     Info     `json:"info"`
+	Settings Settings `json:"-"`
+}
+
+// rrfK is the reciprocal-rank fusion constant (as chunk retrieval).
+const rrfK = 60
+
+// candidatePool is how many entities each of the vector and keyword lists contributes, per entity kept.
+const candidatePool = 4
+
+// Retrieve builds the graph context of question over the collection: entity candidates by vector and
+// keyword, fused by RRF → relations in both directions → section paths and child sections → record rows
+// when an intent fires (filtered by the question's spec) → the passages of the hits' sections. Every store
+// read is restricted to the collection as p sees it.
+func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collection, set Settings, question string) (*Result, error) {
+	start := time.Now()
+	res := &Result{Collection: c.Name, Question: question, Settings: set, Spec: Spec(set, question), Intents: Intents(set, question)}
+	lim := set.Limits
+	pool := lim.Entities * candidatePool
+
+	embedStart := time.Now()
+	qv, err := s.embedder.EmbedQuery(ctx, question)
+	if err != nil {
+		return nil, err
+	}
+	res.Info.EmbedMS = ms(time.Since(embedStart))
+	vecs, err := s.store.GraphVectors(ctx, p, c.ID, s.embedder.Space())
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		id, name       string
+		sim, kw, fused float64
+		vr, kr         int
+		named          bool
+	}
+	cands := map[string]*cand{}
+	get := func(id string) *cand {
+		if cands[id] == nil {
+			cands[id] = &cand{id: id}
+		}
+		return cands[id]
+	}
+	type scored struct {
+		id    string
+		score float64
+	}
+	var vlist []scored
+	for _, e := range vecs {
+		if len(e.Vector) == len(qv) {
+			vlist = append(vlist, scored{e.ID, dot(qv, e.Vector)})
+		}
+	}
+	sort.SliceStable(vlist, func(i, j int) bool { return vlist[i].score > vlist[j].score })
+	for i, v := range vlist {
+		if i == pool {
+			break
+		}
+		c := get(v.id)
+		c.sim, c.vr = v.score, i+1
+	}
+
+	terms := textproc.QueryTerms(question)
+	posts, total, err := s.store.GraphPostings(ctx, p, c.ID, terms)
+	if err != nil {
+		return nil, err
+	}
+	df := map[string]int{}
+	for _, gp := range posts {
+		df[gp.Term]++
+	}
+	kw := map[string]float64{}
+	named := map[string]bool{}
+	for _, gp := range posts {
+		idf := math.Log(1 + (float64(total)-float64(df[gp.Term])+0.5)/(float64(df[gp.Term])+0.5))
+		kw[gp.EntityID] += idf * gp.Weight / (gp.Weight + 1.2)
+		if gp.Weight >= nameWeight && utf8.RuneCountInString(gp.Term) >= 2 && !strings.Contains(gp.Term, "_") {
+			named[gp.EntityID] = true
+		}
+	}
+	var klist []scored
+	for id, v := range kw {
+		klist = append(klist, scored{id, v})
+	}
+	sort.Slice(klist, func(i, j int) bool {
+		if klist[i].score != klist[j].score {
+			return klist[i].score > klist[j].score
+		}
+		return klist[i].id < klist[j].id
+	})
+	for i, k := range klist {
+		if i == pool {
+			break
+		}
+		c := get(k.id)
+		c.kw, c.kr, c.named = k.score, i+1, named[k.id]
+	}
+	var ranked []*cand
+	for _, c := range cands {
+		if c.vr > 0 {
+			c.fused += 1 / float64(rrfK+c.vr)
+		}
+		if c.kr > 0 {
+			c.fused += 1 / float64(rrfK+c.kr)
+		}
+		// Only entities the question names, or that are close to it, are candidates at all: a vector list
+		// always has a nearest entity, even for a question about something else.
+		if c.named || c.sim >= set.MinSimilarity {
+			ranked = append(ranked, c)
+		}
+	}
+	sort.Slice(ranked, func(i, j int) bool {
+		if ranked[i].fused != ranked[j].fused {
+			return ranked[i].fused > ranked[j].fused
+		}
+		return ranked[i].id < ranked[j].id
+	})
+	if len(ranked) > lim.Entities {
+		ranked = ranked[:lim.Entities]
+	}
+	res.Found = len(ranked) > 0
+	if !res.Found {
+		res.Info.LatencyMS = ms(time.Since(start))
+		return res, nil
+	}
+	ids := make([]string, len(ranked))
+	for i, c := range ranked {
+		ids[i] = c.id
+	}
+	ents, err := s.store.GraphEntities(ctx, p, c.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]rag.GraphEntity{}
+	for _, e := range ents {
+		byID[e.ID] = e
+	}
+	for _, c := range ranked {
+		e, ok := byID[c.id]
+		if !ok {
+			continue
+		}
+		res.Entities = append(res.Entities, EntityHit{GraphEntity: e, Score: c.fused, Similarity: c.sim, VectorRank: c.vr,
+			KeywordScore: c.kw, KeywordRank: c.kr, Named: c.named})
+	}
+	if err := s.expand(ctx, p, c.ID, res); err != nil {
+		return nil, err
+	}
+	if err := s.records(ctx, p, c.ID, res); err != nil {
+		return nil, err
+	}
+	if err := s.passages(ctx, p, c.ID, res); err != nil {
+		return nil, err
+	}
+	res.Info.EntitiesFound = len(res.Entities)
+	res.Info.RowsMatched = len(res.Rows)
+	res.Info.ChunksRetrieved = len(res.Passages)
+	res.Info.LatencyMS = ms(time.Since(start))
+	return res, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func dot(a, b []float32) float64 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}
+
+// expand adds each hit's relations (outgoing first, then incoming, in bundle order, capped), the other
+// endpoints, and the section paths of hits and endpoints.
+func (s *Service) expand(ctx context.Context, p rag.Principal, collectionID string, res *Result) error {
+	ids := make([]string, len(res.Entities))
+	for i, h := range res.Entities {
+		ids[i] = h.ID
+	}
+	rels, err := s.store.GraphEdges(ctx, p, collectionID, ids)
+	if err != nil {
+		return err
+	}
+	others := map[string]bool{}
+	for _, r := range rels {
+		others[r.Source], others[r.Target] = true, true
+	}
+	var oids []string
+	for id := range others {
+		oids = append(oids, id)
+	}
+	sort.Strings(oids)
+	ents, err := s.store.GraphEntities(ctx, p, collectionID, oids)
+	if err != nil {
+		return err
+	}
+	byID := map[string]rag.GraphEntity{}
+	sections := map[string]bool{}
+	for _, e := range ents {
+		byID[e.ID] = e
+	}
+	limit := res.Settings.Limits.RelationsPerEntity
+	for i := range res.Entities {
+		h := &res.Entities[i]
+		sections[h.SourceSection] = true
+		var out, in []Edge
+		for _, r := range rels {
+			switch h.ID {
+			case r.Source:
+				out = append(out, Edge{Type: r.Type, Out: true, Other: byID[r.Target], Properties: r.Properties})
+			case r.Target:
+				in = append(in, Edge{Type: r.Type, Other: byID[r.Source], Properties: r.Properties})
+			}
+		}
+		h.Relations = len(out) + len(in)
+		h.Edges = append(out, in...)
+		if len(h.Edges) > limit {
+			h.Edges = h.Edges[:limit]
+		}
+		res.Info.RelationsExpanded += len(h.Edges)
+	}
+	var sids []string
+	for id := range sections {
+		if id != "" {
+			sids = append(sids, id)
+		}
+	}
+	sort.Strings(sids)
+	secs, err := s.store.GraphSections(ctx, p, collectionID, sids)
+	if err != nil {
+		return err
+	}
+	paths := map[string]string{}
+	for _, sc := range secs {
+		paths[sc.ID] = sc.Path
+	}
+	for i := range res.Entities {
+		res.Entities[i].Path = paths[res.Entities[i].SourceSection]
+	}
+	return nil
+}
+
+// records adds the record rows of the hits when an intent with tables fires: rows keyed by a hit's name;
+// with a spec in the question only the variants that contain it (all of them when none does); without one,
+// every variant with the base variant (the entity's BaseProperty) first; at most Limits.Rows in hit order.
+func (s *Service) records(ctx context.Context, p rag.Principal, collectionID string, res *Result) error {
+	tables := map[string]bool{}
+	for _, in := range res.Settings.Intents {
+		for _, name := range res.Intents {
+			if in.Name == name {
+				for _, t := range in.Tables {
+					tables[t] = true
+				}
+			}
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(res.Entities))
+	for _, h := range res.Entities {
+		keys = append(keys, NormKey(h.Name))
+	}
+	spec := NormKey(res.Spec)
+	for _, t := range res.Settings.Tables {
+		if !tables[t.Name] {
+			continue
+		}
+		rows, err := s.store.Records(ctx, p, collectionID, t.Name, keys)
+		if err != nil {
+			return err
+		}
+		for _, h := range res.Entities {
+			var mine, match []rag.Record
+			for _, r := range rows {
+				if r.NormKey == NormKey(h.Name) {
+					mine = append(mine, r)
+					if spec != "" && strings.Contains(NormKey(r.Variant), spec) {
+						match = append(match, r)
+					}
+				}
+			}
+			if len(match) > 0 {
+				mine = match
+			}
+			base, _ := h.Properties[t.BaseProperty].(string)
+			sort.SliceStable(mine, func(i, j int) bool { return base != "" && mine[i].Variant == base && mine[j].Variant != base })
+			for _, r := range mine {
+				if len(res.Rows) == res.Settings.Limits.Rows {
+					return nil
+				}
+				res.Rows = append(res.Rows, RowHit{Table: t, Entity: h.Name, Record: r})
+			}
+		}
+	}
+	return nil
+}
+
+// passages adds the source passages of the hits' sections, those that mention a hit's name first, at most
+// Limits.Passages, each cut to Limits.PassageChars.
+func (s *Service) passages(ctx context.Context, p rag.Principal, collectionID string, res *Result) error {
+	var sids []string
+	seen := map[string]bool{}
+	paths := map[string]string{}
+	for _, h := range res.Entities {
+		if h.SourceSection != "" && !seen[h.SourceSection] {
+			seen[h.SourceSection] = true
+			sids = append(sids, h.SourceSection)
+			paths[h.SourceSection] = h.Path
+		}
+	}
+	chunks, err := s.store.GraphChunks(ctx, p, collectionID, sids)
+	if err != nil {
+		return err
+	}
+	rank := func(c rag.GraphChunk) int {
+		for i, h := range res.Entities {
+			if strings.Contains(c.Content, h.Name) {
+				return i
+			}
+		}
+		return len(res.Entities)
+	}
+	sort.SliceStable(chunks, func(i, j int) bool { return rank(chunks[i]) < rank(chunks[j]) })
+	lim := res.Settings.Limits
+	for _, c := range chunks {
+		if len(res.Passages) == lim.Passages {
+			break
+		}
+		if r := []rune(c.Content); len(r) > lim.PassageChars {
+			c.Content = string(r[:lim.PassageChars])
+		}
+		res.Passages = append(res.Passages, PassageHit{GraphChunk: c, Path: paths[c.SectionID]})
+	}
+	return nil
+}
+
+// Spec returns the first match of the settings' spec patterns in question ("" when none matches).
+func Spec(set Settings, question string) string {
+	for _, p := range set.SpecPatterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			continue // Validate rejects it
+		}
+		if m := re.FindString(question); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// Intents returns the names of the intents whose keywords the question contains.
+func Intents(set Settings, question string) []string {
+	var out []string
+	q := strings.ToLower(question)
+	for _, in := range set.Intents {
+		for _, k := range in.Keywords {
+			if k != "" && strings.Contains(q, strings.ToLower(k)) {
+				out = append(out, in.Name)
+				break
+			}
+		}
+	}
+	return out
+}
