@@ -28,6 +28,16 @@ type Options struct {
 	SystemPrompt string
 	// Collections gives the collections' profiles (package profile) to the pipeline; nil ignores them.
 	Collections Collections
+	// Graph answers questions over one collection that has a knowledge graph (nil: never).
+	Graph Graph
+}
+
+// Graph answers a question from a collection's knowledge graph (*graph.Service implements it).
+type Graph interface {
+	// AnswerGraph answers ans.Question over the collection named collection when it has a graph, filling ans
+	// and emitting the sources and text; false, without emitting, when it has none.
+	AnswerGraph(ctx context.Context, p rag.Principal, collection string, ans *rag.Answer, gen rag.Generator, system string,
+		emit func(rag.AnswerEvent) error) (bool, error)
 }
 
 // Searcher runs retrieval: *retrieve.Retriever, or *reembed.Service, which picks the embedding space.
@@ -111,6 +121,27 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	}
 	if emit == nil {
 		emit = func(Event) error { return nil }
+	}
+
+	// A question over exactly one collection that has a knowledge graph is answered from the graph
+	// (docs/graph.md); its filters other than the collection do not apply to graph rows.
+	if s.opt.Graph != nil && len(req.Filter.Collections) == 1 {
+		system, err := s.Prompt(ctx, req.Filter)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := s.opt.Graph.AnswerGraph(ctx, p, req.Filter.Collections[0], ans, s.generator, system, emit)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
+			ans.GenerateMS = ans.TotalMS - ans.RetrieveMS
+			if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
+				return nil, err
+			}
+			return ans, nil
+		}
 	}
 
 	k := req.K

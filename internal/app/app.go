@@ -23,6 +23,7 @@ import (
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/generate/extractive"
+	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/jobs"
 	"github.com/ragd/ragd/internal/qa"
@@ -47,7 +48,9 @@ type App struct {
 	Retriever *retrieve.Retriever
 	Spaces    *reembed.Service
 	Answers   *answer.Service
-	Ingest    *ingest.Pipeline
+	// Graph imports collections' knowledge graphs and record tables and answers from them (docs/graph.md).
+	Graph  *graph.Service
+	Ingest *ingest.Pipeline
 	// Board is the collections' Q&A boards and their answer pass (the "qa.answer" periodic job).
 	Board *qa.Service
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
@@ -114,7 +117,12 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, err
 	}
 	a.Retriever = a.Spaces.Retriever()
-	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store})
+	gs, graphs := a.Store.(graph.Store)
+	if !graphs {
+		return nil, fmt.Errorf("store %T keeps no knowledge graphs", a.Store)
+	}
+	a.Graph = graph.New(gs, a.Embedder)
+	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes:  cfg.MaxUploadBytes,
 		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},

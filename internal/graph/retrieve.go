@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -104,7 +105,7 @@ func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collecti
 		return nil, err
 	}
 	type cand struct {
-		id, name       string
+		id             string
 		sim, kw, fused float64
 		vr, kr         int
 		named          bool
@@ -121,7 +122,9 @@ func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collecti
 		score float64
 	}
 	var vlist []scored
+	names := map[string]string{}
 	for _, e := range vecs {
+		names[e.ID] = e.Name
 		if len(e.Vector) == len(qv) {
 			vlist = append(vlist, scored{e.ID, dot(qv, e.Vector)})
 		}
@@ -169,6 +172,27 @@ func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collecti
 		}
 		c := get(k.id)
 		c.kw, c.kr, c.named = k.score, i+1, named[k.id]
+	}
+	// A third list: the entities whose whole name the question contains, longest name first (the question
+	// "콘크리트 타설 비용" names the work type 콘크리트 타설 more exactly than its section "6-3 콘크리트 타설").
+	nq := NormKey(question)
+	var mentioned []*cand
+	for _, c := range cands {
+		if n := NormKey(names[c.id]); n != "" && strings.Contains(nq, n) {
+			mentioned = append(mentioned, c)
+		}
+	}
+	sort.Slice(mentioned, func(i, j int) bool {
+		if a, b := len([]rune(names[mentioned[i].id])), len([]rune(names[mentioned[j].id])); a != b {
+			return a > b
+		}
+		return mentioned[i].id < mentioned[j].id
+	})
+	for i, c := range mentioned {
+		// Weighted by the share of the question the name covers: a question that names an entity and
+		// says more ("PE관 융착할 때 기온 제한") is about something more specific than that entity.
+		cover := float64(len([]rune(NormKey(names[c.id])))) / float64(max(1, len([]rune(nq))))
+		c.fused += cover / float64(rrfK+i+1)
 	}
 	var ranked []*cand
 	for _, c := range cands {
@@ -314,18 +338,14 @@ func (s *Service) expand(ctx context.Context, p rag.Principal, collectionID stri
 	return nil
 }
 
-// records adds the record rows of the hits when an intent with tables fires: rows keyed by a hit's name;
+// records adds the record rows of the hits from the tables whose intent fired (or that have none): rows keyed by a hit's name;
 // with a spec in the question only the variants that contain it (all of them when none does); without one,
 // every variant with the base variant (the entity's BaseProperty) first; at most Limits.Rows in hit order.
 func (s *Service) records(ctx context.Context, p rag.Principal, collectionID string, res *Result) error {
 	tables := map[string]bool{}
-	for _, in := range res.Settings.Intents {
-		for _, name := range res.Intents {
-			if in.Name == name {
-				for _, t := range in.Tables {
-					tables[t] = true
-				}
-			}
+	for _, t := range res.Settings.Tables {
+		if t.Intent == "" || slices.Contains(res.Intents, t.Intent) {
+			tables[t.Name] = true
 		}
 	}
 	if len(tables) == 0 {

@@ -34,11 +34,10 @@ type Settings struct {
 	Labels Labels `json:"labels" yaml:"labels"`
 }
 
-// Intent is a named list of keywords; Tables are the record tables looked up when it fires.
+// Intent is a named list of keywords: it fires when the question contains one of them.
 type Intent struct {
 	Name     string   `json:"name" yaml:"name"`
 	Keywords []string `json:"keywords" yaml:"keywords"`
-	Tables   []string `json:"tables,omitempty" yaml:"tables,omitempty"`
 }
 
 // Limits bound a graph context. Zero fields take the seed's values: 5 entities, 20 relations per entity,
@@ -54,9 +53,11 @@ type Limits struct {
 
 // Table declares a record table: its typed columns, the column that names an entity (Key) and the column
 // that tells variants apart (Variant, optional). BaseProperty is the entity property whose value is the base
-// variant, listed first when the question names no variant (e.g. "spec").
+// variant, listed first when the question names no variant (e.g. "spec"). Intent names the intent that makes
+// retrieval look rows up (e.g. "cost"); without one, rows are looked up for every question.
 type Table struct {
 	Name         string   `json:"name" yaml:"name"`
+	Intent       string   `json:"intent,omitempty" yaml:"intent,omitempty"`
 	Title        string   `json:"title,omitempty" yaml:"title,omitempty"`
 	Key          string   `json:"key" yaml:"key"`
 	Variant      string   `json:"variant,omitempty" yaml:"variant,omitempty"`
@@ -192,14 +193,16 @@ func (s Settings) Validate() error {
 			return bad(field+".variant", "%q is not one of the table's columns", t.Variant)
 		}
 	}
+	intents := map[string]bool{}
 	for i, in := range s.Intents {
 		if in.Name == "" || len(in.Keywords) == 0 {
 			return bad(fmt.Sprintf("intents[%d]", i), "an intent needs a name and keywords")
 		}
-		for _, t := range in.Tables {
-			if !tables[t] {
-				return bad(fmt.Sprintf("intents[%d].tables", i), "table %q is not declared", t)
-			}
+		intents[in.Name] = true
+	}
+	for i, t := range s.Tables {
+		if t.Intent != "" && !intents[t.Intent] {
+			return bad(fmt.Sprintf("tables[%d].intent", i), "intent %q is not declared", t.Intent)
 		}
 	}
 	return nil
