@@ -24,6 +24,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Ingest:      a.Ingest,
 		Enqueuer:    enq,
 		Board:       a.Board,
+		Graph:       a.Graph,
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

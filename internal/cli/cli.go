@@ -60,6 +60,12 @@ func commands() []command {
 				{"apply", "create or update the collection a profile file (YAML or JSON) names"},
 				{"show", "print a collection's profile, defaults filled in"},
 			}, run: runCollections},
+		{name: "import", summary: "load a knowledge graph bundle or a record table into a collection (docs/graph.md)",
+			synopsis: "graph --collection C DIR | ragd import table --collection C --name N FILE.csv",
+			subs: []subcommand{
+				{"graph", "make the bundle in DIR (sections, entities, relations, chunks .jsonl) the collection's graph"},
+				{"table", "replace a record table declared in the collection's graph section with a CSV file's rows"},
+			}, run: runImport},
 		{name: "eval", summary: "measure retrieval (and answer) quality on a dataset", synopsis: "[--k 10] [--answers] [--baseline bm25|none] [--json] DATASET", run: runEval},
 		{name: "migrate", summary: "apply database migrations and exit", run: runMigrate},
 		{name: "spaces", summary: "list embedding spaces; re-embed now; drop an old embedder's vectors",

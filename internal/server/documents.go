@@ -268,7 +268,7 @@ func (s *Server) readUploadForm(w http.ResponseWriter, r *http.Request, defaultN
 	}
 	var f *uploadForm
 	if ct == "multipart/form-data" {
-		f, err = s.readMultipart(w, r, maxFile)
+		f, err = s.readMultipart(w, r, maxFile, checkFile)
 	} else {
 		f, err = readTextDocument(w, r, maxFile, defaultName)
 	}
@@ -312,7 +312,8 @@ func maxMultipart(maxFile int64) int64 { return 4*maxFile + 1<<20 }
 // the other fields get some room on top.
 func maxTextDocument(maxFile int64) int64 { return 2*maxFile + maxFormField }
 
-func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile int64) (*uploadForm, error) {
+// readMultipart reads a multipart request's files (field "file") and form fields; check vets each file.
+func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile int64, check func(upload) error) (*uploadForm, error) {
 	// The whole request may hold several files; the per-file limit is checked on each.
 	maxRequest := maxMultipart(maxFile)
 	if r.ContentLength > maxRequest {
@@ -399,7 +400,7 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile i
 		return nil, rag.Errorf(rag.CodeInvalid, "title and external_id apply to a single file")
 	}
 	for _, u := range f.files {
-		if err := checkFile(u); err != nil {
+		if err := check(u); err != nil {
 			return nil, err
 		}
 	}

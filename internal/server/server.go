@@ -40,6 +40,7 @@ type Collections interface {
 	GetCollection(ctx context.Context, idOrName string) (*rag.Collection, error)
 	CreateCollection(ctx context.Context, c *rag.Collection) error
 	UpdateCollection(ctx context.Context, c *rag.Collection) error
+	EnsureCollection(ctx context.Context, name, owner string) (*rag.Collection, error)
 }
 
 // Pinger answers /readyz: whether the store can be reached (rag.Store implements it).
@@ -91,7 +92,9 @@ type Deps struct {
 	// stopping the runner is the caller's (ragd serve's) business.
 	Enqueuer Enqueuer
 	// Board serves the collections' Q&A boards and starts answer passes.
-	Board    Board
+	Board Board
+	// Graph imports collections' knowledge graphs and record tables.
+	Graph    Graphs
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -139,8 +142,8 @@ type Server struct {
 // New returns a Server over d. It fails when a service is missing.
 func New(d Deps) (*Server, error) {
 	if d.Documents == nil || d.Collections == nil || d.Store == nil || d.Answers == nil || d.Search == nil ||
-		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil {
-		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board)")
+		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil || d.Graph == nil {
+		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph)")
 	}
 	s := &Server{deps: d, set: d.Settings, log: d.Logger, mux: http.NewServeMux(), now: d.Now}
 	if s.log == nil {
@@ -185,6 +188,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
 	s.mux.HandleFunc("GET /api/collections/{name}", s.handleGetCollection)
 	s.mux.HandleFunc("PUT /api/collections/{name}", s.handlePutCollection)
+	s.mux.HandleFunc("GET /api/collections/{name}/graph", s.handleGraphStats)
+	s.mux.HandleFunc("POST /api/collections/{name}/graph", s.handleImportGraph)
+	s.mux.HandleFunc("POST /api/collections/{name}/tables/{table}", s.handleImportTable)
 
 	s.mux.HandleFunc("GET /api/questions", s.handleListQuestions)
 	s.mux.HandleFunc("POST /api/questions", s.handleCreateQuestion)

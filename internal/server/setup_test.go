@@ -22,6 +22,7 @@ import (
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/generate/extractive"
+	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
@@ -100,6 +101,7 @@ type bundle struct {
 	clock   *clock
 	logs    *logBuffer
 	board   *qa.Service
+	graph   *graph.Service
 }
 
 // setup serves the default settings (rate limits off unless mutate sets them) over a temp-dir store.
@@ -127,7 +129,8 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.answers = answer.New(b.spaces, b.gen, answer.Options{Collections: st})
+	b.graph = graph.New(st, b.emb)
+	b.answers = answer.New(b.spaces, b.gen, answer.Options{Collections: st, Graph: b.graph})
 	b.pipe = ingest.New(st, ex, b.emb, ingest.Options{MaxBytes: set.MaxUploadBytes, Logger: logger})
 	jobs := &inlineJobs{pipe: b.pipe}
 	// Cleanups run last-in first-out: the server stops, then the jobs finish, then the store closes.
@@ -136,7 +139,7 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	set.Embedder, set.Generator = b.emb.Space(), b.gen.Name()
 	b.board = qa.New(st, st, b.emb, st, b.answers, qa.Options{Logger: logger, RetryBase: time.Millisecond})
 	b.deps = Deps{Documents: st, Collections: st, Store: st, Answers: b.answers, Search: b.spaces, Embedding: b.spaces,
-		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Settings: set, Logger: logger, Now: b.clock.now}
+		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Graph: b.graph, Settings: set, Logger: logger, Now: b.clock.now}
 	b.serve(t)
 	return b
 }
