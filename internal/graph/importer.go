@@ -253,4 +253,3 @@ func (s *Service) Stats(ctx context.Context, collection string) (*rag.GraphStats
 
 // errorf is a CodeInvalid error.
 func errorf(format string, args ...any) error { return rag.Errorf(rag.CodeInvalid, format, args...) }
-

@@ -11,8 +11,8 @@ import (
 
 // A small graph bundle: one section, a work type, its labor, and a passage.
 var (
-	testSections  = `{"id": "S1", "name": "1-1 Pouring", "parent_id": null, "path": "Concrete > 1-1 Pouring", "level": "clause"}` + "\n"
-	testEntities  = `{"id": "W1", "name": "concrete pouring", "type": "WorkType", "properties": {"unit": "m3", "spec": "25-210-15", "description": "pour ready-mixed concrete"}, "source_section": "S1"}
+	testSections = `{"id": "S1", "name": "1-1 Pouring", "parent_id": null, "path": "Concrete > 1-1 Pouring", "level": "clause"}` + "\n"
+	testEntities = `{"id": "W1", "name": "concrete pouring", "type": "WorkType", "properties": {"unit": "m3", "spec": "25-210-15", "description": "pour ready-mixed concrete"}, "source_section": "S1"}
 {"id": "L1", "name": "common laborer", "type": "Labor", "properties": {"unit": "person"}, "source_section": "S1"}
 {"id": "S1", "name": "1-1 Pouring", "type": "Section", "properties": {}, "source_section": "S1"}` + "\n"
 	testRelations = `{"source": "W1", "target": "L1", "type": "REQUIRES_LABOR", "properties": {"quantity": 0.122, "unit": " person"}}
@@ -58,7 +58,9 @@ func TestGraphAPI(t *testing.T) {
 		{name: "UnknownFile", method: "POST", path: "/api/collections/works/graph", status: http.StatusBadRequest, code: rag.CodeInvalid,
 			body: multipartBody(append(bundleFiles(testRelations), file{"notes.txt", []byte("x")}), nil), contains: []string{"not a bundle file"}},
 		{name: "TableBadValue", method: "POST", path: "/api/collections/works/tables/prices", status: http.StatusBadRequest, code: rag.CodeInvalid,
-			body:     func(*testing.T) (io.Reader, string) { return strings.NewReader("name,spec,total\nconcrete pouring,x,12a\n"), "text/csv" },
+			body: func(*testing.T) (io.Reader, string) {
+				return strings.NewReader("name,spec,total\nconcrete pouring,x,12a\n"), "text/csv"
+			},
 			contains: []string{"line 2 column total"}},
 		{name: "TableNotDeclared", method: "POST", path: "/api/collections/works/tables/other", status: http.StatusBadRequest, code: rag.CodeInvalid,
 			body: func(*testing.T) (io.Reader, string) { return strings.NewReader(testTable), "text/csv" }},
