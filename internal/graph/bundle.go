@@ -37,7 +37,12 @@ type Bundle struct {
 	Entities  []rag.GraphEntity
 	Relations []rag.GraphRelation
 	Chunks    []rag.GraphChunk
+	// lines are the file lines of the rows, for the report.
+	lines map[string][]int
 }
+
+// line is the file line of row i of file.
+func (b *Bundle) line(file string, i int) int { return b.lines[file][i] }
 
 // Problem is one thing wrong with a bundle: the file and 1-based line (0 for the file as a whole).
 type Problem struct {
@@ -136,7 +141,7 @@ func Parse(files map[string][]byte) (*Bundle, error) {
 			ps.add(req, 0, "missing: a bundle needs %s and %s", EntitiesFile, RelationsFile)
 		}
 	}
-	b := &Bundle{}
+	b := &Bundle{lines: map[string][]int{}}
 	readLines(&ps, SectionsFile, files[SectionsFile], func(line int, raw []byte) {
 		var s struct {
 			rag.GraphSection
@@ -147,24 +152,28 @@ func Parse(files map[string][]byte) (*Bundle, error) {
 				s.GraphSection.ParentID = *s.ParentID
 			}
 			b.Sections = append(b.Sections, s.GraphSection)
+			b.lines[SectionsFile] = append(b.lines[SectionsFile], line)
 		}
 	})
 	readLines(&ps, EntitiesFile, files[EntitiesFile], func(line int, raw []byte) {
 		var e rag.GraphEntity
 		if decodeLine(&ps, EntitiesFile, line, raw, &e) {
 			b.Entities = append(b.Entities, e)
+			b.lines[EntitiesFile] = append(b.lines[EntitiesFile], line)
 		}
 	})
 	readLines(&ps, RelationsFile, files[RelationsFile], func(line int, raw []byte) {
 		var r rag.GraphRelation
 		if decodeLine(&ps, RelationsFile, line, raw, &r) {
 			b.Relations = append(b.Relations, r)
+			b.lines[RelationsFile] = append(b.lines[RelationsFile], line)
 		}
 	})
 	readLines(&ps, ChunksFile, files[ChunksFile], func(line int, raw []byte) {
 		var c rag.GraphChunk
 		if decodeLine(&ps, ChunksFile, line, raw, &c) {
 			b.Chunks = append(b.Chunks, c)
+			b.lines[ChunksFile] = append(b.lines[ChunksFile], line)
 		}
 	})
 	b.check(&ps)
@@ -223,12 +232,12 @@ func decodeLine(ps *problems, file string, line int, raw []byte, v any) bool {
 func (b *Bundle) check(ps *problems) {
 	sections := map[string]int{}
 	for i, s := range b.Sections {
-		line := i + 1
+		line := b.line(SectionsFile, i)
 		switch {
 		case strings.TrimSpace(s.ID) == "":
 			ps.add(SectionsFile, line, "a section needs an id")
 		case sections[s.ID] > 0:
-			ps.add(SectionsFile, line, "duplicate section id %q (first on row %d)", s.ID, sections[s.ID])
+			ps.add(SectionsFile, line, "duplicate section id %q (first on line %d)", s.ID, sections[s.ID])
 		default:
 			sections[s.ID] = line
 		}
@@ -238,17 +247,17 @@ func (b *Bundle) check(ps *problems) {
 	}
 	for i, s := range b.Sections {
 		if s.ParentID != "" && sections[s.ParentID] == 0 {
-			ps.add(SectionsFile, i+1, "section %q: parent_id %q is not a section", s.ID, s.ParentID)
+			ps.add(SectionsFile, b.line(SectionsFile, i), "section %q: parent_id %q is not a section", s.ID, s.ParentID)
 		}
 	}
 	entities := map[string]int{}
 	for i, e := range b.Entities {
-		row := i + 1
+		row := b.line(EntitiesFile, i)
 		switch {
 		case strings.TrimSpace(e.ID) == "":
 			ps.add(EntitiesFile, row, "an entity needs an id")
 		case entities[e.ID] > 0:
-			ps.add(EntitiesFile, row, "duplicate entity id %q (first on row %d)", e.ID, entities[e.ID])
+			ps.add(EntitiesFile, row, "duplicate entity id %q (first on line %d)", e.ID, entities[e.ID])
 		default:
 			entities[e.ID] = row
 		}
@@ -262,7 +271,7 @@ func (b *Bundle) check(ps *problems) {
 	type edge struct{ s, t, typ string }
 	seen := map[edge]int{}
 	for i, r := range b.Relations {
-		row := i + 1
+		row := b.line(RelationsFile, i)
 		if r.Type == "" {
 			ps.add(RelationsFile, row, "a relation needs a type")
 		}
@@ -274,19 +283,19 @@ func (b *Bundle) check(ps *problems) {
 		}
 		k := edge{r.Source, r.Target, r.Type}
 		if first := seen[k]; first > 0 {
-			ps.add(RelationsFile, row, "duplicate relation %s %s → %s (first on row %d)", r.Type, r.Source, r.Target, first)
+			ps.add(RelationsFile, row, "duplicate relation %s %s → %s (first on line %d)", r.Type, r.Source, r.Target, first)
 		} else {
 			seen[k] = row
 		}
 	}
 	chunks := map[string]int{}
 	for i, c := range b.Chunks {
-		row := i + 1
+		row := b.line(ChunksFile, i)
 		switch {
 		case strings.TrimSpace(c.ID) == "":
 			ps.add(ChunksFile, row, "a chunk needs an id")
 		case chunks[c.ID] > 0:
-			ps.add(ChunksFile, row, "duplicate chunk id %q (first on row %d)", c.ID, chunks[c.ID])
+			ps.add(ChunksFile, row, "duplicate chunk id %q (first on line %d)", c.ID, chunks[c.ID])
 		default:
 			chunks[c.ID] = row
 		}

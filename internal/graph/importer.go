@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
@@ -23,11 +24,48 @@ type Store interface {
 type Service struct {
 	store    Store
 	embedder rag.Embedder
+
+	mu sync.Mutex
+	// vectors caches the entity vectors of a collection in the embedding space, under the graph's
+	// generation (a re-import, in any process, makes a new one). Graph rows have no per-principal visibility
+	// yet; when they get one (issue 13) the key must include what the principal may see.
+	vectors map[string]cachedVectors
 }
+
+type cachedVectors struct {
+	generation int64
+	entities   []rag.GraphEntity
+}
+
+// maxCachedGraphs bounds the vector cache (collections with a graph are few).
+const maxCachedGraphs = 64
 
 // New returns a Service over store that embeds entities with embedder (the configured embedding space).
 func New(store Store, embedder rag.Embedder) *Service {
-	return &Service{store: store, embedder: embedder}
+	return &Service{store: store, embedder: embedder, vectors: map[string]cachedVectors{}}
+}
+
+// entityVectors returns the collection's entity vectors in the configured space, from the cache while the
+// graph's generation is the same.
+func (s *Service) entityVectors(ctx context.Context, p rag.Principal, collectionID string, generation int64) ([]rag.GraphEntity, error) {
+	key := collectionID + "\x00" + s.embedder.Space().ID()
+	s.mu.Lock()
+	c, ok := s.vectors[key]
+	s.mu.Unlock()
+	if ok && c.generation == generation {
+		return c.entities, nil
+	}
+	vecs, err := s.store.GraphVectors(ctx, p, collectionID, s.embedder.Space())
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.vectors) >= maxCachedGraphs {
+		clear(s.vectors)
+	}
+	s.vectors[key] = cachedVectors{generation: generation, entities: vecs}
+	s.mu.Unlock()
+	return vecs, nil
 }
 
 // Counts are the added, updated, removed and unchanged rows of one kind.

@@ -100,7 +100,11 @@ func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collecti
 		return nil, err
 	}
 	res.Info.EmbedMS = ms(time.Since(embedStart))
-	vecs, err := s.store.GraphVectors(ctx, p, c.ID, s.embedder.Space())
+	st, err := s.store.GraphStats(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := s.entityVectors(ctx, p, c.ID, st.Generation)
 	if err != nil {
 		return nil, err
 	}

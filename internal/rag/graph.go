@@ -66,11 +66,14 @@ type StoredGraph struct {
 
 // GraphStats counts what a collection's graph holds. Tables maps a record table's name to its row count.
 type GraphStats struct {
-	Sections  int            `json:"sections"`
-	Entities  int            `json:"entities"`
-	Relations int            `json:"relations"`
-	Chunks    int            `json:"chunks"`
-	Tables    map[string]int `json:"tables"`
+	// Generation counts the replacements of the graph (0: never imported); what is derived from a graph
+	// can be cached under it.
+	Generation int64          `json:"generation"`
+	Sections   int            `json:"sections"`
+	Entities   int            `json:"entities"`
+	Relations  int            `json:"relations"`
+	Chunks     int            `json:"chunks"`
+	Tables     map[string]int `json:"tables"`
 }
 
 // Empty reports whether the collection has neither a graph nor a record table.

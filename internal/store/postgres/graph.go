@@ -27,6 +27,8 @@ func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.St
 			return err
 		}
 		b := &pgx.Batch{}
+		b.Queue(s.q(`INSERT INTO {S}.graph_meta (collection_id, generation) VALUES ($1, 1)
+			ON CONFLICT (collection_id) DO UPDATE SET generation = {S}.graph_meta.generation + 1`), collectionID)
 		for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
 			b.Queue(s.q(`DELETE FROM {S}.`+t+` WHERE collection_id = $1`), collectionID)
 		}
@@ -113,11 +115,12 @@ func (s *Store) LoadGraph(ctx context.Context, collectionID string) (*rag.Stored
 func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
 	st := &rag.GraphStats{Tables: map[string]int{}}
 	err := s.pool.QueryRow(ctx, s.q(`SELECT
+		(SELECT coalesce(max(generation), 0) FROM {S}.graph_meta WHERE collection_id = $1),
 		(SELECT count(*) FROM {S}.graph_sections WHERE collection_id = $1),
 		(SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1),
 		(SELECT count(*) FROM {S}.graph_relations WHERE collection_id = $1),
 		(SELECT count(*) FROM {S}.graph_chunks WHERE collection_id = $1)`), collectionID).
-		Scan(&st.Sections, &st.Entities, &st.Relations, &st.Chunks)
+		Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("graph stats: %w", err))
 	}

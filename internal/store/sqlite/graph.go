@@ -35,6 +35,10 @@ func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.St
 		if n == 0 {
 			return fmt.Errorf("collection %q: %w", collectionID, rag.ErrNotFound)
 		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_meta (collection_id, generation) VALUES (?, 1)
+			ON CONFLICT (collection_id) DO UPDATE SET generation = generation + 1`, collectionID); err != nil {
+			return err
+		}
 		for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE collection_id = ?`, collectionID); err != nil {
 				return err
@@ -115,11 +119,12 @@ func (s *Store) LoadGraph(ctx context.Context, collectionID string) (*rag.Stored
 func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
 	st := &rag.GraphStats{Tables: map[string]int{}}
 	err := s.r.QueryRowContext(ctx, `SELECT
+		(SELECT coalesce(max(generation), 0) FROM graph_meta WHERE collection_id = ?1),
 		(SELECT count(*) FROM graph_sections WHERE collection_id = ?1),
 		(SELECT count(*) FROM graph_entities WHERE collection_id = ?1),
 		(SELECT count(*) FROM graph_relations WHERE collection_id = ?1),
 		(SELECT count(*) FROM graph_chunks WHERE collection_id = ?1)`, collectionID).
-		Scan(&st.Sections, &st.Entities, &st.Relations, &st.Chunks)
+		Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks)
 	if err != nil {
 		return nil, dbError(err, "graph stats")
 	}

@@ -83,7 +83,7 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 	})
 	t.Run("Reads", func(t *testing.T) {
 		st, err := gs.GraphStats(ctx, c.ID)
-		if err != nil || st.Sections != 2 || st.Entities != 3 || st.Relations != 2 || st.Chunks != 1 || st.Empty() {
+		if err != nil || st.Generation != 1 || st.Sections != 2 || st.Entities != 3 || st.Relations != 2 || st.Chunks != 1 || st.Empty() {
 			t.Errorf("GraphStats = %+v, %v", st, err)
 		}
 		vecs, err := gs.GraphVectors(ctx, p, c.ID, space)
@@ -131,7 +131,7 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Fatal(err)
 		}
 		st, err := gs.GraphStats(ctx, c.ID)
-		if err != nil || st.Entities != 2 || st.Relations != 1 {
+		if err != nil || st.Generation != 2 || st.Entities != 2 || st.Relations != 1 {
 			t.Errorf("after replace: %+v, %v", st, err)
 		}
 		ents, err := gs.GraphEntities(ctx, p, c.ID, []string{"W1", "L1"})

@@ -1,5 +1,12 @@
 -- Knowledge graphs and record tables of collections (docs/graph.md). A bundle replaces a collection's whole
 -- graph, so every table is keyed by collection; ord keeps the bundle's order (answers list facts in it).
+-- generation counts a collection's graph replacements: readers cache what they derive from a graph (the
+-- entity vectors) under it.
+CREATE TABLE {S}.graph_meta (
+    collection_id text PRIMARY KEY REFERENCES {S}.collections (id) ON DELETE CASCADE,
+    generation    bigint NOT NULL
+);
+
 CREATE TABLE {S}.graph_sections (
     collection_id text NOT NULL REFERENCES {S}.collections (id) ON DELETE CASCADE,
     id            text NOT NULL,

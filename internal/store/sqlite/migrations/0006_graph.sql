@@ -1,5 +1,12 @@
 -- Knowledge graphs and record tables of collections (docs/graph.md). A bundle replaces a collection's whole
 -- graph, so every table is keyed by collection; ord keeps the bundle's order (answers list facts in it).
+-- generation counts a collection's graph replacements: readers cache what they derive from a graph (the
+-- entity vectors) under it.
+CREATE TABLE graph_meta (
+    collection_id TEXT PRIMARY KEY REFERENCES collections (id) ON DELETE CASCADE,
+    generation    INTEGER NOT NULL
+);
+
 CREATE TABLE graph_sections (
     collection_id TEXT NOT NULL REFERENCES collections (id) ON DELETE CASCADE,
     id            TEXT NOT NULL,
