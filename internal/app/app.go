@@ -217,7 +217,7 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 	// provider was down, the process was stopping); a run with nothing to do costs one count query.
 	// Only a working runner schedules (River panics when an insert-only client is given periodic jobs).
 	if opt.Work {
-		if err := r.AddPeriodic(ReembedJob, jobs.Every(time.Minute), a.Spaces.Reembed, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+		if err := r.AddPeriodic(ReembedJob, jobs.Every(time.Minute), a.Reembed, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
 			r.Close()
 			return nil, err
 		}
@@ -236,6 +236,16 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 	// After the store's closer, so run before it: running jobs stop while the store is still open.
 	a.closers = append(a.closers, r.Close)
 	return r, nil
+}
+
+// Reembed re-embeds into the configured space what is not in it yet: the chunks (reembed.Service) and the
+// entities of the collections' knowledge graphs.
+func (a *App) Reembed(ctx context.Context) error {
+	if err := a.Spaces.Reembed(ctx); err != nil {
+		return err
+	}
+	_, err := a.Graph.Reembed(ctx, a.Store)
+	return err
 }
 
 // QAJob is the name of the periodic job that answers the boards' open questions (RAGD_QA_INTERVAL).

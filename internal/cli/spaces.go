@@ -39,7 +39,7 @@ func runSpaces(ctx context.Context, env *Env, args []string) error {
 
 	if sub == "reembed" {
 		// The same work as the periodic job of serve and worker, resumable, embedding no chunk twice.
-		if err := a.Spaces.Reembed(ctx); err != nil {
+		if err := a.Reembed(ctx); err != nil {
 			return err
 		}
 		st, err := a.Spaces.Status(ctx)

@@ -148,3 +148,21 @@ func TestParseTable(t *testing.T) {
 		})
 	}
 }
+
+func TestReembed(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	other := &counting{Embedder: hash.New(256)}
+	svc := graph.New(f.store, other)
+	n, err := svc.Reembed(ctx, f.store)
+	if err != nil || n != 155 || other.texts.Load() != 155 {
+		t.Fatalf("Reembed into a new space: %d, %v (%d texts)", n, err, other.texts.Load())
+	}
+	if n, err := svc.Reembed(ctx, f.store); err != nil || n != 0 || other.texts.Load() != 155 {
+		t.Fatalf("second Reembed: %d, %v", n, err)
+	}
+	res, err := svc.Retrieve(ctx, rag.LocalPrincipal, f.coll, f.set, "철근 가공 장비")
+	if err != nil || !res.Found || res.Entities[0].Name != "철근 가공" || res.Entities[0].Similarity == 0 {
+		t.Fatalf("retrieval in the new space: %+v, %v", res, err)
+	}
+}

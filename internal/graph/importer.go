@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -291,3 +292,45 @@ func (s *Service) Stats(ctx context.Context, collection string) (*rag.GraphStats
 
 // errorf is a CodeInvalid error.
 func errorf(format string, args ...any) error { return rag.Errorf(rag.CodeInvalid, format, args...) }
+
+// Collections lists the collections (rag.Store implements it).
+type Collections interface {
+	ListCollections(ctx context.Context) ([]*rag.Collection, error)
+}
+
+// Reembed embeds, in the configured space, the entities of every collection's graph that have no vector
+// in it (after a change of embedder), the way the background re-embed does for chunks. It returns how many
+// entities it embedded.
+func (s *Service) Reembed(ctx context.Context, cs Collections) (int, error) {
+	list, err := cs.ListCollections(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, c := range list {
+		st, err := s.store.GraphStats(ctx, c.ID)
+		if err != nil {
+			return total, err
+		}
+		if st.Entities == 0 {
+			continue
+		}
+		vecs, err := s.entityVectors(ctx, rag.LocalPrincipal, c.ID, st.Generation)
+		if err != nil {
+			return total, err
+		}
+		if len(vecs) == st.Entities {
+			continue
+		}
+		g, err := s.store.LoadGraph(ctx, c.ID)
+		if err != nil {
+			return total, err
+		}
+		res, err := s.Import(ctx, c.ID, &Bundle{Sections: g.Sections, Entities: g.Entities, Relations: g.Relations, Chunks: g.Chunks})
+		if err != nil {
+			return total, fmt.Errorf("re-embed the graph of collection %s: %w", c.Name, err)
+		}
+		total += res.Embedded
+	}
+	return total, nil
+}
