@@ -36,7 +36,8 @@ type Options struct {
 type Graph interface {
 	// AnswerGraph answers ans.Question over the collection named collection when it has a graph, filling ans
 	// and emitting the sources and text; false, without emitting, when it has none.
-	AnswerGraph(ctx context.Context, p rag.Principal, collection string, ans *rag.Answer, gen rag.Generator, system string,
+	// req carries the profile's system prompt, not-covered reply and generation settings.
+	AnswerGraph(ctx context.Context, p rag.Principal, collection string, ans *rag.Answer, gen rag.Generator, req rag.GenerateRequest,
 		emit func(rag.AnswerEvent) error) (bool, error)
 }
 
@@ -130,7 +131,9 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		if err != nil {
 			return nil, err
 		}
-		ok, err := s.opt.Graph.AnswerGraph(ctx, p, req.Filter.Collections[0], ans, s.generator, system, emit)
+		ok, err := s.opt.Graph.AnswerGraph(ctx, p, req.Filter.Collections[0], ans, s.generator, rag.GenerateRequest{
+			SystemPrompt: system, NotCovered: prof.Replies.NotCovered, Temperature: prof.Generation.Temperature,
+			MaxOutputTokens: prof.Generation.MaxOutputTokens}, emit)
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/jobs"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
@@ -121,7 +122,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if !graphs {
 		return nil, fmt.Errorf("store %T keeps no knowledge graphs", a.Store)
 	}
-	a.Graph = graph.New(gs, a.Embedder)
+	a.Graph = graph.New(gs, a.Embedder, profile.GraphSettings)
 	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes:  cfg.MaxUploadBytes,

@@ -14,13 +14,7 @@ import (
 // (`ragd import table FILE.csv --name N`) into a collection (docs/graph.md).
 func runImport(ctx context.Context, env *Env, args []string) error {
 	subs := []string{"graph", "table"}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usageErr("a subcommand is required: graph or table")
-	}
-	sub, args := args[0], args[1:]
-	if sub != "graph" && sub != "table" {
-		return usageErr("unknown subcommand %q%s", sub, didYouMean(sub, subs, ""))
-	}
+	sub, args := subcommandOf(args)
 	fs := newFlagSet("import")
 	c := common{quiet: true}
 	c.register(fs, env)
@@ -32,6 +26,10 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	switch {
+	case sub == "":
+		return usageErr("a subcommand is required: graph or table")
+	case sub != "graph" && sub != "table":
+		return usageErr("unknown subcommand %q%s", sub, didYouMean(sub, subs, ""))
 	case len(pos) != 1 && sub == "graph":
 		return usageErr("graph takes one folder with %s (got %d arguments)", strings.Join(graph.BundleFiles, ", "), len(pos))
 	case len(pos) != 1:

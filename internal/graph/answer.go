@@ -23,11 +23,12 @@ const (
 // AnswerGraph answers ans.Question from the graph of the collection named collection, when it has a graph
 // or record tables (false otherwise: the caller answers from documents). It emits the sources and the text
 // and fills ans (Text, Sources, NotFound, Graph). With an LLM generator (a rag.Completer) the generator
-// writes the answer from the numbered graph context under the system prompt; with the offline generator the
+// writes the answer from the numbered graph context with req's system prompt and generation settings; with
+// the offline generator the
 // answer is built from the retrieved facts only (Result.Answer). When nothing is found the reply is the
 // collection's off-topic or not-found reply (Reply).
 func (s *Service) AnswerGraph(ctx context.Context, p rag.Principal, collection string, ans *rag.Answer, gen rag.Generator,
-	system string, emit func(rag.AnswerEvent) error) (bool, error) {
+	req rag.GenerateRequest, emit func(rag.AnswerEvent) error) (bool, error) {
 	c, err := s.store.GetCollection(ctx, collection)
 	if errors.Is(err, rag.ErrNotFound) {
 		return false, nil
@@ -39,7 +40,7 @@ func (s *Service) AnswerGraph(ctx context.Context, p rag.Principal, collection s
 	if err != nil || st.Empty() {
 		return false, err
 	}
-	set, err := SettingsOf(c)
+	set, err := s.Settings(c)
 	if err != nil {
 		return false, err
 	}
@@ -61,13 +62,13 @@ func (s *Service) AnswerGraph(ctx context.Context, p rag.Principal, collection s
 	ans.Sources = []rag.Source{}
 	if !res.Found {
 		ans.NotFound = true
-		ans.Text = Reply(set, ans.Question)
+		ans.Text = Reply(set, ans.Question, ans.Language)
 		return true, emit(rag.AnswerEvent{Type: rag.AnswerDelta, Delta: ans.Text})
 	}
 	var text string
 	if _, llm := gen.(rag.Completer); llm {
-		g, err := gen.Generate(ctx, rag.GenerateRequest{Question: ans.Question, Language: ans.Language,
-			Passages: res.GeneratorPassages(), SystemPrompt: system}, func(d string) error {
+		req.Question, req.Language, req.History, req.Passages = ans.Question, ans.Language, nil, res.GeneratorPassages()
+		g, err := gen.Generate(ctx, req, func(d string) error {
 			return emit(rag.AnswerEvent{Type: rag.AnswerDelta, Delta: d})
 		})
 		if err != nil {
@@ -102,17 +103,26 @@ var citation = regexp.MustCompile(`\[\d+\]`)
 //     syllables, or an English function word), it is about something else — the off-topic reply;
 //   - otherwise it is not language (a typo, keyboard noise, a made-up word) and nothing can be found for
 //     it — the not-found reply.
-func Reply(set Settings, question string) string {
+//
+// Replies the profile leaves empty are ragd's, in the answer's language lang.
+func Reply(set Settings, question, lang string) string {
+	notFound := generate.NotCovered(set.Replies.NotFound, lang)
 	q := strings.ToLower(question)
 	for _, w := range set.Vocabulary {
 		if w != "" && strings.Contains(q, strings.ToLower(w)) {
-			return set.Replies.NotFound
+			return notFound
 		}
 	}
-	if lexicon.HasWords(question) {
-		return set.Replies.OffTopic
+	if !lexicon.HasWords(question) {
+		return notFound
 	}
-	return set.Replies.NotFound
+	if r := strings.TrimSpace(set.Replies.OffTopic); r != "" {
+		return r
+	}
+	if lang == "ko" {
+		return "이 컬렉션의 주제에 관한 질문에만 답변할 수 있습니다."
+	}
+	return "This collection only answers questions about its own subject."
 }
 
 // Answer is the offline structured answer: for the hits close to the best one, their source path, labelled

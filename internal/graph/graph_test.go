@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/graph"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/sqlite"
 )
@@ -90,19 +91,19 @@ func setup(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	raw, err := os.ReadFile("testdata/pumsem.json")
+	raw, err := os.ReadFile("../../examples/pumsem/collection.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var settings map[string]any
-	if err := json.Unmarshal(raw, &settings); err != nil {
+	prof, err := profile.Decode("collection.yaml", raw)
+	if err != nil {
 		t.Fatal(err)
 	}
-	c := &rag.Collection{Name: "pumsem", Settings: map[string]any{graph.SettingsKey: settings}}
-	if err := st.CreateCollection(ctx, c); err != nil {
+	c, _, err := profile.Put(ctx, st, "pumsem", prof, "local")
+	if err != nil {
 		t.Fatal(err)
 	}
-	svc := graph.New(st, hash.New(hash.DefaultDim))
+	svc := graph.New(st, hash.New(hash.DefaultDim), profile.GraphSettings)
 	b, err := graph.ReadDir(sampleDir)
 	if err != nil {
 		t.Skipf("sample not available: %v", err)
@@ -118,7 +119,7 @@ func setup(t testing.TB) *fixture {
 	if _, err := svc.ImportTable(ctx, "pumsem", "ilwi", f); err != nil {
 		t.Fatal(err)
 	}
-	set, err := graph.SettingsOf(c)
+	set, err := svc.Settings(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		answer := graph.Reply(f.set, s.Question)
+		answer := graph.Reply(f.set, s.Question, "ko")
 		if res.Found {
 			answer = res.Answer()
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/graph"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -41,7 +42,7 @@ func TestImport(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
 	emb := &counting{Embedder: hash.New(hash.DefaultDim)}
-	svc := graph.New(f.store, emb)
+	svc := graph.New(f.store, emb, profile.GraphSettings)
 	files := sampleFiles(t)
 	parse := func(files map[string][]byte) *graph.Bundle {
 		b, err := graph.Parse(files)
@@ -113,7 +114,7 @@ func TestImport(t *testing.T) {
 	})
 	t.Run("NewSpaceReembedsAll", func(t *testing.T) {
 		other := &counting{Embedder: hash.New(256)}
-		res, err := graph.New(f.store, other).Import(ctx, "pumsem", parse(files))
+		res, err := graph.New(f.store, other, profile.GraphSettings).Import(ctx, "pumsem", parse(files))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func TestReembed(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
 	other := &counting{Embedder: hash.New(256)}
-	svc := graph.New(f.store, other)
+	svc := graph.New(f.store, other, profile.GraphSettings)
 	n, err := svc.Reembed(ctx, f.store)
 	if err != nil || n != 155 || other.texts.Load() != 155 {
 		t.Fatalf("Reembed into a new space: %d, %v (%d texts)", n, err, other.texts.Load())

@@ -25,6 +25,7 @@ type Store interface {
 type Service struct {
 	store    Store
 	embedder rag.Embedder
+	settings SettingsFunc
 
 	mu sync.Mutex
 	// vectors caches the entity vectors of a collection in the embedding space, under the graph's
@@ -41,9 +42,22 @@ type cachedVectors struct {
 // maxCachedGraphs bounds the vector cache (collections with a graph are few).
 const maxCachedGraphs = 64
 
-// New returns a Service over store that embeds entities with embedder (the configured embedding space).
-func New(store Store, embedder rag.Embedder) *Service {
-	return &Service{store: store, embedder: embedder, vectors: map[string]cachedVectors{}}
+// SettingsFunc returns the graph settings of a collection: its profile's (profile.GraphSettings).
+type SettingsFunc func(c *rag.Collection) (Settings, error)
+
+// New returns a Service over store that embeds entities with embedder (the configured embedding space) and
+// reads each collection's settings with settings.
+func New(store Store, embedder rag.Embedder, settings SettingsFunc) *Service {
+	return &Service{store: store, embedder: embedder, settings: settings, vectors: map[string]cachedVectors{}}
+}
+
+// Settings returns the graph settings of a collection, defaults filled in.
+func (s *Service) Settings(c *rag.Collection) (Settings, error) {
+	set, err := s.settings(c)
+	if err != nil {
+		return Settings{}, err
+	}
+	return set.WithDefaults(), nil
 }
 
 // entityVectors returns the collection's entity vectors in the configured space, from the cache while the

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -90,7 +89,13 @@ const candidatePool = 4
 // read is restricted to the collection as p sees it.
 func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collection, set Settings, question string) (*Result, error) {
 	start := time.Now()
-	res := &Result{Collection: c.Name, Question: question, Settings: set, Spec: Spec(set, question), Intents: Intents(set, question)}
+	res := &Result{Collection: c.Name, Question: question, Settings: set}
+	if set.Spec != nil {
+		res.Spec = set.Spec(question)
+	}
+	if set.Intents != nil {
+		res.Intents = set.Intents(question)
+	}
 	lim := set.Limits
 	pool := lim.Entities * candidatePool
 
@@ -431,33 +436,4 @@ func (s *Service) passages(ctx context.Context, p rag.Principal, collectionID st
 		res.Passages = append(res.Passages, PassageHit{GraphChunk: c, Path: paths[c.SectionID]})
 	}
 	return nil
-}
-
-// Spec returns the first match of the settings' spec patterns in question ("" when none matches).
-func Spec(set Settings, question string) string {
-	for _, p := range set.SpecPatterns {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			continue // Validate rejects it
-		}
-		if m := re.FindString(question); m != "" {
-			return m
-		}
-	}
-	return ""
-}
-
-// Intents returns the names of the intents whose keywords the question contains.
-func Intents(set Settings, question string) []string {
-	var out []string
-	q := strings.ToLower(question)
-	for _, in := range set.Intents {
-		for _, k := range in.Keywords {
-			if k != "" && strings.Contains(q, strings.ToLower(k)) {
-				out = append(out, in.Name)
-				break
-			}
-		}
-	}
-	return out
 }

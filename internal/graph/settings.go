@@ -1,54 +1,51 @@
 package graph
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
-
-	"github.com/ragd/ragd/internal/rag"
 )
 
-// Settings are what a collection declares about its graph (the `graph` section of its profile): the
-// intents that switch record lookups on, the spec patterns, the context limits, the record tables, and the
-// words its answers and context use. Every field has a default, so an empty section works.
-type Settings struct {
-	// Intents switch a retrieval step on when the question contains one of their keywords.
-	Intents []Intent `json:"intents,omitempty" yaml:"intents,omitempty"`
-	// SpecPatterns are regular expressions tried in order; the first match is the question's spec (variant),
-	// e.g. `D\d+` or `\d+-\d+-\d+`.
-	SpecPatterns []string `json:"spec_patterns,omitempty" yaml:"spec_patterns,omitempty"`
-	// Limits bound the context (the seed's §6.2).
-	Limits Limits `json:"limits" yaml:"limits"`
+// Profile is the `graph` section of a collection profile (internal/profile): the record tables, the
+// words of the context and answers, and the similarity at which an entity counts as found. The rest of what
+// graph retrieval follows is the profile's own: intents, spec patterns, context limits, replies, vocabulary.
+type Profile struct {
 	// Tables declares the record tables that `ragd import table` accepts.
 	Tables []Table `json:"tables,omitempty" yaml:"tables,omitempty"`
+	// Labels name relation types, properties and the context's headings in the collection's language.
+	Labels Labels `json:"labels,omitzero" yaml:"labels,omitempty"`
 	// MinSimilarity is the vector similarity at which an entity counts as found without a keyword match
 	// of its name (default 0.5). Lexical embedders rarely reach it, neural ones do for close meanings.
 	MinSimilarity float64 `json:"min_similarity,omitempty" yaml:"min_similarity,omitempty"`
+}
+
+// Settings are what graph retrieval and answers follow for one collection: its profile's graph section and
+// the profile's intents, spec patterns, context limits, replies and vocabulary (internal/profile builds
+// them; zero fields take defaults).
+type Settings struct {
+	Profile
+	// Intents returns the names of the intents a question fires; Spec the variant it names ("" for none).
+	// nil: none.
+	Intents func(question string) []string `json:"-"`
+	Spec    func(question string) string   `json:"-"`
+	// Limits bound the context (the seed's §6.2).
+	Limits Limits `json:"limits"`
+	// Replies are the fixed replies to questions nothing is found for.
+	Replies Replies `json:"replies"`
 	// Vocabulary are domain words: a question that contains one is about the domain, so when nothing is
-	// found it gets the not-found reply rather than the off-topic refusal (see docs/graph.md).
-	Vocabulary []string `json:"vocabulary,omitempty" yaml:"vocabulary,omitempty"`
-	// Replies are the fixed replies; empty ones use ragd's generic wording.
-	Replies Replies `json:"replies" yaml:"replies"`
-	// Labels name relation types, properties and the context's headings in the collection's language.
-	Labels Labels `json:"labels" yaml:"labels"`
+	// found it gets the not-found reply rather than the off-topic refusal (see Reply).
+	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
-// Intent is a named list of keywords: it fires when the question contains one of them.
-type Intent struct {
-	Name     string   `json:"name" yaml:"name"`
-	Keywords []string `json:"keywords" yaml:"keywords"`
-}
-
-// Limits bound a graph context. Zero fields take the seed's values: 5 entities, 20 relations per entity,
-// 5 table rows, 3 passages of at most 500 characters, 4000 characters in all.
+// Limits bound a graph context (a profile's context section). Zero fields take the seed's values: 5
+// entities, 20 relations per entity, 5 table rows, 3 passages of at most 500 characters, 4000 characters in
+// all.
 type Limits struct {
-	Entities           int `json:"entities,omitempty" yaml:"entities,omitempty"`
-	RelationsPerEntity int `json:"relations_per_entity,omitempty" yaml:"relations_per_entity,omitempty"`
-	Rows               int `json:"rows,omitempty" yaml:"rows,omitempty"`
-	Passages           int `json:"passages,omitempty" yaml:"passages,omitempty"`
-	PassageChars       int `json:"passage_chars,omitempty" yaml:"passage_chars,omitempty"`
-	Chars              int `json:"chars,omitempty" yaml:"chars,omitempty"`
+	Entities           int `json:"entities"`
+	RelationsPerEntity int `json:"relations_per_entity"`
+	Rows               int `json:"rows"`
+	Passages           int `json:"passages"`
+	PassageChars       int `json:"passage_chars"`
+	Chars              int `json:"chars"`
 }
 
 // Table declares a record table: its typed columns, the column that names an entity (Key) and the column
@@ -79,10 +76,10 @@ const (
 	TypeNumber  = "number"
 )
 
-// Replies are a collection's fixed replies.
+// Replies are a collection's fixed replies to questions nothing is found for.
 type Replies struct {
-	OffTopic string `json:"off_topic,omitempty" yaml:"off_topic,omitempty"`
-	NotFound string `json:"not_found,omitempty" yaml:"not_found,omitempty"`
+	OffTopic string `json:"off_topic,omitempty"`
+	NotFound string `json:"not_found,omitempty"`
 }
 
 // Labels are the words of the context and the offline answer.
@@ -110,12 +107,6 @@ func (s Settings) WithDefaults() Settings {
 	if s.MinSimilarity == 0 {
 		s.MinSimilarity = 0.5
 	}
-	if s.Replies.OffTopic == "" {
-		s.Replies.OffTopic = "This collection only answers questions about its own subject."
-	}
-	if s.Replies.NotFound == "" {
-		s.Replies.NotFound = "The collection's data does not contain this information."
-	}
 	lb := &s.Labels
 	lb.Results = orText(lb.Results, "Search results")
 	lb.Source = orText(lb.Source, "Source")
@@ -138,52 +129,50 @@ func orText(v, d string) string {
 	return v
 }
 
-// MaxLimit bounds every limit: a context larger than this is not what a limit is for.
-const MaxLimit = 1000
+// MaxTables bounds the tables of a graph section and MaxColumns the columns of a table.
+const (
+	MaxTables  = 50
+	MaxColumns = 100
+)
 
-// Validate reports the first problem of s as CodeInvalid, naming the field.
-func (s Settings) Validate() error {
+// Validate reports the first problem of the section, naming the field relative to it (profile.Section).
+func (p *Profile) Validate() error {
 	bad := func(field, format string, args ...any) error {
-		return rag.Errorf(rag.CodeInvalid, "graph.%s: %s", field, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
 	}
-	for i, p := range s.SpecPatterns {
-		if _, err := regexp.Compile(p); err != nil {
-			return bad(fmt.Sprintf("spec_patterns[%d]", i), "not a regular expression: %v", err)
-		}
+	if p.MinSimilarity < 0 || p.MinSimilarity > 1 {
+		return bad("min_similarity", "%v is not between 0 and 1", p.MinSimilarity)
 	}
-	l := s.Limits
-	for name, v := range map[string]int{"entities": l.Entities, "relations_per_entity": l.RelationsPerEntity, "rows": l.Rows,
-		"passages": l.Passages, "passage_chars": l.PassageChars, "chars": l.Chars} {
-		if v < 0 || v > MaxLimit*100 || (name != "chars" && name != "passage_chars" && v > MaxLimit) {
-			return bad("limits."+name, "%d is out of range", v)
-		}
-	}
-	if s.MinSimilarity < 0 || s.MinSimilarity > 1 {
-		return bad("min_similarity", "%v is not between 0 and 1", s.MinSimilarity)
+	if len(p.Tables) > MaxTables {
+		return bad("tables", "%d tables, at most %d allowed", len(p.Tables), MaxTables)
 	}
 	tables := map[string]bool{}
-	for i, t := range s.Tables {
+	for i, t := range p.Tables {
 		field := fmt.Sprintf("tables[%d]", i)
-		if strings.TrimSpace(t.Name) == "" {
-			return bad(field+".name", "a table needs a name")
+		if strings.TrimSpace(t.Name) == "" || strings.ContainsAny(t.Name, "/?#% ") {
+			return bad(field+".name", "%q is not a table name (a word without spaces, /, ?, # or %%)", t.Name)
 		}
 		if tables[t.Name] {
 			return bad(field+".name", "table %q is declared twice", t.Name)
 		}
 		tables[t.Name] = true
+		if len(t.Columns) == 0 || len(t.Columns) > MaxColumns {
+			return bad(field+".columns", "%d columns, 1 to %d allowed", len(t.Columns), MaxColumns)
+		}
 		cols := map[string]bool{}
 		for j, c := range t.Columns {
-			if c.Name == "" {
-				return bad(fmt.Sprintf("%s.columns[%d].name", field, j), "a column needs a name")
+			cf := fmt.Sprintf("%s.columns[%d]", field, j)
+			if strings.TrimSpace(c.Name) == "" {
+				return bad(cf+".name", "a column needs a name")
 			}
 			if cols[c.Name] {
-				return bad(fmt.Sprintf("%s.columns[%d].name", field, j), "column %q is declared twice", c.Name)
+				return bad(cf+".name", "column %q is declared twice", c.Name)
 			}
 			cols[c.Name] = true
 			switch c.Type {
 			case TypeText, TypeInteger, TypeNumber:
 			default:
-				return bad(fmt.Sprintf("%s.columns[%d].type", field, j), "%q is not text, integer or number", c.Type)
+				return bad(cf+".type", "%q is not text, integer or number", c.Type)
 			}
 		}
 		if !cols[t.Key] {
@@ -193,48 +182,15 @@ func (s Settings) Validate() error {
 			return bad(field+".variant", "%q is not one of the table's columns", t.Variant)
 		}
 	}
-	intents := map[string]bool{}
-	for i, in := range s.Intents {
-		if in.Name == "" || len(in.Keywords) == 0 {
-			return bad(fmt.Sprintf("intents[%d]", i), "an intent needs a name and keywords")
-		}
-		intents[in.Name] = true
-	}
-	for i, t := range s.Tables {
-		if t.Intent != "" && !intents[t.Intent] {
-			return bad(fmt.Sprintf("tables[%d].intent", i), "intent %q is not declared", t.Intent)
-		}
-	}
 	return nil
 }
 
 // Table returns the declared table named name.
-func (s Settings) Table(name string) (Table, bool) {
+func (s Profile) Table(name string) (Table, bool) {
 	for _, t := range s.Tables {
 		if t.Name == name {
 			return t, true
 		}
 	}
 	return Table{}, false
-}
-
-// SettingsKey is the key of a collection's settings that holds its graph settings.
-const SettingsKey = "graph"
-
-// SettingsOf returns the graph settings of collection c (defaults when it declares none).
-func SettingsOf(c *rag.Collection) (Settings, error) {
-	var s Settings
-	if raw, ok := c.Settings[SettingsKey]; ok && raw != nil {
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return s, fmt.Errorf("collection %s graph settings: %w", c.Name, err)
-		}
-		if err := json.Unmarshal(b, &s); err != nil {
-			return s, rag.WrapError(rag.CodeInvalid, err, "collection %s: graph settings: %v", c.Name, err)
-		}
-		if err := s.Validate(); err != nil {
-			return s, err
-		}
-	}
-	return s.WithDefaults(), nil
 }

@@ -46,7 +46,7 @@ func (s *Service) ImportTable(ctx context.Context, collection, table string, r i
 	if err != nil {
 		return nil, err
 	}
-	set, err := SettingsOf(c)
+	set, err := s.Settings(c)
 	if err != nil {
 		return nil, err
 	}

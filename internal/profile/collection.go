@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -155,4 +156,31 @@ func Put(ctx context.Context, st Store, name string, p *Profile, owner string) (
 		return c, false, st.UpdateCollection(ctx, c)
 	}
 	return nil, false, err
+}
+
+// GraphSettings returns what graph retrieval follows for collection c (graph.SettingsFunc): its profile's
+// graph section, intents, first spec found, context limits, off-topic and not-covered replies, and
+// vocabulary.
+func GraphSettings(c *rag.Collection) (graph.Settings, error) {
+	p, err := Of(c)
+	if err != nil {
+		return graph.Settings{}, err
+	}
+	set := graph.Settings{
+		Intents: p.FiredIntents,
+		Spec: func(q string) string {
+			if specs := p.FindSpecs(q); len(specs) > 0 {
+				return specs[0].Value
+			}
+			return ""
+		},
+		Limits: graph.Limits{Entities: p.Context.Entities, RelationsPerEntity: p.Context.RelationsPerEntity, Rows: p.Context.TableRows,
+			Passages: p.Context.Passages, PassageChars: p.Context.PassageChars, Chars: p.Context.TotalChars},
+		Replies:    graph.Replies{OffTopic: p.Replies.OffTopic, NotFound: p.Replies.NotCovered},
+		Vocabulary: p.Vocabulary,
+	}
+	if p.Graph != nil {
+		set.Profile = *p.Graph
+	}
+	return set, nil
 }

@@ -30,6 +30,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -56,6 +57,10 @@ type Profile struct {
 	Generation   Generation    `json:"generation,omitzero" yaml:"generation,omitempty"`
 
 	// Sections owned by other packages go below, one field each (see the package comment).
+
+	// Graph declares the collection's knowledge graph: its record tables and the words of its graph
+	// context and answers (docs/graph.md).
+	Graph *graph.Profile `json:"graph,omitempty" yaml:"graph,omitempty"`
 }
 
 // Replies are a collection's fixed replies; "" keeps ragd's default in the question's language. Every
@@ -116,7 +121,11 @@ type Section interface {
 
 // sections lists the sections of p by key; a nil section is skipped.
 func (p *Profile) sections() map[string]Section {
-	return map[string]Section{}
+	out := map[string]Section{}
+	if p.Graph != nil {
+		out["graph"] = p.Graph
+	}
+	return out
 }
 
 // The defaults of the context limits (the 품셈 system's §6.2 budget, which fits a small hosted model).
@@ -380,6 +389,13 @@ func (p *Profile) validate() *Error {
 		}
 		if err := s.Validate(); err != nil {
 			return bad(key, "%s", err.Error())
+		}
+	}
+	if p.Graph != nil {
+		for i, t := range p.Graph.Tables {
+			if t.Intent != "" && !slices.ContainsFunc(p.Intents, func(in Intent) bool { return in.Name == t.Intent }) {
+				return bad(fmt.Sprintf("graph.tables[%d].intent", i), "%q is not one of the profile's intents", t.Intent)
+			}
 		}
 	}
 	return nil

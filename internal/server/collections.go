@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -171,7 +172,8 @@ func (s *Server) handleGetCollection(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, err)
 }
 
-// handlePutCollection applies the profile in the body (JSON, docs/collections.md) to the collection, creating
+// handlePutCollection applies the profile in the body (JSON, or YAML with Content-Type application/yaml;
+// docs/collections.md) to the collection, creating
 // it when it does not exist: 201 when created, 200 when updated, 400 invalid_request naming the field, 403
 // forbidden when the collection is another principal's and the caller is not an admin.
 func (s *Server) handlePutCollection(w http.ResponseWriter, r *http.Request) {
@@ -185,7 +187,13 @@ func (s *Server) handlePutCollection(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := profile.DecodeJSON("request body", body)
+	// The profile file itself, YAML, when the client says so (examples/pumsem/load sends collection.yaml);
+	// JSON otherwise.
+	decode := profile.DecodeJSON
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "application/yaml" || ct == "application/x-yaml" || ct == "text/yaml" {
+		decode = func(what string, data []byte) (*profile.Profile, error) { return profile.Decode(what+".yaml", data) }
+	}
+	p, err := decode("request body", body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -26,21 +26,39 @@ func bundleFiles(relations string) []file {
 		{"relations.jsonl", []byte(relations)}, {"chunks.jsonl", []byte(testChunks)}}
 }
 
-var testGraphSettings = map[string]any{
-	"intents":       []any{map[string]any{"name": "cost", "keywords": []any{"cost", "price"}}},
-	"spec_patterns": []any{`\d+-\d+-\d+`},
-	"replies":       map[string]any{"off_topic": "Only questions about construction work.", "not_found": "Nothing in the data."},
-	"tables": []any{map[string]any{"name": "prices", "intent": "cost", "key": "name", "variant": "spec", "base_property": "spec",
-		"columns": []any{map[string]any{"name": "name", "type": "text"}, map[string]any{"name": "spec", "type": "text"},
-			map[string]any{"name": "total", "type": "integer", "label": "total"}}}},
-	"labels": map[string]any{"relations": map[string]any{"REQUIRES_LABOR": "labor"}},
-}
+// testGraphProfile is the collection's profile, with a graph section (YAML, as a profile file).
+const testGraphProfile = `
+replies: {off_topic: Only questions about construction work., not_covered: Nothing in the data.}
+intents: [{name: cost, keywords: [cost, price]}]
+spec_patterns: [{name: mix, pattern: '\d+-\d+-\d+'}]
+graph:
+  tables:
+    - name: prices
+      intent: cost
+      key: name
+      variant: spec
+      base_property: spec
+      columns: [{name: name, type: text}, {name: spec, type: text}, {name: total, type: integer}]
+  labels: {relations: {REQUIRES_LABOR: labor}}
+`
 
 func TestGraphAPI(t *testing.T) {
 	b := setup(t, nil)
 	b.run(t, []scenario{
-		{name: "Collection", method: "POST", path: "/api/collections", status: http.StatusCreated,
-			body: jsonBody(map[string]any{"name": "works", "settings": map[string]any{"graph": testGraphSettings}})},
+		{name: "ProfileBadGraphSection", method: "PUT", path: "/api/collections/works", status: http.StatusBadRequest, code: rag.CodeInvalid,
+			body: func(*testing.T) (io.Reader, string) {
+				return strings.NewReader(strings.Replace(testGraphProfile, "intent: cost", "intent: price", 1)), "application/yaml"
+			},
+			contains: []string{`graph.tables[0].intent: \"price\" is not one of the profile's intents`}},
+		{name: "ProfileBadColumnType", method: "PUT", path: "/api/collections/works", status: http.StatusBadRequest, code: rag.CodeInvalid,
+			body: func(*testing.T) (io.Reader, string) {
+				return strings.NewReader(strings.Replace(testGraphProfile, "type: integer", "type: float", 1)), "application/yaml"
+			},
+			contains: []string{`graph: tables[0].columns[2].type: \"float\" is not text, integer or number`}},
+		{name: "Profile", method: "PUT", path: "/api/collections/works", status: http.StatusCreated,
+			body: func(*testing.T) (io.Reader, string) { return strings.NewReader(testGraphProfile), "application/yaml" }},
+		{name: "ProfileShowsGraph", method: "GET", path: "/api/collections/works", status: http.StatusOK,
+			contains: []string{`"graph":{"tables":[{"name":"prices","intent":"cost"`}},
 		{name: "BrokenBundleRejected", method: "POST", path: "/api/collections/works/graph", status: http.StatusBadRequest,
 			code: rag.CodeInvalid, body: multipartBody(bundleFiles(testRelations+`{"source": "W1", "target": "NOPE", "type": "X"}`+"\n"), nil),
 			contains: []string{`"problems"`, `unknown target entity \"NOPE\"`, `"line":3`}},

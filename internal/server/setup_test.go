@@ -24,6 +24,7 @@ import (
 	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
@@ -129,7 +130,7 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.graph = graph.New(st, b.emb)
+	b.graph = graph.New(st, b.emb, profile.GraphSettings)
 	b.answers = answer.New(b.spaces, b.gen, answer.Options{Collections: st, Graph: b.graph})
 	b.pipe = ingest.New(st, ex, b.emb, ingest.Options{MaxBytes: set.MaxUploadBytes, Logger: logger})
 	jobs := &inlineJobs{pipe: b.pipe}
