@@ -174,7 +174,7 @@ func (s *Service) Import(ctx context.Context, collection string, b *Bundle) (*Im
 	if err != nil {
 		return nil, err
 	}
-	old, err := s.store.LoadGraph(ctx, c.ID)
+	old, err := s.load(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +295,40 @@ func sameOrder(a, b *rag.StoredGraph) bool {
 	return true
 }
 
+// load reads the collection's whole graph, entities with their vectors in the configured space.
+func (s *Service) load(ctx context.Context, collectionID string) (*rag.StoredGraph, error) {
+	p := rag.LocalPrincipal
+	g := &rag.StoredGraph{}
+	var err error
+	if g.Sections, err = s.store.GraphSections(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Entities, err = s.store.GraphEntities(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Relations, err = s.store.GraphEdges(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Chunks, err = s.store.GraphChunks(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	if g.Postings, _, err = s.store.GraphPostings(ctx, p, collectionID, nil); err != nil {
+		return nil, err
+	}
+	vecs, err := s.store.GraphVectors(ctx, p, collectionID, s.embedder.Space())
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string][]float32, len(vecs))
+	for _, v := range vecs {
+		byID[v.ID] = v.Vector
+	}
+	for i := range g.Entities {
+		g.Entities[i].Vector = byID[g.Entities[i].ID]
+	}
+	return g, nil
+}
+
 // Stats returns what the collection's graph holds.
 func (s *Service) Stats(ctx context.Context, collection string) (*rag.GraphStats, error) {
 	c, err := s.store.GetCollection(ctx, collection)
@@ -336,7 +370,7 @@ func (s *Service) Reembed(ctx context.Context, cs Collections) (int, error) {
 		if len(vecs) == st.Entities {
 			continue
 		}
-		g, err := s.store.LoadGraph(ctx, c.ID)
+		g, err := s.load(ctx, c.ID)
 		if err != nil {
 			return total, err
 		}

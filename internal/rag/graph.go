@@ -98,27 +98,27 @@ type GraphStore interface {
 	// lacks disappear, the others take g's values. Readers never see a mix. ErrNotFound when the collection
 	// does not exist.
 	ReplaceGraph(ctx context.Context, collectionID string, g *StoredGraph) error
-	// LoadGraph returns the collection's whole graph, entities with their text hashes and vectors (an empty
-	// graph when it has none).
-	LoadGraph(ctx context.Context, collectionID string) (*StoredGraph, error)
 	// GraphStats counts the collection's graph and record tables.
 	GraphStats(ctx context.Context, collectionID string) (*GraphStats, error)
 	// GraphVectors returns the entities of the collection that have a vector in space (ID, Name, Type,
 	// Vector set), in bundle order.
 	GraphVectors(ctx context.Context, p Principal, collectionID string, space Space) ([]GraphEntity, error)
-	// GraphPostings returns the postings of terms in the collection, and how many entities it has.
+	// GraphPostings returns the postings of terms in the collection (all of them for nil terms), and how many
+	// entities it has.
 	GraphPostings(ctx context.Context, p Principal, collectionID string, terms []string) ([]GraphPosting, int, error)
-	// GraphEntities returns the entities with those IDs (without vectors), in bundle order.
+	// GraphEntities returns the entities with those IDs (all of them for nil ids), with their text hashes and
+	// spaces but without vectors, in bundle order.
 	GraphEntities(ctx context.Context, p Principal, collectionID string, ids []string) ([]GraphEntity, error)
-	// GraphEdges returns the relations with either endpoint in ids, in bundle order.
+	// GraphEdges returns the relations with either endpoint in ids (all of them for nil ids), in bundle order.
 	GraphEdges(ctx context.Context, p Principal, collectionID string, ids []string) ([]GraphRelation, error)
-	// GraphSections returns the sections with those IDs, in bundle order.
+	// GraphSections returns the sections with those IDs (all of them for nil ids), in bundle order.
 	GraphSections(ctx context.Context, p Principal, collectionID string, ids []string) ([]GraphSection, error)
-	// GraphChunks returns the passages of those sections, in bundle order.
+	// GraphChunks returns the passages of those sections (all of them for nil sectionIDs), in bundle order.
 	GraphChunks(ctx context.Context, p Principal, collectionID string, sectionIDs []string) ([]GraphChunk, error)
 	// ReplaceRecords makes rows the record table's rows (in order) in one transaction; no rows drops the
 	// table. ErrNotFound when the collection does not exist.
 	ReplaceRecords(ctx context.Context, collectionID, table string, rows []Record) error
-	// Records returns the rows of a record table whose NormKey is one of keys, in table order.
+	// Records returns the rows of a record table whose NormKey is one of keys (all of them for nil keys), in
+	// table order.
 	Records(ctx context.Context, p Principal, collectionID, table string, keys []string) ([]Record, error)
 }

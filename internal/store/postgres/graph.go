@@ -88,29 +88,6 @@ func emptyNil(m map[string]any) map[string]any {
 	return m
 }
 
-// LoadGraph implements rag.GraphStore.
-func (s *Store) LoadGraph(ctx context.Context, collectionID string) (*rag.StoredGraph, error) {
-	g := &rag.StoredGraph{}
-	p := rag.LocalPrincipal
-	var err error
-	if g.Sections, err = s.GraphSections(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	if g.Entities, err = s.graphEntities(ctx, collectionID, nil, true); err != nil {
-		return nil, err
-	}
-	if g.Relations, err = s.GraphEdges(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	if g.Chunks, err = s.GraphChunks(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	if g.Postings, _, err = s.GraphPostings(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
 // GraphStats implements rag.GraphStore.
 func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
 	st := &rag.GraphStats{Tables: map[string]int{}}
@@ -189,33 +166,24 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 	return out, total, nil
 }
 
-// GraphEntities implements rag.GraphStore.
+// GraphEntities implements rag.GraphStore. nil ids returns every entity.
 func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphEntity, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return s.graphEntities(ctx, collectionID, ids, false)
-}
-
-// graphEntities reads entities (all when ids is nil), with their vectors when withVectors is set.
-func (s *Store) graphEntities(ctx context.Context, collectionID string, ids []string, withVectors bool) ([]rag.GraphEntity, error) {
 	var a args
-	w := graphScope(&a, rag.LocalPrincipal, collectionID)
+	w := graphScope(&a, p, collectionID)
 	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
 		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
 	}
-	vec := `NULL::real[]`
-	if withVectors {
-		vec = `g.vector`
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, `+vec+`
+	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
 		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`), a...)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("graph entities: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
 		var e rag.GraphEntity
-		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space, &e.Vector)
+		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space)
 		e.Properties = emptyNil(e.Properties)
 		return e, err
 	})

@@ -92,29 +92,6 @@ func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.St
 	return dbError(err, "replace graph of collection %s", collectionID)
 }
 
-// LoadGraph implements rag.GraphStore.
-func (s *Store) LoadGraph(ctx context.Context, collectionID string) (*rag.StoredGraph, error) {
-	g := &rag.StoredGraph{}
-	p := rag.LocalPrincipal
-	var err error
-	if g.Sections, err = s.GraphSections(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	if g.Entities, err = s.graphEntities(ctx, collectionID, nil, true); err != nil {
-		return nil, err
-	}
-	if g.Relations, err = s.GraphEdges(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	if g.Chunks, err = s.GraphChunks(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	if g.Postings, _, err = s.GraphPostings(ctx, p, collectionID, nil); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
 // GraphStats implements rag.GraphStore.
 func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
 	st := &rag.GraphStats{Tables: map[string]int{}}
@@ -196,25 +173,16 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 	return out, total, dbError(rows.Err(), "graph postings")
 }
 
-// GraphEntities implements rag.GraphStore.
+// GraphEntities implements rag.GraphStore. nil ids returns every entity.
 func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphEntity, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return s.graphEntities(ctx, collectionID, ids, false)
-}
-
-// graphEntities reads entities (all when ids is nil), with their vectors when withVectors is set.
-func (s *Store) graphEntities(ctx context.Context, collectionID string, ids []string, withVectors bool) ([]rag.GraphEntity, error) {
-	w := graphScope(rag.LocalPrincipal, collectionID)
+	w := graphScope(p, collectionID)
 	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
 		w.inList(`g.id`, ids)
 	}
-	vec := `NULL`
-	if withVectors {
-		vec = `g.vector`
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, `+vec+`
+	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
 		FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args...)
 	if err != nil {
 		return nil, dbError(err, "graph entities")
@@ -224,15 +192,11 @@ func (s *Store) graphEntities(ctx context.Context, collectionID string, ids []st
 	for rows.Next() {
 		var e rag.GraphEntity
 		var props string
-		var raw []byte
-		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &props, &e.SourceSection, &e.TextHash, &e.Space, &raw); err != nil {
+		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &props, &e.SourceSection, &e.TextHash, &e.Space); err != nil {
 			return nil, dbError(err, "graph entities")
 		}
 		if e.Properties, err = unmarshalMap(props); err != nil {
 			return nil, dbError(err, "graph entity %s properties", e.ID)
-		}
-		if raw != nil {
-			e.Vector = decodeVector(nil, raw)
 		}
 		out = append(out, e)
 	}

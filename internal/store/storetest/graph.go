@@ -60,25 +60,34 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 	if err := gs.ReplaceGraph(ctx, c.ID, g); err != nil {
 		t.Fatal(err)
 	}
-	t.Run("LoadGraph", func(t *testing.T) {
-		got, err := gs.LoadGraph(ctx, c.ID)
-		if err != nil {
+	t.Run("ReadBack", func(t *testing.T) {
+		secs, err1 := gs.GraphSections(ctx, p, c.ID, nil)
+		rels, err2 := gs.GraphEdges(ctx, p, c.ID, nil)
+		chunks, err3 := gs.GraphChunks(ctx, p, c.ID, nil)
+		ents, err4 := gs.GraphEntities(ctx, p, c.ID, nil)
+		posts, n, err5 := gs.GraphPostings(ctx, p, c.ID, nil)
+		if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
 			t.Fatal(err)
 		}
-		if !jsonEqual(got.Sections, g.Sections) || !jsonEqual(got.Relations, g.Relations) || !jsonEqual(got.Chunks, g.Chunks) {
-			t.Errorf("graph read back differs:\n%+v\nwant\n%+v", got, g)
+		if !jsonEqual(secs, g.Sections) || !jsonEqual(rels, g.Relations) || !jsonEqual(chunks, g.Chunks) {
+			t.Errorf("graph read back differs: %+v %+v %+v", secs, rels, chunks)
 		}
-		if len(got.Entities) != 3 || !reflect.DeepEqual(got.Entities[0].Vector, g.Entities[0].Vector) ||
-			got.Entities[0].TextHash != "h1" || got.Entities[0].Space != space.ID() || got.Entities[2].Vector != nil ||
-			!jsonEqual(got.Entities[0].Properties, g.Entities[0].Properties) {
-			t.Errorf("entities read back: %+v", got.Entities)
+		if len(ents) != 3 || ents[0].TextHash != "h1" || ents[0].Space != space.ID() || ents[0].Vector != nil || ents[2].Space != "" ||
+			!jsonEqual(ents[0].Properties, g.Entities[0].Properties) {
+			t.Errorf("entities read back: %+v", ents)
 		}
-		if len(got.Postings) != 4 || got.Postings[0].Term != "concrete" {
-			t.Errorf("postings read back (by term): %+v", got.Postings)
+		if n != 3 || len(posts) != 4 || posts[0].Term != "concrete" {
+			t.Errorf("postings read back (by term): %+v", posts)
 		}
-		empty, err := gs.LoadGraph(ctx, other.ID)
-		if err != nil || len(empty.Entities)+len(empty.Sections)+len(empty.Relations)+len(empty.Chunks) != 0 {
-			t.Errorf("another collection's graph: %+v, %v", empty, err)
+		vecs, err := gs.GraphVectors(ctx, p, c.ID, space)
+		if err != nil || len(vecs) != 2 || !reflect.DeepEqual(vecs[0].Vector, g.Entities[0].Vector) {
+			t.Errorf("vectors read back: %+v, %v", vecs, err)
+		}
+		if e, err := gs.GraphEntities(ctx, p, other.ID, nil); err != nil || len(e) != 0 {
+			t.Errorf("another collection's entities: %+v, %v", e, err)
+		}
+		if e, err := gs.GraphEntities(ctx, p, c.ID, []string{}); err != nil || len(e) != 0 {
+			t.Errorf("an empty id list: %+v, %v", e, err)
 		}
 	})
 	t.Run("Reads", func(t *testing.T) {
@@ -173,3 +182,4 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 	})
 }
+
