@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // BenchmarkContext measures graph context assembly on the 품셈 sample (embedded store, hash embedder): the
@@ -18,7 +19,7 @@ func BenchmarkContext(b *testing.B) {
 	f := setup(b)
 	ctx := context.Background()
 	var questions []string
-	for _, s := range loadScenarios(b) {
+	for _, s := range testkit.PumsemScenarios(b) {
 		if s.Question != "" {
 			questions = append(questions, s.Question)
 		}

@@ -2,11 +2,8 @@ package graph_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/internal/embed/hash"
@@ -14,68 +11,10 @@ import (
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
-const sampleDir = "../../../shared/samples/pumsem"
-
-// scenario is a line of the sample's scenarios.jsonl.
-type scenario struct {
-	ID            string   `json:"id"`
-	Question      string   `json:"question"`
-	Kind          string   `json:"kind"`
-	Expect        []string `json:"expect"`
-	ExpectAny     []string `json:"expect_any"`
-	ExpectAnyMin  int      `json:"expect_any_min"`
-	ExpectAbsent  []string `json:"expect_absent"`
-	ExpectSources []string `json:"expect_sources"`
-}
-
-func loadScenarios(t testing.TB) []scenario {
-	b, err := os.ReadFile(filepath.Join(sampleDir, "scenarios.jsonl"))
-	if err != nil {
-		t.Skipf("sample not available: %v", err)
-	}
-	var out []scenario
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var s scenario
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-var thousands = regexp.MustCompile(`(\d),(\d{3})`)
-
-// score applies the sample README's matching rule; it returns what is wrong ("" when the answer passes).
-func score(s scenario, answer string) string {
-	a := answer
-	for thousands.MatchString(a) {
-		a = thousands.ReplaceAllString(a, "$1$2")
-	}
-	var bad []string
-	for _, e := range s.Expect {
-		if !strings.Contains(a, e) {
-			bad = append(bad, "missing "+e)
-		}
-	}
-	n := 0
-	for _, e := range s.ExpectAny {
-		if strings.Contains(a, e) {
-			n++
-		}
-	}
-	if n < s.ExpectAnyMin {
-		bad = append(bad, "expect_any: "+strings.Join(s.ExpectAny, ","))
-	}
-	for _, e := range s.ExpectAbsent {
-		if strings.Contains(a, e) {
-			bad = append(bad, "has "+e)
-		}
-	}
-	return strings.Join(bad, "; ")
-}
+var sampleDir = testkit.Shared("samples", "pumsem")
 
 type fixture struct {
 	store *sqlite.Store
@@ -132,7 +71,7 @@ func TestScenarios(t *testing.T) {
 	ctx := context.Background()
 	passed := 0
 	var scored int
-	for _, s := range loadScenarios(t) {
+	for _, s := range testkit.PumsemScenarios(t) {
 		if s.Kind == "empty" && s.Question == "" {
 			continue // HTTP 400, test/e2e
 		}
@@ -145,7 +84,7 @@ func TestScenarios(t *testing.T) {
 		if res.Found {
 			answer = res.Answer()
 		}
-		if msg := score(s, answer); msg != "" {
+		if msg := s.Miss(answer, true); msg != "" {
 			t.Errorf("%s %q: %s\n%s", s.ID, s.Question, msg, answer)
 			continue
 		}

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -16,69 +14,8 @@ import (
 	"github.com/ragd/ragd/internal/testkit"
 )
 
-// pumsemScenario is a line of shared/samples/pumsem/scenarios.jsonl.
-type pumsemScenario struct {
-	ID            string   `json:"id"`
-	Question      string   `json:"question"`
-	Kind          string   `json:"kind"`
-	Expect        []string `json:"expect"`
-	ExpectAny     []string `json:"expect_any"`
-	ExpectAnyMin  int      `json:"expect_any_min"`
-	ExpectAbsent  []string `json:"expect_absent"`
-	ExpectSources []string `json:"expect_sources"`
-}
-
-func pumsemScenarios(t *testing.T) (string, []pumsemScenario) {
-	dir := testkit.Shared("samples", "pumsem")
-	b, err := os.ReadFile(filepath.Join(dir, "scenarios.jsonl"))
-	if err != nil {
-		t.Fatalf("the 품셈 sample: %v", err)
-	}
-	var out []pumsemScenario
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var s pumsemScenario
-		if err := json.Unmarshal([]byte(line), &s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return dir, out
-}
-
-var thousandsSep = regexp.MustCompile(`(\d),(\d{3})`)
-
-// withoutSeparators removes thousands separators (126,600 → 126600), as the sample's matching rule does.
-func withoutSeparators(s string) string {
-	for thousandsSep.MatchString(s) {
-		s = thousandsSep.ReplaceAllString(s, "$1$2")
-	}
-	return s
-}
-
-// pumsemMiss applies the sample README's matching rule to text: "" when it passes, else what is wrong.
-func pumsemMiss(s pumsemScenario, text string, absent bool) string {
-	text = withoutSeparators(text)
-	var bad []string
-	for _, e := range s.Expect {
-		if !strings.Contains(text, e) {
-			bad = append(bad, "missing "+e)
-		}
-	}
-	n := 0
-	for _, e := range s.ExpectAny {
-		if strings.Contains(text, e) {
-			n++
-		}
-	}
-	if n < s.ExpectAnyMin {
-		bad = append(bad, "fewer than expect_any_min of "+strings.Join(s.ExpectAny, ", "))
-	}
-	for _, e := range s.ExpectAbsent {
-		if absent && strings.Contains(text, e) {
-			bad = append(bad, "contains "+e)
-		}
-	}
-	return strings.Join(bad, "; ")
+func pumsemScenarios(t *testing.T) (string, []testkit.PumsemScenario) {
+	return testkit.Shared("samples", "pumsem"), testkit.PumsemScenarios(t)
 }
 
 // loadPumsem runs examples/pumsem/load against the server at url and returns its output.
@@ -162,7 +99,7 @@ func TestPumsemScenarios(t *testing.T) {
 			t.Errorf("%s %q: status %d %s", s.ID, s.Question, r.status, r.body)
 			continue
 		}
-		if miss := pumsemMiss(s, r.view.Answer, true); miss != "" {
+		if miss := s.Miss(r.view.Answer, true); miss != "" {
 			t.Errorf("%s %q: %s\n%s", s.ID, s.Question, miss, r.view.Answer)
 		} else {
 			passed++
@@ -212,7 +149,7 @@ func TestPumsemContextToLLM(t *testing.T) {
 		}
 		reqs := fake.Requests()[before:]
 		if s.Kind == "refusal" || s.Kind == "empty" {
-			if len(reqs) != 0 || pumsemMiss(s, r.view.Answer, true) != "" {
+			if len(reqs) != 0 || s.Miss(r.view.Answer, true) != "" {
 				t.Errorf("%s: %d model calls, answer %q", s.ID, len(reqs), r.view.Answer)
 			}
 			continue
@@ -226,7 +163,7 @@ func TestPumsemContextToLLM(t *testing.T) {
 		if err := reqs[0].JSON(&body); err != nil {
 			t.Fatal(err)
 		}
-		if miss := pumsemMiss(s, strings.Join(allStrings(body), "\n"), true); miss != "" {
+		if miss := s.Miss(strings.Join(allStrings(body), "\n"), true); miss != "" {
 			t.Errorf("%s %q: the context sent to the model: %s", s.ID, s.Question, miss)
 		}
 	}

@@ -25,6 +25,24 @@ func (w *where) inList(column string, values []string) {
 	w.add(column+` IN (`+placeholders(len(values))+`)`, stringArgs(values)...)
 }
 
+// collect runs query and scans each row into a T with scan; what names the read in errors.
+func collect[T any](ctx context.Context, db *sql.DB, what, query string, args []any, scan func(rows *sql.Rows, v *T) error) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbError(err, "%s", what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, dbError(err, "%s", what)
+		}
+		out = append(out, v)
+	}
+	return out, dbError(rows.Err(), "%s", what)
+}
+
 // ReplaceGraph implements rag.GraphStore.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -125,22 +143,13 @@ func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.Graph
 func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID string, space rag.Space) ([]rag.GraphEntity, error) {
 	w := graphScope(p, collectionID)
 	w.add(`g.space = ? AND g.vector IS NOT NULL`, space.ID())
-	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.type, g.vector FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args...)
-	if err != nil {
-		return nil, dbError(err, "graph vectors")
-	}
-	defer rows.Close()
-	var out []rag.GraphEntity
-	for rows.Next() {
-		var e rag.GraphEntity
-		var raw []byte
-		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &raw); err != nil {
-			return nil, dbError(err, "graph vectors")
-		}
-		e.Vector, e.Space = decodeVector(nil, raw), space.ID()
-		out = append(out, e)
-	}
-	return out, dbError(rows.Err(), "graph vectors")
+	return collect(ctx, s.r, "graph vectors", `SELECT g.id, g.name, g.type, g.vector FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args,
+		func(rows *sql.Rows, e *rag.GraphEntity) error {
+			var raw []byte
+			err := rows.Scan(&e.ID, &e.Name, &e.Type, &raw)
+			e.Vector, e.Space = decodeVector(nil, raw), space.ID()
+			return err
+		})
 }
 
 // GraphPostings implements rag.GraphStore. nil terms returns every posting.
@@ -156,21 +165,11 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM graph_entities WHERE collection_id = ?`, collectionID).Scan(&total); err != nil {
 		return nil, 0, dbError(err, "graph postings")
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.entity_id, g.term, g.weight FROM graph_terms g WHERE `+w.sql()+
-		` ORDER BY g.term, g.entity_id`, w.args...)
-	if err != nil {
-		return nil, 0, dbError(err, "graph postings")
-	}
-	defer rows.Close()
-	var out []rag.GraphPosting
-	for rows.Next() {
-		var gp rag.GraphPosting
-		if err := rows.Scan(&gp.EntityID, &gp.Term, &gp.Weight); err != nil {
-			return nil, 0, dbError(err, "graph postings")
-		}
-		out = append(out, gp)
-	}
-	return out, total, dbError(rows.Err(), "graph postings")
+	out, err := collect(ctx, s.r, "graph postings", `SELECT g.entity_id, g.term, g.weight FROM graph_terms g WHERE `+w.sql()+
+		` ORDER BY g.term, g.entity_id`, w.args, func(rows *sql.Rows, gp *rag.GraphPosting) error {
+		return rows.Scan(&gp.EntityID, &gp.Term, &gp.Weight)
+	})
+	return out, total, err
 }
 
 // GraphEntities implements rag.GraphStore. nil ids returns every entity.
@@ -182,25 +181,16 @@ func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID
 		}
 		w.inList(`g.id`, ids)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
-		FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args...)
-	if err != nil {
-		return nil, dbError(err, "graph entities")
-	}
-	defer rows.Close()
-	var out []rag.GraphEntity
-	for rows.Next() {
-		var e rag.GraphEntity
+	return collect(ctx, s.r, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
+		FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args, func(rows *sql.Rows, e *rag.GraphEntity) error {
 		var props string
 		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &props, &e.SourceSection, &e.TextHash, &e.Space); err != nil {
-			return nil, dbError(err, "graph entities")
+			return err
 		}
-		if e.Properties, err = unmarshalMap(props); err != nil {
-			return nil, dbError(err, "graph entity %s properties", e.ID)
-		}
-		out = append(out, e)
-	}
-	return out, dbError(rows.Err(), "graph entities")
+		var err error
+		e.Properties, err = unmarshalMap(props)
+		return err
+	})
 }
 
 // GraphEdges implements rag.GraphStore. nil ids returns every relation.
@@ -213,25 +203,16 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 		n := placeholders(len(ids))
 		w.add(`g.source IN (`+n+`) OR g.target IN (`+n+`)`, append(stringArgs(ids), stringArgs(ids)...)...)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.source, g.target, g.type, g.properties FROM graph_relations g WHERE `+w.sql()+
-		` ORDER BY g.ord`, w.args...)
-	if err != nil {
-		return nil, dbError(err, "graph relations")
-	}
-	defer rows.Close()
-	var out []rag.GraphRelation
-	for rows.Next() {
-		var r rag.GraphRelation
+	return collect(ctx, s.r, "graph relations", `SELECT g.source, g.target, g.type, g.properties FROM graph_relations g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, r *rag.GraphRelation) error {
 		var props string
 		if err := rows.Scan(&r.Source, &r.Target, &r.Type, &props); err != nil {
-			return nil, dbError(err, "graph relations")
+			return err
 		}
-		if r.Properties, err = unmarshalMap(props); err != nil {
-			return nil, dbError(err, "graph relation properties")
-		}
-		out = append(out, r)
-	}
-	return out, dbError(rows.Err(), "graph relations")
+		var err error
+		r.Properties, err = unmarshalMap(props)
+		return err
+	})
 }
 
 // GraphSections implements rag.GraphStore. nil ids returns every section.
@@ -243,21 +224,10 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 		}
 		w.inList(`g.id`, ids)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM graph_sections g WHERE `+w.sql()+
-		` ORDER BY g.ord`, w.args...)
-	if err != nil {
-		return nil, dbError(err, "graph sections")
-	}
-	defer rows.Close()
-	var out []rag.GraphSection
-	for rows.Next() {
-		var sc rag.GraphSection
-		if err := rows.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level); err != nil {
-			return nil, dbError(err, "graph sections")
-		}
-		out = append(out, sc)
-	}
-	return out, dbError(rows.Err(), "graph sections")
+	return collect(ctx, s.r, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM graph_sections g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, sc *rag.GraphSection) error {
+		return rows.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level)
+	})
 }
 
 // GraphChunks implements rag.GraphStore. nil sectionIDs returns every passage.
@@ -269,21 +239,10 @@ func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID s
 		}
 		w.inList(`g.section_id`, sectionIDs)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.id, g.section_id, g.content FROM graph_chunks g WHERE `+w.sql()+
-		` ORDER BY g.ord`, w.args...)
-	if err != nil {
-		return nil, dbError(err, "graph chunks")
-	}
-	defer rows.Close()
-	var out []rag.GraphChunk
-	for rows.Next() {
-		var c rag.GraphChunk
-		if err := rows.Scan(&c.ID, &c.SectionID, &c.Content); err != nil {
-			return nil, dbError(err, "graph chunks")
-		}
-		out = append(out, c)
-	}
-	return out, dbError(rows.Err(), "graph chunks")
+	return collect(ctx, s.r, "graph chunks", `SELECT g.id, g.section_id, g.content FROM graph_chunks g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, c *rag.GraphChunk) error {
+		return rows.Scan(&c.ID, &c.SectionID, &c.Content)
+	})
 }
 
 // ReplaceRecords implements rag.GraphStore.
@@ -324,23 +283,14 @@ func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, tabl
 		}
 		w.inList(`g.norm_key`, keys)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT g.key, g.norm_key, g.variant, g.vals FROM record_rows g WHERE `+w.sql()+
-		` ORDER BY g.ord`, w.args...)
-	if err != nil {
-		return nil, dbError(err, "records")
-	}
-	defer rows.Close()
-	var out []rag.Record
-	for rows.Next() {
-		var r rag.Record
+	return collect(ctx, s.r, "records", `SELECT g.key, g.norm_key, g.variant, g.vals FROM record_rows g WHERE `+w.sql()+
+		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, r *rag.Record) error {
 		var vals string
 		if err := rows.Scan(&r.Key, &r.NormKey, &r.Variant, &vals); err != nil {
-			return nil, dbError(err, "records")
+			return err
 		}
-		if r.Values, err = unmarshalMap(vals); err != nil {
-			return nil, dbError(err, "record values")
-		}
-		out = append(out, r)
-	}
-	return out, dbError(rows.Err(), "records")
+		var err error
+		r.Values, err = unmarshalMap(vals)
+		return err
+	})
 }

@@ -182,4 +182,3 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 	})
 }
-
