@@ -228,19 +228,24 @@ func decodeLine(ps *problems, file string, line int, raw []byte, v any) bool {
 	return true
 }
 
+// uniqueID reports a missing or repeated id of a row and records it in seen (id → line).
+func uniqueID(ps *problems, file string, line int, kind, id string, seen map[string]int) {
+	switch {
+	case strings.TrimSpace(id) == "":
+		ps.add(file, line, "a %s needs an id", kind)
+	case seen[id] > 0:
+		ps.add(file, line, "duplicate %s id %q (first on line %d)", kind, id, seen[id])
+	default:
+		seen[id] = line
+	}
+}
+
 // check finds missing fields, duplicates and dangling references.
 func (b *Bundle) check(ps *problems) {
 	sections := map[string]int{}
 	for i, s := range b.Sections {
 		line := b.line(SectionsFile, i)
-		switch {
-		case strings.TrimSpace(s.ID) == "":
-			ps.add(SectionsFile, line, "a section needs an id")
-		case sections[s.ID] > 0:
-			ps.add(SectionsFile, line, "duplicate section id %q (first on line %d)", s.ID, sections[s.ID])
-		default:
-			sections[s.ID] = line
-		}
+		uniqueID(ps, SectionsFile, line, "section", s.ID, sections)
 		if strings.TrimSpace(s.Name) == "" {
 			ps.add(SectionsFile, line, "section %q needs a name", s.ID)
 		}
@@ -253,14 +258,7 @@ func (b *Bundle) check(ps *problems) {
 	entities := map[string]int{}
 	for i, e := range b.Entities {
 		row := b.line(EntitiesFile, i)
-		switch {
-		case strings.TrimSpace(e.ID) == "":
-			ps.add(EntitiesFile, row, "an entity needs an id")
-		case entities[e.ID] > 0:
-			ps.add(EntitiesFile, row, "duplicate entity id %q (first on line %d)", e.ID, entities[e.ID])
-		default:
-			entities[e.ID] = row
-		}
+		uniqueID(ps, EntitiesFile, row, "entity", e.ID, entities)
 		if strings.TrimSpace(e.Name) == "" || strings.TrimSpace(e.Type) == "" {
 			ps.add(EntitiesFile, row, "entity %q needs a name and a type", e.ID)
 		}
@@ -291,14 +289,7 @@ func (b *Bundle) check(ps *problems) {
 	chunks := map[string]int{}
 	for i, c := range b.Chunks {
 		row := b.line(ChunksFile, i)
-		switch {
-		case strings.TrimSpace(c.ID) == "":
-			ps.add(ChunksFile, row, "a chunk needs an id")
-		case chunks[c.ID] > 0:
-			ps.add(ChunksFile, row, "duplicate chunk id %q (first on line %d)", c.ID, chunks[c.ID])
-		default:
-			chunks[c.ID] = row
-		}
+		uniqueID(ps, ChunksFile, row, "chunk", c.ID, chunks)
 		if sections[c.SectionID] == 0 {
 			ps.add(ChunksFile, row, "chunk %q: section_id %q is not a section", c.ID, c.SectionID)
 		}

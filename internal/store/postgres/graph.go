@@ -20,6 +20,19 @@ func graphScope(a *args, _ rag.Principal, collectionID string) []string {
 	return []string{"g.collection_id = " + a.add(collectionID)}
 }
 
+// collect runs query and scans each row with scan; what names the read in errors.
+func collect[T any](ctx context.Context, s *Store, what, query string, a args, scan func(r pgx.CollectableRow) (T, error)) ([]T, error) {
+	rows, err := s.pool.Query(ctx, s.q(query), a...)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
+	}
+	out, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
+	}
+	return out, nil
+}
+
 // ReplaceGraph implements rag.GraphStore.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -121,19 +134,11 @@ func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.Graph
 func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID string, space rag.Space) ([]rag.GraphEntity, error) {
 	var a args
 	w := append(graphScope(&a, p, collectionID), "g.space = "+a.add(space.ID()), "g.vector IS NOT NULL")
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.type, g.vector FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph vectors: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
+	return collect(ctx, s, "graph vectors", `SELECT g.id, g.name, g.type, g.vector FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
 		e := rag.GraphEntity{Space: space.ID()}
 		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Vector)
 		return e, err
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph vectors: %w", err))
-	}
-	return out, nil
 }
 
 // GraphPostings implements rag.GraphStore. nil terms returns every posting.
@@ -176,21 +181,13 @@ func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID
 		}
 		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
-		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph entities: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
+	return collect(ctx, s, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
+		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
 		var e rag.GraphEntity
 		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space)
 		e.Properties = emptyNil(e.Properties)
 		return e, err
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph entities: %w", err))
-	}
-	return out, nil
 }
 
 // GraphEdges implements rag.GraphStore. nil ids returns every relation.
@@ -204,21 +201,13 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 		ph := a.add(ids)
 		w = append(w, "(g.source = ANY("+ph+"::text[]) OR g.target = ANY("+ph+"::text[]))")
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.source, g.target, g.type, g.properties FROM {S}.graph_relations g WHERE `+where(w)+
-		` ORDER BY g.ord`), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph relations: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphRelation, error) {
+	return collect(ctx, s, "graph relations", `SELECT g.source, g.target, g.type, g.properties FROM {S}.graph_relations g WHERE `+where(w)+
+		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphRelation, error) {
 		var rel rag.GraphRelation
 		err := r.Scan(&rel.Source, &rel.Target, &rel.Type, &rel.Properties)
 		rel.Properties = emptyNil(rel.Properties)
 		return rel, err
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph relations: %w", err))
-	}
-	return out, nil
 }
 
 // GraphSections implements rag.GraphStore. nil ids returns every section.
@@ -231,20 +220,12 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 		}
 		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.name, g.parent_id, g.path, g.level FROM {S}.graph_sections g WHERE `+where(w)+
-		` ORDER BY g.ord`), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph sections: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphSection, error) {
+	return collect(ctx, s, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM {S}.graph_sections g WHERE `+where(w)+
+		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphSection, error) {
 		var sc rag.GraphSection
 		err := r.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level)
 		return sc, err
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph sections: %w", err))
-	}
-	return out, nil
 }
 
 // GraphChunks implements rag.GraphStore. nil sectionIDs returns every passage.
@@ -257,20 +238,12 @@ func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID s
 		}
 		w = append(w, "g.section_id = ANY("+a.add(sectionIDs)+"::text[])")
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.id, g.section_id, g.content FROM {S}.graph_chunks g WHERE `+where(w)+
-		` ORDER BY g.ord`), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph chunks: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphChunk, error) {
+	return collect(ctx, s, "graph chunks", `SELECT g.id, g.section_id, g.content FROM {S}.graph_chunks g WHERE `+where(w)+
+		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphChunk, error) {
 		var c rag.GraphChunk
 		err := r.Scan(&c.ID, &c.SectionID, &c.Content)
 		return c, err
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph chunks: %w", err))
-	}
-	return out, nil
 }
 
 // ReplaceRecords implements rag.GraphStore.
@@ -303,19 +276,11 @@ func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, tabl
 		}
 		w = append(w, "g.norm_key = ANY("+a.add(keys)+"::text[])")
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.key, g.norm_key, g.variant, g.vals FROM {S}.record_rows g WHERE `+where(w)+
-		` ORDER BY g.ord`), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("records: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.Record, error) {
+	return collect(ctx, s, "records", `SELECT g.key, g.norm_key, g.variant, g.vals FROM {S}.record_rows g WHERE `+where(w)+
+		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.Record, error) {
 		var rec rag.Record
 		err := r.Scan(&rec.Key, &rec.NormKey, &rec.Variant, &rec.Values)
 		rec.Values = emptyNil(rec.Values)
 		return rec, err
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("records: %w", err))
-	}
-	return out, nil
 }
