@@ -33,6 +33,19 @@ func collect[T any](ctx context.Context, s *Store, what, query string, a args, s
 	return out, nil
 }
 
+// anyOf restricts column to values when values is not nil (nil: no restriction); false when values is
+// empty, which nothing matches.
+func anyOf(a *args, w *[]string, column string, values []string) bool {
+	if values == nil {
+		return true
+	}
+	if len(values) == 0 {
+		return false
+	}
+	*w = append(*w, column+" = ANY("+a.add(values)+"::text[])")
+	return true
+}
+
 // ReplaceGraph implements rag.GraphStore.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -145,11 +158,8 @@ func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID 
 func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID string, terms []string) ([]rag.GraphPosting, int, error) {
 	var a args
 	w := graphScope(&a, p, collectionID)
-	if terms != nil {
-		if len(terms) == 0 {
-			return nil, 0, nil
-		}
-		w = append(w, "g.term = ANY("+a.add(terms)+"::text[])")
+	if !anyOf(&a, &w, "g.term", terms) {
+		return nil, 0, nil
 	}
 	var total int
 	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1`), collectionID).Scan(&total); err != nil {
@@ -175,11 +185,8 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphEntity, error) {
 	var a args
 	w := graphScope(&a, p, collectionID)
-	if ids != nil {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
+	if !anyOf(&a, &w, "g.id", ids) {
+		return nil, nil
 	}
 	return collect(ctx, s, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
 		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
@@ -214,11 +221,8 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphSection, error) {
 	var a args
 	w := graphScope(&a, p, collectionID)
-	if ids != nil {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		w = append(w, "g.id = ANY("+a.add(ids)+"::text[])")
+	if !anyOf(&a, &w, "g.id", ids) {
+		return nil, nil
 	}
 	return collect(ctx, s, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM {S}.graph_sections g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphSection, error) {
@@ -232,11 +236,8 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID string, sectionIDs []string) ([]rag.GraphChunk, error) {
 	var a args
 	w := graphScope(&a, p, collectionID)
-	if sectionIDs != nil {
-		if len(sectionIDs) == 0 {
-			return nil, nil
-		}
-		w = append(w, "g.section_id = ANY("+a.add(sectionIDs)+"::text[])")
+	if !anyOf(&a, &w, "g.section_id", sectionIDs) {
+		return nil, nil
 	}
 	return collect(ctx, s, "graph chunks", `SELECT g.id, g.section_id, g.content FROM {S}.graph_chunks g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphChunk, error) {
@@ -270,11 +271,8 @@ func (s *Store) ReplaceRecords(ctx context.Context, collectionID, table string, 
 func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, table string, keys []string) ([]rag.Record, error) {
 	var a args
 	w := append(graphScope(&a, p, collectionID), "g.table_name = "+a.add(table))
-	if keys != nil {
-		if len(keys) == 0 {
-			return nil, nil
-		}
-		w = append(w, "g.norm_key = ANY("+a.add(keys)+"::text[])")
+	if !anyOf(&a, &w, "g.norm_key", keys) {
+		return nil, nil
 	}
 	return collect(ctx, s, "records", `SELECT g.key, g.norm_key, g.variant, g.vals FROM {S}.record_rows g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.Record, error) {

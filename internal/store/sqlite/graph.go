@@ -20,9 +20,17 @@ func graphScope(_ rag.Principal, collectionID string) *where {
 	return w
 }
 
-// inList adds "column IN (…)" for values.
-func (w *where) inList(column string, values []string) {
+// in restricts column to values when values is not nil (nil: no restriction); false when values is empty,
+// which nothing matches.
+func (w *where) in(column string, values []string) bool {
+	if values == nil {
+		return true
+	}
+	if len(values) == 0 {
+		return false
+	}
 	w.add(column+` IN (`+placeholders(len(values))+`)`, stringArgs(values)...)
+	return true
 }
 
 // collect runs query and scans each row into a T with scan; what names the read in errors.
@@ -155,11 +163,8 @@ func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID 
 // GraphPostings implements rag.GraphStore. nil terms returns every posting.
 func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID string, terms []string) ([]rag.GraphPosting, int, error) {
 	w := graphScope(p, collectionID)
-	if terms != nil {
-		if len(terms) == 0 {
-			return nil, 0, nil
-		}
-		w.inList(`g.term`, terms)
+	if !w.in(`g.term`, terms) {
+		return nil, 0, nil
 	}
 	var total int
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM graph_entities WHERE collection_id = ?`, collectionID).Scan(&total); err != nil {
@@ -175,11 +180,8 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 // GraphEntities implements rag.GraphStore. nil ids returns every entity.
 func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphEntity, error) {
 	w := graphScope(p, collectionID)
-	if ids != nil {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		w.inList(`g.id`, ids)
+	if !w.in(`g.id`, ids) {
+		return nil, nil
 	}
 	return collect(ctx, s.r, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
 		FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args, func(rows *sql.Rows, e *rag.GraphEntity) error {
@@ -218,11 +220,8 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 // GraphSections implements rag.GraphStore. nil ids returns every section.
 func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID string, ids []string) ([]rag.GraphSection, error) {
 	w := graphScope(p, collectionID)
-	if ids != nil {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		w.inList(`g.id`, ids)
+	if !w.in(`g.id`, ids) {
+		return nil, nil
 	}
 	return collect(ctx, s.r, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM graph_sections g WHERE `+w.sql()+
 		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, sc *rag.GraphSection) error {
@@ -233,11 +232,8 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 // GraphChunks implements rag.GraphStore. nil sectionIDs returns every passage.
 func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID string, sectionIDs []string) ([]rag.GraphChunk, error) {
 	w := graphScope(p, collectionID)
-	if sectionIDs != nil {
-		if len(sectionIDs) == 0 {
-			return nil, nil
-		}
-		w.inList(`g.section_id`, sectionIDs)
+	if !w.in(`g.section_id`, sectionIDs) {
+		return nil, nil
 	}
 	return collect(ctx, s.r, "graph chunks", `SELECT g.id, g.section_id, g.content FROM graph_chunks g WHERE `+w.sql()+
 		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, c *rag.GraphChunk) error {
@@ -277,11 +273,8 @@ func (s *Store) ReplaceRecords(ctx context.Context, collectionID, table string, 
 func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, table string, keys []string) ([]rag.Record, error) {
 	w := graphScope(p, collectionID)
 	w.add(`g.table_name = ?`, table)
-	if keys != nil {
-		if len(keys) == 0 {
-			return nil, nil
-		}
-		w.inList(`g.norm_key`, keys)
+	if !w.in(`g.norm_key`, keys) {
+		return nil, nil
 	}
 	return collect(ctx, s.r, "records", `SELECT g.key, g.norm_key, g.variant, g.vals FROM record_rows g WHERE `+w.sql()+
 		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, r *rag.Record) error {
