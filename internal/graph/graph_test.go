@@ -10,6 +10,7 @@ import (
 	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/testkit"
 )
@@ -17,19 +18,32 @@ import (
 var sampleDir = testkit.Shared("samples", "pumsem")
 
 type fixture struct {
-	store *sqlite.Store
+	store graphStore
 	svc   *graph.Service
 	coll  *rag.Collection
 	set   graph.Settings
 }
 
+// graphStore is profile.Store and graph.Store: what the fixture needs of a store.
+type graphStore interface {
+	profile.Store
+	graph.Store
+	ListCollections(ctx context.Context) ([]*rag.Collection, error)
+}
+
+// setup loads the 품셈 sample into a fresh embedded store.
 func setup(t testing.TB) *fixture {
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{})
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return setupOn(t, st)
+}
+
+// setupOn loads the 품셈 sample into st with the example profile.
+func setupOn(t testing.TB, st graphStore) *fixture {
+	ctx := context.Background()
 	raw, err := os.ReadFile("../../examples/pumsem/collection.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +79,25 @@ func setup(t testing.TB) *fixture {
 	return &fixture{store: st, svc: svc, coll: c, set: set}
 }
 
-// TestScenarios answers the sample's scenarios offline and scores them with the README's rule.
+// TestScenarios answers the sample's scenarios offline on both stores and scores them with the README's
+// rule: the same answers from SQLite and PostgreSQL.
 func TestScenarios(t *testing.T) {
-	f := setup(t)
+	answers := map[string]string{}
+	t.Run("SQLite", func(t *testing.T) { scenarios(t, setup(t), answers) })
+	t.Run("PostgreSQL", func(t *testing.T) {
+		url := testkit.DatabaseURL(t)
+		st, err := postgres.Open(context.Background(), url, postgres.Options{Schema: testkit.Schema(t, url, "graph_")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		scenarios(t, setupOn(t, st), answers)
+	})
+}
+
+// scenarios answers every scenario with f and checks it by the matching rule and against answers (the
+// answers of another store, by scenario, recorded when absent).
+func scenarios(t *testing.T, f *fixture, answers map[string]string) {
 	ctx := context.Background()
 	passed := 0
 	var scored int
@@ -84,6 +114,10 @@ func TestScenarios(t *testing.T) {
 		if res.Found {
 			answer = res.Answer()
 		}
+		if prev, ok := answers[s.ID]; ok && prev != answer {
+			t.Errorf("%s: the stores answer differently:\n%s\n---\n%s", s.ID, prev, answer)
+		}
+		answers[s.ID] = answer
 		if msg := s.Miss(answer, true); msg != "" {
 			t.Errorf("%s %q: %s\n%s", s.ID, s.Question, msg, answer)
 			continue
