@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,4 +167,85 @@ func TestReembed(t *testing.T) {
 	if err != nil || !res.Found || res.Entities[0].Name != "철근 가공" || res.Entities[0].Similarity == 0 {
 		t.Fatalf("retrieval in the new space: %+v, %v", res, err)
 	}
+}
+
+// TestLimits checks each limit of bundles and tables at its boundary.
+func TestLimits(t *testing.T) {
+	entity := func(i int) string { return fmt.Sprintf(`{"id": "E%d", "name": "n%d", "type": "T"}`, i, i) }
+	lines := func(n int, line func(int) string) []byte {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(line(i) + "\n")
+		}
+		return []byte(b.String())
+	}
+	t.Run("MaxBundleRows", func(t *testing.T) {
+		files := map[string][]byte{graph.EntitiesFile: lines(graph.MaxBundleRows, entity), graph.RelationsFile: nil}
+		if b, err := graph.Parse(files); err != nil || len(b.Entities) != graph.MaxBundleRows {
+			t.Fatalf("%d rows: %v", graph.MaxBundleRows, err)
+		}
+		files[graph.EntitiesFile] = lines(graph.MaxBundleRows+1, entity)
+		if _, err := graph.Parse(files); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d rows", graph.MaxBundleRows)) {
+			t.Fatalf("%d rows: %v", graph.MaxBundleRows+1, err)
+		}
+	})
+	t.Run("MaxProblems", func(t *testing.T) {
+		dangling := func(n int) map[string][]byte {
+			return map[string][]byte{graph.EntitiesFile: lines(1, entity), graph.RelationsFile: lines(n, func(i int) string {
+				return fmt.Sprintf(`{"source": "E0", "target": "X%d", "type": "R"}`, i)
+			})}
+		}
+		var be *graph.BundleError
+		if _, err := graph.Parse(dangling(graph.MaxProblems)); !errors.As(err, &be) || len(be.Problems) != graph.MaxProblems || be.More != 0 {
+			t.Fatalf("%d problems: %v", graph.MaxProblems, err)
+		}
+		if _, err := graph.Parse(dangling(graph.MaxProblems + 1)); !errors.As(err, &be) || len(be.Problems) != graph.MaxProblems || be.More != 1 ||
+			!strings.Contains(err.Error(), "… and 1 more") {
+			t.Fatalf("%d problems: %v", graph.MaxProblems+1, err)
+		}
+	})
+	t.Run("MaxTableRows", func(t *testing.T) {
+		tbl := graph.Table{Name: "t", Key: "k", Columns: []graph.Column{{Name: "k", Type: graph.TypeText}}}
+		csv := func(n int) *strings.Reader {
+			return strings.NewReader("k\n" + string(lines(n, func(i int) string { return fmt.Sprint("r", i) })))
+		}
+		if rows, err := graph.ParseTable(tbl, csv(graph.MaxTableRows)); err != nil || len(rows) != graph.MaxTableRows {
+			t.Fatalf("%d rows: %v", graph.MaxTableRows, err)
+		}
+		if _, err := graph.ParseTable(tbl, csv(graph.MaxTableRows+1)); err == nil || !strings.Contains(err.Error(), "more than") {
+			t.Fatalf("%d rows: %v", graph.MaxTableRows+1, err)
+		}
+	})
+	t.Run("MaxTablesAndColumns", func(t *testing.T) {
+		table := func(name string, cols int) graph.Table {
+			t := graph.Table{Name: name, Key: "c0"}
+			for i := range cols {
+				t.Columns = append(t.Columns, graph.Column{Name: fmt.Sprint("c", i), Type: graph.TypeText})
+			}
+			return t
+		}
+		p := graph.Profile{}
+		for i := range graph.MaxTables {
+			p.Tables = append(p.Tables, table(fmt.Sprint("t", i), 1))
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%d tables: %v", graph.MaxTables, err)
+		}
+		p.Tables = append(p.Tables, table("one-more", 1))
+		if err := p.Validate(); err == nil {
+			t.Fatalf("%d tables: accepted", graph.MaxTables+1)
+		}
+		p.Tables = []graph.Table{table("t", graph.MaxColumns)}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%d columns: %v", graph.MaxColumns, err)
+		}
+		p.Tables = []graph.Table{table("t", graph.MaxColumns+1)}
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "tables[0].columns") {
+			t.Fatalf("%d columns: %v", graph.MaxColumns+1, err)
+		}
+		p = graph.Profile{MinSimilarity: 1.01}
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "min_similarity") {
+			t.Fatalf("min_similarity 1.01: %v", err)
+		}
+	})
 }
