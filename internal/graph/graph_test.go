@@ -126,3 +126,29 @@ func scenarios(t *testing.T, f *fixture, answers map[string]string) {
 	}
 	t.Logf("%d/%d scenarios pass", passed, scored)
 }
+
+// TestSpecFiltersTable: a spec some row has keeps only such rows, of every hit; a spec no row has does not
+// filter, and the base variant comes first.
+func TestSpecFiltersTable(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	res, err := f.svc.Retrieve(ctx, rag.LocalPrincipal, f.coll, f.set, "강관 용접 배관 D80 기계실 일위대가 얼마야?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Spec != "D80" || len(res.Rows) == 0 {
+		t.Fatalf("spec %q, rows %+v", res.Spec, res.Rows)
+	}
+	for _, r := range res.Rows {
+		if r.Record.Variant != "D80" {
+			t.Errorf("row %s %s kept for spec D80", r.Record.Key, r.Record.Variant)
+		}
+	}
+	res, err = f.svc.Retrieve(ctx, rag.LocalPrincipal, f.coll, f.set, "흄관 부설 D9999 가격")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Spec != "D9999" || len(res.Rows) < 2 || res.Rows[0].Record.Key != "흄관 부설" || res.Rows[0].Record.Variant != "D600" {
+		t.Errorf("a spec no row has: rows %+v", res.Rows)
+	}
+}

@@ -347,9 +347,10 @@ func (s *Service) expand(ctx context.Context, p rag.Principal, collectionID stri
 	return nil
 }
 
-// records adds the record rows of the hits from the tables whose intent fired (or that have none): rows keyed by a hit's name;
-// with a spec in the question only the variants that contain it (all of them when none does); without one,
-// every variant with the base variant (the entity's BaseProperty) first; at most Limits.Rows in hit order.
+// records adds the record rows of the hits from the tables whose intent fired (or that have none): rows keyed
+// by a hit's name; with a spec in the question only the rows whose variant contains it (every row when none
+// of the hits' rows does); without one, every variant with the base variant (the entity's BaseProperty)
+// first; at most Limits.Rows in hit order.
 func (s *Service) records(ctx context.Context, p rag.Principal, collectionID string, res *Result) error {
 	tables := map[string]bool{}
 	for _, t := range res.Settings.Tables {
@@ -373,18 +374,16 @@ func (s *Service) records(ctx context.Context, p rag.Principal, collectionID str
 		if err != nil {
 			return err
 		}
+		// The spec filters the whole table: when some row's variant contains it, only such rows are kept
+		// (an entity without one has none); when no row does, the spec does not apply to this table.
+		matched := func(r rag.Record) bool { return spec != "" && strings.Contains(NormKey(r.Variant), spec) }
+		filter := slices.ContainsFunc(rows, matched)
 		for _, h := range res.Entities {
-			var mine, match []rag.Record
+			var mine []rag.Record
 			for _, r := range rows {
-				if r.NormKey == NormKey(h.Name) {
+				if r.NormKey == NormKey(h.Name) && (!filter || matched(r)) {
 					mine = append(mine, r)
-					if spec != "" && strings.Contains(NormKey(r.Variant), spec) {
-						match = append(match, r)
-					}
 				}
-			}
-			if len(match) > 0 {
-				mine = match
 			}
 			base, _ := h.Properties[t.BaseProperty].(string)
 			sort.SliceStable(mine, func(i, j int) bool { return base != "" && mine[i].Variant == base && mine[j].Variant != base })
