@@ -28,6 +28,9 @@ type Options struct {
 	SystemPrompt string
 	// Collections gives the collections' profiles (package profile) to the pipeline; nil ignores them.
 	Collections Collections
+	// Records reads the rows of a collection with a metadata schema (see records.go); nil answers every
+	// question from passages.
+	Records Records
 }
 
 // Searcher runs retrieval: *retrieve.Retriever, or *reembed.Service, which picks the embedding space.
@@ -120,6 +123,23 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
 		return nil, err
 	}
+	// A collection with a metadata schema: the question's conditions filter the rows first; list, fact and
+	// comparison questions are answered from the rows, content questions from their documents.
+	pl, err := s.plan(ctx, p, req, q)
+	if err != nil {
+		return nil, err
+	}
+	if pl != nil {
+		ans.Filters, ans.Route = &pl.filter, string(pl.query.Kind)
+		done, err := s.fromRows(ctx, p, pl, ans)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return s.finish(ans, start, emit)
+		}
+		req.Filter = pl.filter
+	}
 	turns := rag.MaxHistoryTurns
 	if h := prof.Generation.HistoryTurns; h != nil {
 		turns = *h
@@ -199,6 +219,24 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		ans.Sources = []rag.Source{}
 	}
 	ans.GenerateMS = float64(time.Since(genStart).Microseconds()) / 1000
+	ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
+	if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
+		return nil, err
+	}
+	return ans, nil
+}
+
+// finish sends an answer made without a generator (from a collection's rows) as the events Ask emits.
+func (s *Service) finish(ans *rag.Answer, start time.Time, emit func(Event) error) (*rag.Answer, error) {
+	if ans.Sources == nil {
+		ans.Sources = []rag.Source{}
+	}
+	if err := emit(Event{Type: EventSources, Sources: ans.Sources}); err != nil {
+		return nil, err
+	}
+	if err := emit(Event{Type: EventDelta, Delta: ans.Text}); err != nil {
+		return nil, err
+	}
 	ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
 	if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
 		return nil, err

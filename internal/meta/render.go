@@ -309,3 +309,18 @@ func (s *Schema) ExtractValue(field, docText string) string {
 	}
 	return strings.TrimSpace(m[1])
 }
+
+// RecordText is the document of a record that has none: its title and a table of its fields, so that its
+// values are searchable like a document's text.
+func (s *Schema) RecordText(m map[string]any) string {
+	r := Row{Meta: m}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n| | |\n|---|---|\n", s.Display(r, s.Title, time.Time{}))
+	for _, f := range s.Fields {
+		if len(f.Computed) > 0 || m[f.Name] == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", cell(f.Label()), cell(s.Display(r, f.Name, time.Time{})))
+	}
+	return b.String()
+}

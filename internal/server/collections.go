@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/internal/profile"
+	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 )
@@ -48,6 +49,10 @@ func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	if _, err := rag.ParseSynonyms(req.Settings[rag.SynonymsSetting]); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := meta.FromSettings(req.Settings); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
