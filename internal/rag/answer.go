@@ -59,7 +59,7 @@ type Answer struct {
 	Retrieval *SearchResult `json:"retrieval,omitempty"`
 	// RetrievalQuery is what was retrieved: the question, or for a follow-up the question with the previous
 	// one, or the generator's standalone rewrite of it.
-	RetrievalQuery string  `json:"retrieval_query,omitempty"`
+	RetrievalQuery string `json:"retrieval_query,omitempty"`
 	// Filters is the filter the answer applied when the collection's schema read conditions out of the
 	// question (the request's filter with them); nil otherwise.
 	Filters *Filter `json:"filters,omitempty"`
@@ -67,10 +67,10 @@ type Answer struct {
 	// the rows, "content" from the documents of the matching rows; "" for an ordinary question.
 	Route string `json:"route,omitempty"`
 	// Cached is true when the answer came from the answer cache.
-	Cached bool `json:"cached,omitempty"`
-	RetrieveMS     float64 `json:"retrieve_ms"`
-	GenerateMS     float64 `json:"generate_ms"`
-	TotalMS        float64 `json:"total_ms"`
+	Cached     bool    `json:"cached,omitempty"`
+	RetrieveMS float64 `json:"retrieve_ms"`
+	GenerateMS float64 `json:"generate_ms"`
+	TotalMS    float64 `json:"total_ms"`
 }
 
 // Span is a sentence of an answer's Text, by byte offsets (Text[Start:End]), with the passages it cites and
