@@ -119,6 +119,9 @@ func (s *Service) fromRows(ctx context.Context, p rag.Principal, pl *recordPlan,
 		return true, nil
 	}
 	sch.Sort(pl.rows, mq.Order, pl.asOf)
+	if mq.Top && len(pl.rows) > topRows {
+		pl.rows = pl.rows[:topRows]
+	}
 	cols := sch.Columns(mq)
 	var b strings.Builder
 	record := "항목"
@@ -133,10 +136,20 @@ func (s *Service) fromRows(ctx context.Context, p rag.Principal, pl *recordPlan,
 		title := sch.Display(best, sch.Title, pl.asOf)
 		val := sch.Display(best, field, pl.asOf)
 		if ko {
-			fmt.Fprintf(&b, "%s 기준으로 %s 곳은 **%s**(%s)입니다.\n\n", f.Label(), comparativeKo(f, strings.HasPrefix(mq.Order, "-")), title, val)
+			fmt.Fprintf(&b, "%s 기준으로 %s 곳은 **%s**(%s)입니다.\n\n", f.Label(), comparativeKo(f, strings.HasPrefix(mq.Order, "-"), mq.Top), title, val)
 		} else {
 			fmt.Fprintf(&b, "By %s, **%s** (%s) comes first.\n\n", f.Label(), title, val)
 		}
+	case mq.Kind == meta.KindFact:
+		for _, r := range pl.rows {
+			title := sch.Display(r, sch.Title, pl.asOf)
+			for _, a := range mq.Asked {
+				if f := sch.Field(a); f != nil && a != sch.Title {
+					fmt.Fprintf(&b, "**%s** %s: %s\n", title, f.Label(), sch.Display(r, a, pl.asOf))
+				}
+			}
+		}
+		b.WriteString("\n")
 	case ko:
 		fmt.Fprintf(&b, "조건에 맞는 %s %d건입니다.\n\n", record, len(pl.rows))
 	default:
@@ -150,17 +163,25 @@ func (s *Service) fromRows(ctx context.Context, p rag.Principal, pl *recordPlan,
 	return true, nil
 }
 
-// comparativeKo names the first row of an ascending (or descending) order of f.
-func comparativeKo(f *meta.Field, desc bool) string {
+// topRows is how many rows answer a question for the first of an order (가장 싼 공고).
+const topRows = 5
+
+// comparativeKo names the first row of an ascending (or descending) order of f: 더 낮은, or with top 가장
+// 낮은.
+func comparativeKo(f *meta.Field, desc, top bool) string {
+	degree := "더 "
+	if top {
+		degree = "가장 "
+	}
 	switch {
 	case f.Type == meta.TypeDate && desc:
-		return "더 늦은"
+		return degree + "늦은"
 	case f.Type == meta.TypeDate:
-		return "더 빠른"
+		return degree + "빠른"
 	case desc:
-		return "더 높은"
+		return degree + "높은"
 	}
-	return "더 낮은"
+	return degree + "낮은"
 }
 
 // rowSource is a row as a source of an answer: its document, with the row's key as external ID.

@@ -45,6 +45,8 @@ type Query struct {
 	Asked []string `json:"asked,omitempty"`
 	// Order is the field the rows are compared or ordered by, with "-" for descending; "" for the schema's.
 	Order string `json:"order,omitempty"`
+	// Top is true when the question asks for the first rows of that order (가장 싼, the cheapest).
+	Top bool `json:"top,omitempty"`
 	// Focus are the question's words that are not about the schema: what a content question asks.
 	Focus []string `json:"focus,omitempty"`
 }
@@ -55,7 +57,9 @@ var (
 	particles = []string{"", "은", "는", "이", "가", "을", "를", "에", "에서", "에서는", "에서도", "에는", "엔", "의", "도", "만",
 		"로", "으로", "으로는", "과", "와", "랑", "이랑", "하고", "인", "이고", "이며", "인데", "이나", "나", "중", "중에", "중인",
 		"들", "부터", "까지", "보다", "이야", "야", "인가", "인가요", "인지", "이에요", "예요", "에요", "요", "'s", "s"}
-	compareCues = []string{"비교", "vs", "versus", "compare", "어느", "어디가", "which"}
+	compareCues = []string{"비교", "vs", "versus", "compare"}
+	// superlativeCues ask for the first of an order over every matching row, not a side-by-side.
+	superlativeCues = []string{"가장", "제일", "최저", "최고", "lowest", "cheapest", "earliest", "highest", "latest", "most", "least"}
 	lowerCues   = []string{"낮은", "낮아", "싼", "저렴", "적은", "작은", "빠른", "빨리", "이른", "먼저", "lower", "cheaper", "cheapest", "lowest", "earlier", "earliest", "sooner", "fewer", "smaller"}
 	higherCues  = []string{"높은", "비싼", "많은", "큰", "늦은", "higher", "highest", "more", "most", "larger", "later", "latest"}
 	// comparators after an amount, count or date.
@@ -385,6 +389,9 @@ func (s *Schema) Extract(question string, rows []Row, asOf time.Time) *Query {
 	q.Conds = conds
 	q.Focus = focus(t)
 	q.Kind, q.Order = s.kind(t, q)
+	q.Top = q.Order != "" && len(q.Named) == 0 && slices.ContainsFunc(t.words, func(w [2]int) bool {
+		return slices.Contains(superlativeCues, strings.ToLower(t.word(w)))
+	})
 	return q
 }
 
@@ -558,6 +565,30 @@ func (s *Schema) numbers(t *text, aliasAt map[string][][2]int, asOf time.Time, a
 			add(f.Name, rag.OpLte, last.Format(time.DateOnly))
 		}
 	}
+	// Calendar spans named relative to the as-of date (이번 주, 다음 달, next month).
+	for _, sp := range relativeSpans {
+		for _, o := range t.occurrences(sp.words) {
+			if t.used[o[0]] {
+				continue
+			}
+			first, last := sp.span(asOf)
+			op, end := after(o[1])
+			f := nearest([]Type{TypeDate}, o[0], end)
+			if f == nil {
+				continue
+			}
+			t.use(o[0], end)
+			if op == rag.OpLte || op == rag.OpLt {
+				first = asOf // until next week: from now
+			}
+			if op != rag.OpGte && op != rag.OpGt {
+				add(f.Name, rag.OpGte, first.Format(time.DateOnly))
+			}
+			if op != rag.OpGte && op != rag.OpGt {
+				add(f.Name, rag.OpLte, last.Format(time.DateOnly))
+			}
+		}
+	}
 	// Durations from the as-of date (3개월 안, 일주일 안에, within 2 weeks).
 	for _, m := range durationRE.FindAllStringSubmatchIndex(q, -1) {
 		from, to := runeAt(m[0]), runeAt(m[1])
@@ -717,6 +748,41 @@ func koreanCount(s string) int {
 	return n
 }
 
+// relativeSpans are calendar spans named relative to the as-of date; weeks run Monday to Sunday.
+var relativeSpans = []struct {
+	words string
+	span  func(asOf time.Time) (time.Time, time.Time)
+}{
+	{"이번 주", func(d time.Time) (time.Time, time.Time) { return d, weekStart(d).AddDate(0, 0, 6) }},
+	{"this week", func(d time.Time) (time.Time, time.Time) { return d, weekStart(d).AddDate(0, 0, 6) }},
+	{"다음 주", func(d time.Time) (time.Time, time.Time) {
+		return weekStart(d).AddDate(0, 0, 7), weekStart(d).AddDate(0, 0, 13)
+	}},
+	{"next week", func(d time.Time) (time.Time, time.Time) {
+		return weekStart(d).AddDate(0, 0, 7), weekStart(d).AddDate(0, 0, 13)
+	}},
+	{"이번 달", func(d time.Time) (time.Time, time.Time) { return d, monthStart(d).AddDate(0, 1, -1) }},
+	{"this month", func(d time.Time) (time.Time, time.Time) { return d, monthStart(d).AddDate(0, 1, -1) }},
+	{"다음 달", func(d time.Time) (time.Time, time.Time) {
+		return monthStart(d).AddDate(0, 1, 0), monthStart(d).AddDate(0, 2, -1)
+	}},
+	{"next month", func(d time.Time) (time.Time, time.Time) {
+		return monthStart(d).AddDate(0, 1, 0), monthStart(d).AddDate(0, 2, -1)
+	}},
+	{"올해", func(d time.Time) (time.Time, time.Time) { return d, time.Date(d.Year(), 12, 31, 0, 0, 0, 0, time.UTC) }},
+	{"내년", func(d time.Time) (time.Time, time.Time) {
+		return time.Date(d.Year()+1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(d.Year()+1, 12, 31, 0, 0, 0, 0, time.UTC)
+	}},
+}
+
+func weekStart(d time.Time) time.Time {
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+}
+
+func monthStart(d time.Time) time.Time {
+	return time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
 // kind decides what the question asks, and the order of a comparison.
 func (s *Schema) kind(t *text, q *Query) (Kind, string) {
 	lower := strings.ToLower(string(t.r))
@@ -749,7 +815,7 @@ func (s *Schema) kind(t *text, q *Query) (Kind, string) {
 	}
 	compare := cue(compareCues) || strings.Contains(lower, " vs ") || order != "" && (len(q.Named) != 1)
 	switch {
-	case compare && (len(q.Named) >= 2 || len(q.Conds) > 0):
+	case compare && (len(q.Named) >= 2 || len(q.Conds) > 0 || order != "" && len(q.Named) == 0):
 		if order == "" && field != "" {
 			order = field
 		}
