@@ -60,8 +60,8 @@ var (
 	compareCues = []string{"비교", "vs", "versus", "compare"}
 	// superlativeCues ask for the first of an order over every matching row, not a side-by-side.
 	superlativeCues = []string{"가장", "제일", "최저", "최고", "lowest", "cheapest", "earliest", "highest", "latest", "most", "least"}
-	lowerCues   = []string{"낮은", "낮아", "싼", "저렴", "적은", "작은", "빠른", "빨리", "이른", "먼저", "lower", "cheaper", "cheapest", "lowest", "earlier", "earliest", "sooner", "fewer", "smaller"}
-	higherCues  = []string{"높은", "비싼", "많은", "큰", "늦은", "higher", "highest", "more", "most", "larger", "later", "latest"}
+	lowerCues       = []string{"낮은", "낮아", "싼", "저렴", "적은", "작은", "빠른", "빨리", "이른", "먼저", "lower", "cheaper", "cheapest", "lowest", "earlier", "earliest", "sooner", "fewer", "smaller"}
+	higherCues      = []string{"높은", "비싼", "많은", "큰", "늦은", "higher", "highest", "more", "most", "larger", "later", "latest"}
 	// comparators after an amount, count or date.
 	comparators = []struct {
 		word string
