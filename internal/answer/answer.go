@@ -31,6 +31,9 @@ type Options struct {
 	// Records reads the rows of a collection with a metadata schema (see records.go); nil answers every
 	// question from passages.
 	Records Records
+	// CacheTTL keeps answers to questions over one collection for that long (see cache); 0 or no Records
+	// turns the cache off.
+	CacheTTL time.Duration
 }
 
 // Searcher runs retrieval: *retrieve.Retriever, or *reembed.Service, which picks the embedding space.
@@ -58,11 +61,16 @@ type Service struct {
 	retriever Searcher
 	generator rag.Generator
 	opt       Options
+	cache     *cache // nil: off
 }
 
 // New returns a Service.
 func New(retriever Searcher, generator rag.Generator, opt Options) *Service {
-	return &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
+	s := &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
+	if opt.CacheTTL > 0 && opt.Records != nil {
+		s.cache = &cache{ttl: opt.CacheTTL, records: opt.Records, entries: map[string]*cached{}}
+	}
+	return s
 }
 
 // Generator returns the generator's name.
@@ -123,6 +131,33 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
 		return nil, err
 	}
+	// A cached answer to the same question over the same collection, if it has not changed since.
+	key, count := "", 0
+	if s.cache != nil {
+		if key = cacheKey(p, req, q); key != "" {
+			hit, err := s.cache.get(ctx, p, key, req.Filter.Collections[0])
+			if err != nil {
+				return nil, err
+			}
+			if hit != nil {
+				hit.Truncated = ans.Truncated
+				hit.RetrieveMS, hit.GenerateMS = 0, 0
+				return s.finish(hit, start, emit)
+			}
+			if count, _, err = s.cache.state(ctx, p, req.Filter.Collections[0], time.Time{}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out, err := s.ask(ctx, p, req, q, k, prof, ans, start, emit)
+	if err == nil && key != "" {
+		s.cache.put(key, out, start, count)
+	}
+	return out, err
+}
+
+// ask is Ask after the question is read and the cache missed.
+func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, k int, prof profile.Profile, ans *rag.Answer, start time.Time, emit func(Event) error) (*rag.Answer, error) {
 	// A collection with a metadata schema: the question's conditions filter the rows first; list, fact and
 	// comparison questions are answered from the rows, content questions from their documents.
 	pl, err := s.plan(ctx, p, req, q)

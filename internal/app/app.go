@@ -114,7 +114,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, err
 	}
 	a.Retriever = a.Spaces.Retriever()
-	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Records: a.Store})
+	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Records: a.Store, CacheTTL: cfg.AnswerCacheTTL})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes:  cfg.MaxUploadBytes,
 		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
