@@ -71,3 +71,55 @@ func TestReadMetaTableRowLimit(t *testing.T) {
 		t.Errorf("%d rows: %v, want invalid", ingest.MaxMetaRows+1, err)
 	}
 }
+
+// schemaSettings is a collection's settings with a small metadata schema.
+var schemaSettings = map[string]any{"schema": map[string]any{
+	"key": "id", "title": "title",
+	"fields": []any{
+		map[string]any{"name": "id"}, map[string]any{"name": "title"},
+		map[string]any{"name": "kind", "type": "enum", "values": []any{"A", "B"}},
+		map[string]any{"name": "deposit", "type": "money"},
+		map[string]any{"name": "units", "type": "integer"},
+		map[string]any{"name": "end", "type": "date"},
+	},
+}}
+
+func TestOpenTableWithSchema(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		csv := "id,title,kind,deposit,units,end,note\nr1,첫째,A,\"12,000,000\",120,2026-11-25,x\nr2,둘째,B,0,8,2027-01-02,\n"
+		tab, sch, err := ingest.OpenTable(strings.NewReader(csv), "", schemaSettings)
+		if err != nil || sch == nil {
+			t.Fatalf("err %v, schema %v", err, sch)
+		}
+		key, m, ok := tab.LookupKey("docs/r1.md") // a file names its row by its stem
+		if !ok || key != "r1" || m["id"] != "r1" || m["deposit"] != float64(12000000) || m["units"] != float64(120) ||
+			m["end"] != "2026-11-25" || m["note"] != "x" {
+			t.Fatalf("row r1 = %q %v %v", key, m, ok)
+		}
+		rows := tab.UnusedRows()
+		if len(rows) != 1 || rows[0].Key != "r2" || rows[0].Line != 3 || rows[0].Meta["title"] != "둘째" {
+			t.Fatalf("unused rows = %+v", rows)
+		}
+		req := ingest.RecordRequest(sch, rows[0], "c", "alice")
+		if req.ExternalID != "r2" || req.Title != "둘째" || !strings.Contains(string(req.Data), "| deposit | 0원 |") {
+			t.Fatalf("record request %+v\n%s", req, req.Data)
+		}
+	})
+	for name, tc := range map[string]struct{ csv, want string }{
+		"Money":       {"id,title,deposit\nr1,a,12만원\n", "line 2, column deposit"},
+		"Negative":    {"id,title,deposit\nr1,a,-5\n", "line 2, column deposit"},
+		"Integer":     {"id,title,units\nr1,a,1.5\n", "line 2, column units"},
+		"Date":        {"id,title,end\nr1,a,2026/11/25\n", "line 2, column end"},
+		"DateInvalid": {"id,title,end\nr1,a,2026-02-30\n", "line 2, column end"},
+		"Enum":        {"id,title,kind\nr1,a,A\nr2,b,C\n", "line 3, column kind"},
+		"NoTitle":     {"id,title\nr1,\n", "line 2: title is missing"},
+		"NoKey":       {"title\na\n", `no "id" column`},
+	} {
+		t.Run("Err"+name, func(t *testing.T) {
+			_, _, err := ingest.OpenTable(strings.NewReader(tc.csv), "", schemaSettings)
+			if rag.ErrorCode(err) != rag.CodeInvalid || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want invalid naming %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -2,7 +2,10 @@ package providers
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -133,4 +136,55 @@ func TestHousingAssistant(t *testing.T) {
 	if score < floorHousing {
 		t.Errorf("housing sample: %d of 30, want at least %d", score, floorHousing)
 	}
+
+	// A table with a cell the schema refuses is 400 with its line and column, and stores nothing.
+	header := "id,provider,announcement_type,title,region,district,deposit,monthly_rent,application_start,application_end,status,move_in_date,total_units\n"
+	resp, body := postTable(t, p.URL, header+"LH_lease_99,LH,행복주택,계양구 작전동 행복주택,인천광역시 계양구,계양구,1200만원,150000,2026-11-20,2026-11-30,접수중,2027-03-01,90\n")
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "line 2, column deposit") {
+		t.Fatalf("bad table: HTTP %d %s", resp.StatusCode, body)
+	}
+	_, body = do(t, "GET", p.URL+"/api/documents?collection=housing&limit=1", nil, nil)
+	if !strings.Contains(string(body), `"total":30`) {
+		t.Fatalf("a refused table stored something: %s", body)
+	}
+	// A row without a document is a record of its own: the question no row matched now lists it.
+	resp, body = postTable(t, p.URL, header+"LH_lease_99,LH,행복주택,계양구 작전동 행복주택,인천광역시 계양구,계양구,12000000,150000,2026-11-20,2026-11-30,접수중,2027-03-01,90\n")
+	if resp.StatusCode != http.StatusAccepted || !strings.Contains(string(body), `"records":["LH_lease_99"]`) {
+		t.Fatalf("table of a record: HTTP %d %s", resp.StatusCode, body)
+	}
+	resp, body = do(t, "POST", p.URL+"/api/chat", map[string]any{"question": "인천 계양구 공고 보여줘.", "collection": "housing", "as_of": "2026-11-22"}, nil)
+	ans := decode[rag.AnswerView](t, body)
+	if resp.StatusCode != http.StatusOK || ans.NotFound || len(ans.Sources) != 1 || ans.Sources[0].ExternalID != "LH_lease_99" ||
+		!strings.Contains(ans.Answer, "작전동") || ans.SearchInfo.Route != "list" {
+		t.Fatalf("the record is not listed: HTTP %d %s", resp.StatusCode, body)
+	}
+	// as_of is a date.
+	resp, body = do(t, "POST", p.URL+"/api/chat", map[string]any{"question": "마감 임박 공고", "collection": "housing", "as_of": "22.11.2026"}, nil)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "invalid_request") {
+		t.Fatalf("bad as_of: HTTP %d %s", resp.StatusCode, body)
+	}
+}
+
+// postTable uploads a metadata table alone into the housing collection.
+func postTable(t *testing.T, base, table string) (*http.Response, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.WriteField("collection", "housing")
+	_ = mw.WriteField("meta_key", "id")
+	w, err := mw.CreateFormFile("meta_csv", "announcements.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = w.Write([]byte(table))
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(base+"/api/documents", mw.FormDataContentType(), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
 }
