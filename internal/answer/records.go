@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/meta"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// Records reads the rows of a collection whose settings carry a metadata schema (meta.Setting): rag.Store.
+// Records reads the rows of a collection whose profile has a metadata schema (profile.Profile.Schema):
+// rag.Store.
 type Records interface {
 	// ListDocuments is rag.Store.ListDocuments.
 	ListDocuments(ctx context.Context, p rag.Principal, q rag.DocumentQuery) (*rag.DocumentPage, error)
@@ -33,22 +35,6 @@ type recordPlan struct {
 	rows   []meta.Row // the rows the filter selects
 }
 
-// schemaOf returns the schema of the one collection f names, nil when it names none, several, or one
-// without a schema.
-func (s *Service) schemaOf(ctx context.Context, f rag.Filter) (*meta.Schema, error) {
-	if s.opt.Records == nil || s.opt.Collections == nil || len(f.Collections) != 1 {
-		return nil, nil
-	}
-	c, err := s.opt.Collections.GetCollection(ctx, f.Collections[0])
-	if err != nil {
-		if rag.ErrorCode(err) == rag.CodeNotFound {
-			return nil, nil
-		}
-		return nil, err
-	}
-	return meta.FromSettings(c.Settings)
-}
-
 // rows lists the visible rows of f (every status: a record is a row before its document is indexed).
 func (s *Service) rows(ctx context.Context, p rag.Principal, f rag.Filter) ([]meta.Row, error) {
 	var out []meta.Row
@@ -67,11 +53,14 @@ func (s *Service) rows(ctx context.Context, p rag.Principal, f rag.Filter) ([]me
 	return out, nil
 }
 
-// plan reads what q asks of the rows of the collection req names, when it has a schema; nil otherwise, or
-// when q names nothing of the schema (an ordinary question).
-func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest, q string) (*recordPlan, error) {
-	sch, err := s.schemaOf(ctx, req.Filter)
-	if sch == nil || err != nil {
+// plan reads what q asks of the rows of the one collection req names, when its profile prof has a schema;
+// nil otherwise, or when q names nothing of the schema (an ordinary question).
+func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, prof profile.Profile) (*recordPlan, error) {
+	sch := prof.Schema
+	if sch == nil || s.opt.Records == nil || len(req.Filter.Collections) != 1 {
+		return nil, nil
+	}
+	if err := sch.Compile(); err != nil {
 		return nil, err
 	}
 	asOf := req.AsOf

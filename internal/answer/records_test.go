@@ -2,7 +2,6 @@ package answer_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -31,26 +31,32 @@ func housing(t testing.TB, cacheTTL time.Duration) *app.App {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "housing", "profile.json"))
+	file := filepath.Join("..", "..", "examples", "housing", "collection.yaml")
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c rag.Collection
-	if err := json.Unmarshal(b, &c); err != nil {
+	p, err := profile.Decode(file, b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := a.Store.CreateCollection(ctx, &c); err != nil {
+	c, _, err := profile.Put(ctx, a.Store, "housing", p, "")
+	if err != nil {
 		t.Fatal(err)
+	}
+	sch, err := profile.Schema(c)
+	if err != nil || sch == nil {
+		t.Fatalf("schema %v, %v", sch, err)
 	}
 	f, err := os.Open(filepath.Join(housingDir, "announcements.csv"))
 	if err != nil {
 		t.Skipf("shared samples: %v", err)
 	}
 	defer f.Close()
-	table, sch, err := ingest.OpenTable(f, "", c.Settings)
-	if err != nil || sch == nil {
-		t.Fatalf("table: %v (schema %v)", err, sch)
+	table, err := ingest.OpenTable(f, "", sch, nil)
+	if err != nil {
+		t.Fatalf("table: %v", err)
 	}
 	files, _ := filepath.Glob(filepath.Join(housingDir, "docs", "*.md"))
 	for _, file := range files {

@@ -18,6 +18,7 @@ import (
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/meta"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -165,8 +166,9 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 
 type metaSchema = meta.Schema
 
-// readMetaTable reads the --meta-csv table, typed and validated by the collection's metadata schema or its
-// metadata_types setting when the collection exists (ingest.OpenTable); the schema is nil without one.
+// readMetaTable reads the --meta-csv table, typed and validated by the metadata schema of the collection's
+// profile or its metadata_types setting when the collection exists (ingest.OpenTable); the schema is nil
+// without one.
 func readMetaTable(ctx context.Context, st rag.Store, file, key, collection string) (*ingest.MetaTable, *meta.Schema, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -174,12 +176,16 @@ func readMetaTable(ctx context.Context, st rag.Store, file, key, collection stri
 	}
 	defer f.Close()
 	var settings map[string]any
+	var sch *meta.Schema
 	if c, err := st.GetCollection(ctx, cmp.Or(collection, rag.DefaultCollection)); err == nil {
 		settings = c.Settings
+		if sch, err = profile.Schema(c); err != nil {
+			return nil, nil, err
+		}
 	} else if !errors.Is(err, rag.ErrNotFound) {
 		return nil, nil, err
 	}
-	t, sch, err := ingest.OpenTable(f, key, settings)
+	t, err := ingest.OpenTable(f, key, sch, settings)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--meta-csv %s: %w", file, err)
 	}

@@ -217,25 +217,19 @@ func (t *MetaTable) Unmatched() []string {
 	return out
 }
 
-// OpenTable reads the metadata table of an upload or `ragd ingest --meta-csv` into the collection with
-// settings: with a metadata schema (meta.Setting) its cells are typed and its rows validated by the schema
-// and each row keeps its key (the schema is returned, and rows name their files by key, usually the file
-// name's stem); otherwise cells are typed by the metadata_types setting.
-func OpenTable(r io.Reader, key string, settings map[string]any) (*MetaTable, *meta.Schema, error) {
-	sch, err := meta.FromSettings(settings)
-	if err != nil {
-		return nil, nil, err
-	}
+// OpenTable reads the metadata table of an upload or `ragd ingest --meta-csv` into a collection: with its
+// profile's metadata schema sch, cells are typed and rows validated by the schema and each row keeps its key
+// (rows name their files by key, usually the file name's stem; the key column defaults to the schema's);
+// without one (nil), cells are typed by the collection's settings (MetadataTypesSetting).
+func OpenTable(r io.Reader, key string, sch *meta.Schema, settings map[string]any) (*MetaTable, error) {
 	if sch == nil {
 		types, _ := settings[MetadataTypesSetting].(map[string]any)
-		t, err := ReadMetaTable(r, key, types)
-		return t, nil, err
+		return ReadMetaTable(r, key, types)
 	}
 	if key == "" || key == "file" {
 		key = sch.Key
 	}
-	t, err := ReadTable(r, TableOptions{Key: key, Cell: sch.Cell, KeepKey: true, Check: sch.ValidateRow})
-	return t, sch, err
+	return ReadTable(r, TableOptions{Key: key, Cell: sch.Cell, KeepKey: true, Check: sch.ValidateRow})
 }
 
 // RecordRequest is the ingest request of a table row that no file names: a record whose document is the

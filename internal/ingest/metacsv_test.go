@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -72,24 +73,25 @@ func TestReadMetaTableRowLimit(t *testing.T) {
 	}
 }
 
-// schemaSettings is a collection's settings with a small metadata schema.
-var schemaSettings = map[string]any{"schema": map[string]any{
-	"key": "id", "title": "title",
-	"fields": []any{
-		map[string]any{"name": "id"}, map[string]any{"name": "title"},
-		map[string]any{"name": "kind", "type": "enum", "values": []any{"A", "B"}},
-		map[string]any{"name": "deposit", "type": "money"},
-		map[string]any{"name": "units", "type": "integer"},
-		map[string]any{"name": "end", "type": "date"},
-	},
-}}
+// smallSchema is a small metadata schema.
+func smallSchema(t *testing.T) *meta.Schema {
+	t.Helper()
+	s := &meta.Schema{Key: "id", Title: "title", Fields: []meta.Field{{Name: "id"}, {Name: "title"},
+		{Name: "kind", Type: meta.TypeEnum, Values: []string{"A", "B"}}, {Name: "deposit", Type: meta.TypeMoney},
+		{Name: "units", Type: meta.TypeInteger}, {Name: "end", Type: meta.TypeDate}}}
+	if err := s.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 func TestOpenTableWithSchema(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		csv := "id,title,kind,deposit,units,end,note\nr1,첫째,A,\"12,000,000\",120,2026-11-25,x\nr2,둘째,B,0,8,2027-01-02,\n"
-		tab, sch, err := ingest.OpenTable(strings.NewReader(csv), "", schemaSettings)
-		if err != nil || sch == nil {
-			t.Fatalf("err %v, schema %v", err, sch)
+		sch := smallSchema(t)
+		tab, err := ingest.OpenTable(strings.NewReader(csv), "", sch, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
 		key, m, ok := tab.LookupKey("docs/r1.md") // a file names its row by its stem
 		if !ok || key != "r1" || m["id"] != "r1" || m["deposit"] != float64(12000000) || m["units"] != float64(120) ||
@@ -116,7 +118,7 @@ func TestOpenTableWithSchema(t *testing.T) {
 		"NoKey":       {"title\na\n", `no "id" column`},
 	} {
 		t.Run("Err"+name, func(t *testing.T) {
-			_, _, err := ingest.OpenTable(strings.NewReader(tc.csv), "", schemaSettings)
+			_, err := ingest.OpenTable(strings.NewReader(tc.csv), "", smallSchema(t), nil)
 			if rag.ErrorCode(err) != rag.CodeInvalid || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want invalid naming %q", err, tc.want)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/meta"
+	"github.com/ragd/ragd/internal/profile"
 )
 
 const samples = "../../../shared/samples/housing"
@@ -20,20 +21,16 @@ var asOf = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 // housing loads the example profile's schema and the sample rows.
 func housing(t testing.TB) (*meta.Schema, []meta.Row) {
 	t.Helper()
-	b, err := os.ReadFile("../../examples/housing/profile.json")
+	const file = "../../examples/housing/collection.yaml"
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p struct {
-		Settings map[string]any `json:"settings"`
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
-	s, err := meta.FromSettings(p.Settings)
+	p, err := profile.Decode(file, b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := p.Schema
 	f, err := os.Open(filepath.Join(samples, "announcements.csv"))
 	if err != nil {
 		t.Skipf("shared samples: %v", err)

@@ -6,7 +6,7 @@
 package meta
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -102,34 +102,18 @@ type Schema struct {
 	byName map[string]*Field
 }
 
-// Setting is the collection setting that holds a schema (until collection profiles carry it).
-const Setting = "schema"
-
 // Default replies, used when the schema does not set its own.
 const (
 	DefaultNoMatchReply   = "조건에 맞는 항목이 없습니다. (No record matches the question.)"
 	DefaultNotStatedReply = "{title} 문서에는 해당 정보가 나와 있지 않습니다. {contact}"
 )
 
-// FromSettings returns the schema of a collection's settings, nil when it has none. CodeInvalid for a
-// schema that does not validate.
-func FromSettings(settings map[string]any) (*Schema, error) {
-	raw, ok := settings[Setting]
-	if !ok || raw == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return nil, rag.Errorf(rag.CodeInvalid, "schema: %v", err)
-	}
-	var s Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, rag.Errorf(rag.CodeInvalid, "schema: %v", err)
-	}
+// Validate checks s (the profile section "schema"); its error names the field. It is Compile.
+func (s *Schema) Validate() error {
 	if err := s.Compile(); err != nil {
-		return nil, err
+		return errors.New(rag.ErrorMessage(err))
 	}
-	return &s, nil
+	return nil
 }
 
 // Compile validates s and prepares it for use. Errors are CodeInvalid and name the field.
@@ -138,45 +122,45 @@ func (s *Schema) Compile() error {
 	for i := range s.Fields {
 		f := &s.Fields[i]
 		if f.Name == "" {
-			return rag.Errorf(rag.CodeInvalid, "schema field %d has no name", i+1)
+			return rag.Errorf(rag.CodeInvalid, "fields[%d]: a name is required", i+1)
 		}
 		if _, dup := s.byName[f.Name]; dup {
-			return rag.Errorf(rag.CodeInvalid, "schema field %q appears twice", f.Name)
+			return rag.Errorf(rag.CodeInvalid, "field %q appears twice", f.Name)
 		}
 		switch f.Type {
 		case TypeText, TypeEnum, TypeInteger, TypeMoney, TypeDate:
 		case "":
 			f.Type = TypeText
 		default:
-			return rag.Errorf(rag.CodeInvalid, "schema field %q: unknown type %q (want text, enum, integer, money or date)", f.Name, f.Type)
+			return rag.Errorf(rag.CodeInvalid, "field %q: unknown type %q (want text, enum, integer, money or date)", f.Name, f.Type)
 		}
 		if len(f.Computed) > 0 && f.Type != TypeEnum {
-			return rag.Errorf(rag.CodeInvalid, "schema field %q: only an enum can be computed", f.Name)
+			return rag.Errorf(rag.CodeInvalid, "field %q: only an enum can be computed", f.Name)
 		}
 		var err error
 		if f.Pattern != "" {
 			if f.pattern, err = regexp.Compile("^(?:" + f.Pattern + ")$"); err != nil {
-				return rag.Errorf(rag.CodeInvalid, "schema field %q: pattern: %v", f.Name, err)
+				return rag.Errorf(rag.CodeInvalid, "field %q: pattern: %v", f.Name, err)
 			}
 		}
 		if f.Extract != "" {
 			if f.extract, err = regexp.Compile(f.Extract); err != nil {
-				return rag.Errorf(rag.CodeInvalid, "schema field %q: extract: %v", f.Name, err)
+				return rag.Errorf(rag.CodeInvalid, "field %q: extract: %v", f.Name, err)
 			}
 			if f.extract.NumSubexp() < 1 {
-				return rag.Errorf(rag.CodeInvalid, "schema field %q: extract needs a group", f.Name)
+				return rag.Errorf(rag.CodeInvalid, "field %q: extract needs a group", f.Name)
 			}
 		}
 		s.byName[f.Name] = f
 	}
 	for _, name := range []string{s.Key, s.Title} {
 		if name == "" {
-			return rag.Errorf(rag.CodeInvalid, "schema needs a key and a title field")
+			return rag.Errorf(rag.CodeInvalid, "key and title are required")
 		}
 	}
 	check := func(what, name string) error {
 		if _, ok := s.byName[strings.TrimPrefix(name, "-")]; !ok {
-			return rag.Errorf(rag.CodeInvalid, "schema %s %q is not a field", what, name)
+			return rag.Errorf(rag.CodeInvalid, "%s: %q is not a field", what, name)
 		}
 		return nil
 	}
@@ -196,17 +180,17 @@ func (s *Schema) Compile() error {
 		for _, c := range cs {
 			f := s.byName[c.Field]
 			if f == nil {
-				return rag.Errorf(rag.CodeInvalid, "schema %s: %q is not a field", where, c.Field)
+				return rag.Errorf(rag.CodeInvalid, "%s: %q is not a field", where, c.Field)
 			}
 			if _, err := opSQL(c.Op); err != nil {
-				return rag.Errorf(rag.CodeInvalid, "schema %s: %v", where, err)
+				return rag.Errorf(rag.CodeInvalid, "%s: %v", where, err)
 			}
 			if !strings.HasPrefix(c.Value, "$as_of") {
 				if _, err := f.Parse(c.Value); err != nil {
-					return rag.Errorf(rag.CodeInvalid, "schema %s: %v", where, err)
+					return rag.Errorf(rag.CodeInvalid, "%s: %v", where, err)
 				}
 			} else if _, err := resolveAsOf(c.Value, time.Now()); err != nil {
-				return rag.Errorf(rag.CodeInvalid, "schema %s: %v", where, err)
+				return rag.Errorf(rag.CodeInvalid, "%s: %v", where, err)
 			}
 		}
 		return nil
@@ -220,7 +204,7 @@ func (s *Schema) Compile() error {
 	}
 	for i, p := range s.Phrases {
 		if len(p.Words) == 0 {
-			return rag.Errorf(rag.CodeInvalid, "schema phrase %d has no words", i+1)
+			return rag.Errorf(rag.CodeInvalid, "phrases[%d]: no words", i+1)
 		}
 		if err := conds(fmt.Sprintf("phrase %q", p.Words[0]), p.Conds); err != nil {
 			return err

@@ -30,6 +30,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -56,6 +57,9 @@ type Profile struct {
 	Generation   Generation    `json:"generation,omitzero" yaml:"generation,omitempty"`
 
 	// Sections owned by other packages go below, one field each (see the package comment).
+
+	// Schema types the metadata of a collection of records (docs/metadata.md).
+	Schema *meta.Schema `json:"schema,omitempty" yaml:"schema,omitempty"`
 }
 
 // Replies are a collection's fixed replies; "" keeps ragd's default in the question's language. Every
@@ -116,7 +120,11 @@ type Section interface {
 
 // sections lists the sections of p by key; a nil section is skipped.
 func (p *Profile) sections() map[string]Section {
-	return map[string]Section{}
+	out := map[string]Section{}
+	if p.Schema != nil { // a nil pointer in the interface would not be a nil Section
+		out["schema"] = p.Schema
+	}
+	return out
 }
 
 // The defaults of the context limits (the 품셈 system's §6.2 budget, which fits a small hosted model).

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/internal/profile"
-	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 )
@@ -49,10 +48,6 @@ func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	if _, err := rag.ParseSynonyms(req.Settings[rag.SynonymsSetting]); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if _, err := meta.FromSettings(req.Settings); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -190,7 +185,13 @@ func (s *Server) handlePutCollection(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := profile.DecodeJSON("request body", body)
+	decode := profile.DecodeJSON
+	if strings.Contains(r.Header.Get("Content-Type"), "yaml") { // a collection.yaml as is
+		decode = func(_ string, data []byte) (*profile.Profile, error) {
+			return profile.Decode("request body.yaml", data)
+		}
+	}
+	p, err := decode("request body", body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -24,6 +24,8 @@ import (
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/meta"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -545,14 +547,18 @@ func (s *Server) metadataTable(ctx context.Context, f *uploadForm, p rag.Princip
 		return nil, nil
 	}
 	var settings map[string]any
+	var sch *meta.Schema
 	c, err := s.deps.Collections.GetCollection(ctx, cmp.Or(f.collection, rag.DefaultCollection))
 	switch {
 	case err == nil:
 		settings = c.Settings
+		if sch, err = profile.Schema(c); err != nil {
+			return nil, err
+		}
 	case !errors.Is(err, rag.ErrNotFound):
 		return nil, err
 	}
-	table, sch, err := ingest.OpenTable(bytes.NewReader(f.metaCSV), f.metaKey, settings)
+	table, err := ingest.OpenTable(bytes.NewReader(f.metaCSV), f.metaKey, sch, settings)
 	if err != nil {
 		return nil, err
 	}

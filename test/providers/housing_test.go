@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/testkit"
 )
@@ -50,24 +51,18 @@ func TestHousingAssistant(t *testing.T) {
 	if err != nil {
 		t.Fatalf("load: %v\n%s", err, out)
 	}
-	mustContain(t, "load output", string(out), "created collection housing", "30 ready, 0 failed")
+	mustContain(t, "load output", string(out), "applied collection housing", "30 ready, 0 failed")
 
-	var profile struct {
-		Settings struct {
-			Schema struct {
-				NoMatch   string `json:"no_match_reply"`
-				NotStated string `json:"not_stated_reply"`
-			} `json:"schema"`
-		} `json:"settings"`
-	}
-	b, err := os.ReadFile(filepath.Join(testkit.Root(), "examples", "housing", "profile.json"))
+	file := filepath.Join(testkit.Root(), "examples", "housing", "collection.yaml")
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &profile); err != nil {
+	prof, err := profile.Decode(file, b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	notStated, _, _ := strings.Cut(profile.Settings.Schema.NotStated, "{contact}")
+	notStated, _, _ := strings.Cut(prof.Schema.NotStatedReply, "{contact}")
 	notStated = strings.TrimPrefix(notStated, "{title}")
 
 	f, err := os.Open(filepath.Join(housing, "questions.jsonl"))
@@ -115,7 +110,7 @@ func TestHousingAssistant(t *testing.T) {
 				why = append(why, "sources "+strings.Join(ids, ",")+", want "+strings.Join(want, ","))
 			}
 		case q.Kind == "notfound" && len(q.ExpectIDs) == 0:
-			if len(ids) > 0 || !ans.NotFound || !strings.Contains(ans.Answer, profile.Settings.Schema.NoMatch) {
+			if len(ids) > 0 || !ans.NotFound || !strings.Contains(ans.Answer, prof.Schema.NoMatchReply) {
 				why = append(why, "not the no-match reply")
 			}
 		case q.Kind == "notfound":

@@ -45,8 +45,11 @@ var recordRows = [][]string{
 // status (예정 is not 접수 중).
 func testRecordFilters(t *testing.T, open func(t *testing.T) rag.Store) {
 	s := open(t)
-	sch, err := meta.FromSettings(map[string]any{meta.Setting: decodeJSON(t, recordSchema)})
-	if err != nil {
+	var sch meta.Schema
+	if err := json.Unmarshal([]byte(recordSchema), &sch); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Compile(); err != nil {
 		t.Fatal(err)
 	}
 	coll := mustCollection(t, s, "records")
@@ -55,9 +58,11 @@ func testRecordFilters(t *testing.T, open func(t *testing.T) rag.Store) {
 	for _, r := range recordRows {
 		m := map[string]any{}
 		for i, c := range cols {
-			if m[c], err = sch.Cell(c, r[i]); err != nil {
+			v, err := sch.Cell(c, r[i])
+			if err != nil {
 				t.Fatal(err)
 			}
+			m[c] = v
 		}
 		if err := sch.ValidateRow(m); err != nil {
 			t.Fatal(err)
@@ -139,13 +144,4 @@ func joinSorted(ids []string) string {
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	return strings.Join(ids, " ")
-}
-
-func decodeJSON(t *testing.T, s string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
