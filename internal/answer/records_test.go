@@ -31,12 +31,7 @@ func housing(t testing.TB, cacheTTL time.Duration) *app.App {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	file := filepath.Join("..", "..", "examples", "housing", "collection.yaml")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Decode(file, b)
+	p, err := profile.ReadFile(filepath.Join("..", "..", "examples", "housing", "collection.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

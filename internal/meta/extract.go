@@ -160,20 +160,8 @@ func (t *text) find(phrase string, from int) (start, end int) {
 		if w[0] < from {
 			continue
 		}
-		// match p against the runes from w[0], skipping spaces in the question.
-		i, j := w[0], 0
-		for i < len(t.r) && j < len(p) {
-			if unicode.IsSpace(t.r[i]) {
-				i++
-				continue
-			}
-			if unicode.ToLower(t.r[i]) != p[j] {
-				break
-			}
-			i++
-			j++
-		}
-		if j < len(p) {
+		i, ok := t.matchAt(w[0], p)
+		if !ok {
 			continue
 		}
 		// the rest of the word must be a particle.
@@ -188,7 +176,25 @@ func (t *text) find(phrase string, from int) (start, end int) {
 	return -1, -1
 }
 
-// contains reports every start of s in the question as a substring (spaces ignored), for field aliases.
+// matchAt matches the lower-case runes p against the question from rune st on, skipping the question's
+// spaces, and returns the rune after the match.
+func (t *text) matchAt(st int, p []rune) (int, bool) {
+	i, j := st, 0
+	for i < len(t.r) && j < len(p) {
+		if unicode.IsSpace(t.r[i]) {
+			i++
+			continue
+		}
+		if unicode.ToLower(t.r[i]) != p[j] {
+			return 0, false
+		}
+		i++
+		j++
+	}
+	return i, j == len(p)
+}
+
+// occurrences reports every start of s in the question as a substring (spaces ignored), for field aliases.
 func (t *text) occurrences(s string) [][2]int {
 	p := []rune(strings.ToLower(strings.Join(strings.Fields(s), "")))
 	var out [][2]int
@@ -199,19 +205,7 @@ func (t *text) occurrences(s string) [][2]int {
 		if unicode.IsSpace(t.r[st]) {
 			continue
 		}
-		i, j := st, 0
-		for i < len(t.r) && j < len(p) {
-			if unicode.IsSpace(t.r[i]) && j > 0 {
-				i++
-				continue
-			}
-			if unicode.ToLower(t.r[i]) != p[j] {
-				break
-			}
-			i++
-			j++
-		}
-		if j == len(p) {
+		if i, ok := t.matchAt(st, p); ok {
 			out = append(out, [2]int{st, i})
 		}
 	}
@@ -681,7 +675,7 @@ func amounts(q string) []amount {
 			continue
 		}
 		a := amount{start: m[0]}
-		total, end, money := 0.0, m[1], false
+		total, end, money := 0.0, 0, false
 		for {
 			n, _ := strconv.ParseFloat(strings.ReplaceAll(q[locs[i][0]:locs[i][1]], ",", ""), 64)
 			rest := q[locs[i][1]:]

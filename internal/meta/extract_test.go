@@ -21,12 +21,7 @@ var asOf = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 // housing loads the example profile's schema and the sample rows.
 func housing(t testing.TB) (*meta.Schema, []meta.Row) {
 	t.Helper()
-	const file = "../../examples/housing/collection.yaml"
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Decode(file, b)
+	p, err := profile.ReadFile("../../examples/housing/collection.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func Holds(m map[string]any, c rag.MetaCond) bool {
 		}
 		switch x := v.(type) {
 		case float64:
-			y, isNum := toFloat(want)
+			y, isNum := rag.Number(want)
 			if !isNum {
 				return 0, false
 			}
@@ -132,18 +132,6 @@ func Holds(m map[string]any, c rag.MetaCond) bool {
 		return cmp <= 0
 	}
 	return false
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 // Display shows a row's value of field: money as 1,200만원 / 1억 9,800만원, counts with commas, the rest as
@@ -251,8 +239,8 @@ func (s *Schema) Sort(rows []Row, order string, asOf time.Time) {
 }
 
 func compareAny(a, b any) int {
-	x, xn := toFloat(a)
-	y, yn := toFloat(b)
+	x, xn := rag.Number(a)
+	y, yn := rag.Number(b)
 	switch {
 	case xn && yn:
 		switch {

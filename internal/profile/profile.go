@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -192,6 +193,15 @@ func Decode(file string, data []byte) (*Profile, error) {
 		return nil, e.invalid()
 	}
 	return p, nil
+}
+
+// ReadFile reads and decodes the profile document at path (Decode).
+func ReadFile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data)
 }
 
 // DecodeJSON is Decode of a JSON document (the body of PUT /api/collections/{name}); what names it in errors.

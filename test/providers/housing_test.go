@@ -1,10 +1,7 @@
 package providers
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -53,32 +50,14 @@ func TestHousingAssistant(t *testing.T) {
 	}
 	mustContain(t, "load output", string(out), "applied collection housing", "30 ready, 0 failed")
 
-	file := filepath.Join(testkit.Root(), "examples", "housing", "collection.yaml")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := profile.Decode(file, b)
+	prof, err := profile.ReadFile(filepath.Join(testkit.Root(), "examples", "housing", "collection.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	notStated, _, _ := strings.Cut(prof.Schema.NotStatedReply, "{contact}")
 	notStated = strings.TrimPrefix(notStated, "{title}")
 
-	f, err := os.Open(filepath.Join(housing, "questions.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []housingQuestion
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var q housingQuestion
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatal(err)
-		}
-		qs = append(qs, q)
-	}
+	qs := readJSONL[housingQuestion](t, filepath.Join(housing, "questions.jsonl"))
 	if len(qs) != 30 {
 		t.Fatalf("%d questions, want 30", len(qs))
 	}
@@ -175,11 +154,5 @@ func postTable(t *testing.T, base, table string) (*http.Response, []byte) {
 	if err := mw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(base+"/api/documents", mw.FormDataContentType(), &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
+	return postForm(t, base+"/api/documents", mw, &buf)
 }
