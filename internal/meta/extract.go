@@ -56,7 +56,7 @@ var (
 	// particles may follow a value or a name inside one written word (마포구에서, 접수 중인).
 	particles = []string{"", "은", "는", "이", "가", "을", "를", "에", "에서", "에서는", "에서도", "에는", "엔", "의", "도", "만",
 		"로", "으로", "으로는", "과", "와", "랑", "이랑", "하고", "인", "이고", "이며", "인데", "이나", "나", "중", "중에", "중인",
-		"들", "부터", "까지", "보다", "이야", "야", "인가", "인가요", "인지", "이에요", "예요", "에요", "요", "'s", "s"}
+		"들", "부터", "까지", "보다", "이야", "야", "인가", "인가요", "인지", "이에요", "예요", "에요", "요", "한", "하는", "할", "해", "한데", "'s", "s"}
 	compareCues = []string{"비교", "vs", "versus", "compare"}
 	// superlativeCues ask for the first of an order over every matching row, not a side-by-side.
 	superlativeCues = []string{"가장", "제일", "최저", "최고", "lowest", "cheapest", "earliest", "highest", "latest", "most", "least"}
@@ -265,21 +265,15 @@ func (s *Schema) Extract(question string, rows []Row, asOf time.Time) *Query {
 		}
 	}
 
-	// Fields named by their aliases: where they are, for the numbers and dates below.
-	aliasAt := map[string][][2]int{}
+	// Where the fields' aliases are; a value said in those words (마감된 is a status, not the deadline) wins.
+	aliasMask := make([]bool, len(t.r))
 	for _, f := range s.Fields {
 		for _, a := range f.Aliases {
 			for _, o := range t.occurrences(a) {
-				aliasAt[f.Name] = append(aliasAt[f.Name], o)
-				if !slices.Contains(q.Asked, f.Name) {
-					q.Asked = append(q.Asked, f.Name)
+				for i := o[0]; i < o[1]; i++ {
+					aliasMask[i] = true
 				}
 			}
-		}
-	}
-	for _, os := range aliasAt {
-		for _, o := range os {
-			t.use(o[0], o[1])
 		}
 	}
 
@@ -353,7 +347,7 @@ func (s *Schema) Extract(question string, rows []Row, asOf time.Time) *Query {
 		}
 		for _, w := range t.words {
 			for _, st := range t.stems(w) {
-				if known[st.s] || t.used[st.start] || !f.pattern.MatchString(st.s) || s.prefixOfWord(rows, st.s) {
+				if known[st.s] || t.used[st.start] || aliasMask[st.start] || !f.pattern.MatchString(st.s) || s.prefixOfWord(rows, st.s) {
 					continue
 				}
 				t.use(st.start, st.end)
@@ -371,6 +365,27 @@ func (s *Schema) Extract(question string, rows []Row, asOf time.Time) *Query {
 				c.Values = append(c.Values, v)
 			}
 			conds = append(conds, c)
+		}
+	}
+
+	// Fields named by their aliases: where they are, for the numbers and dates below.
+	aliasAt := map[string][][2]int{}
+	for _, f := range s.Fields {
+		for _, a := range f.Aliases {
+			for _, o := range t.occurrences(a) {
+				if t.used[o[0]] {
+					continue
+				}
+				aliasAt[f.Name] = append(aliasAt[f.Name], o)
+				if !slices.Contains(q.Asked, f.Name) {
+					q.Asked = append(q.Asked, f.Name)
+				}
+			}
+		}
+	}
+	for _, os := range aliasAt {
+		for _, o := range os {
+			t.use(o[0], o[1])
 		}
 	}
 
@@ -724,8 +739,43 @@ func amounts(q string) []amount {
 		}
 		out = append(out, a)
 	}
+	// Amounts in Korean numerals: 천만원, 오백만 원 이하, 일억.
+	for _, m := range koreanAmountRE.FindAllStringSubmatchIndex(q, -1) {
+		start, end := m[3], m[1] // after the character before the amount
+		rest := strings.TrimLeft(q[end:], " ")
+		if m[10] < 0 && !slices.ContainsFunc(comparators, func(c struct {
+			word string
+			op   rag.MetaOp
+		}) bool {
+			return strings.HasPrefix(rest, c.word)
+		}) {
+			continue // without 원 or a comparator it is not an amount (만 19세)
+		}
+		v := 1.0
+		if m[4] >= 0 {
+			v = float64(strings.Index("일이삼사오육칠팔구", q[m[4]:m[5]])/len("일") + 1)
+		}
+		switch {
+		case m[6] < 0:
+		case q[m[6]:m[7]] == "천":
+			v *= 1000
+		case q[m[6]:m[7]] == "백":
+			v *= 100
+		default:
+			v *= 10
+		}
+		if q[m[8]:m[9]] == "억" {
+			v *= 1e8
+		} else {
+			v *= 1e4
+		}
+		out = append(out, amount{start: start, end: end, value: v, money: true})
+	}
 	return out
 }
+
+// koreanAmountRE is an amount in Korean numerals at the start of a word: digit, 천/백/십, 억/만, 원.
+var koreanAmountRE = regexp.MustCompile(`(^|[^가-힣])([일이삼사오육칠팔구])?(천|백|십)?(억|만)(\s*원)?`)
 
 func koreanCount(s string) int {
 	switch s {

@@ -168,3 +168,24 @@ func TestWon(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractKoreanNumerals(t *testing.T) {
+	s, rows := housing(t)
+	for q, want := range map[string][]any{
+		"보증금 천만원 이하":   {float64(10000000)},
+		"보증금 오백만 원 이하": {float64(5000000)},
+		"보증금 이억 이상":    {float64(200000000)},
+		"만 19세 이상 공고":  nil,
+	} {
+		got := s.Extract(q, rows, asOf)
+		var vals []any
+		for _, c := range got.Conds {
+			if c.Key == "deposit" {
+				vals = append(vals, c.Values...)
+			}
+		}
+		if !slices.Equal(vals, want) {
+			t.Errorf("%s: deposit %v, want %v (%+v)", q, vals, want, got)
+		}
+	}
+}
