@@ -145,11 +145,91 @@ func (s *Service) fromRows(ctx context.Context, p rag.Principal, pl *recordPlan,
 		fmt.Fprintf(&b, "%d matching records:\n\n", len(pl.rows))
 	}
 	b.WriteString(sch.Table(pl.rows, cols, pl.asOf))
-	ans.Text = b.String()
 	for i, r := range pl.rows {
 		ans.Sources = append(ans.Sources, rowSource(sch, r, i+1))
 	}
+	if mq.Kind == meta.KindCompare && len(pl.rows) <= maxComparedRows {
+		if err := s.comparePassages(ctx, p, pl, ans, &b); err != nil {
+			return false, err
+		}
+	}
+	ans.Text = b.String()
 	return true, nil
+}
+
+// maxComparedRows is how many rows a comparison quotes a passage of.
+const maxComparedRows = 5
+
+// comparePassages adds to a comparison, for each row, the passage of its document that best matches the
+// question, cited [n] after the row sources.
+func (s *Service) comparePassages(ctx context.Context, p rag.Principal, pl *recordPlan, ans *rag.Answer, b *strings.Builder) error {
+	head := "\n근거:\n"
+	if ans.Language == "en" {
+		head = "\nFrom the documents:\n"
+	}
+	// The passage is looked for by the compared fields' names (보증금, 입주), not by the rows' names, which
+	// every passage of a row's document shares with its title.
+	sch := pl.schema
+	var words []string
+	var fields []string
+	for _, c := range sch.Columns(pl.query) {
+		// Figures (amounts, counts, dates) are what a comparison weighs; a row's names are in every passage.
+		if f := sch.Field(c); f != nil && (f.Type == meta.TypeMoney || f.Type == meta.TypeInteger || f.Type == meta.TypeDate) {
+			fields = append(fields, c)
+			words = append(words, f.Label())
+			words = append(words, f.Aliases...)
+		}
+	}
+	query := strings.Join(words, " ")
+	for _, r := range pl.rows {
+		res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: query, K: 1,
+			Filter: rag.Filter{Collections: pl.filter.Collections, DocumentIDs: []string{r.DocumentID}}})
+		if err != nil {
+			return err
+		}
+		if len(res.Hits) == 0 {
+			continue
+		}
+		h := res.Hits[0]
+		n := len(ans.Sources) + 1
+		ans.Sources = append(ans.Sources, rag.Source{N: n, Hit: h})
+		var values []string
+		for _, f := range fields {
+			if v := sch.Display(r, f, pl.asOf); v != "" {
+				values = append(values, v)
+			}
+		}
+		fmt.Fprintf(b, "%s- %s: %s [%d]\n", head, sch.Display(r, sch.Title, pl.asOf), excerpt(h.Text, values, excerptRunes), n)
+		head = ""
+	}
+	return nil
+}
+
+// excerptRunes is how much of a passage a comparison quotes.
+const excerptRunes = 200
+
+// excerpt is the line of text that holds the most of values, the earlier ones weighing more (the compared
+// field's value first), else its first line; on one line, cut at max runes.
+func excerpt(text string, values []string, max int) string {
+	lines := strings.Split(text, "\n")
+	pick, best := lines[0], 0
+	for _, l := range lines {
+		score := 0
+		for i, v := range values {
+			if strings.Contains(l, v) {
+				score += 1 << (len(values) - i) // an earlier value outweighs all later ones
+			}
+		}
+		if score > best {
+			pick, best = l, score
+		}
+	}
+	text = strings.Join(strings.Fields(pick), " ")
+	r := []rune(text)
+	if len(r) <= max {
+		return text
+	}
+	return string(r[:max]) + "…"
 }
 
 // topRows is how many rows answer a question for the first of an order (가장 싼 공고).

@@ -132,6 +132,17 @@ func TestAskRecords(t *testing.T) {
 		if ans.Route != "compare" || !strings.Contains(ans.Text, "**서대문구 홍제동 장기전세주택**(1억 9,800만원)") {
 			t.Fatalf("route %q:\n%s", ans.Route, ans.Text)
 		}
+		// Each row's passage with the compared figure, cited after the rows.
+		var cited []string
+		for _, src := range ans.Sources {
+			if src.ID != 0 {
+				cited = append(cited, src.ExternalID)
+			}
+		}
+		if !slices.Equal(sourceKeys(ans), []string{"SH_lease_02", "SH_lease_06"}) || len(cited) != 2 ||
+			!strings.Contains(ans.Text, "전세보증금 1억 9,800만원(198,000,000원)") || !strings.Contains(ans.Text, "[3]") {
+			t.Fatalf("sources %v, cited passages of %v:\n%s", sourceKeys(ans), cited, ans.Text)
+		}
 	})
 	t.Run("Ordinary", func(t *testing.T) {
 		ans := ask(t, a, "신청 방법 알려줘")
