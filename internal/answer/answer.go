@@ -184,6 +184,11 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if c, ok := s.generator.(rag.Completer); ok && len(history) > 0 {
 		query = s.rewrite(ctx, c, q, history, query)
 	}
+	if pl != nil && len(pl.query.Named) > 0 && len(pl.query.Focus) > 0 && len(history) == 0 {
+		// Inside the named rows' documents their names say nothing: every passage shares them with the
+		// title. What the question asks of them is the rest of its words.
+		query = strings.Join(pl.query.Focus, " ")
+	}
 	ans.RetrievalQuery = query
 	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument}
 	var res *rag.SearchResult
