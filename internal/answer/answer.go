@@ -30,6 +30,12 @@ type Options struct {
 	Collections Collections
 	// Graph answers questions over one collection that has a knowledge graph (nil: never).
 	Graph Graph
+	// Records reads the rows of a collection with a metadata schema (see records.go); nil answers every
+	// question from passages.
+	Records Records
+	// CacheTTL keeps answers to questions over one collection for that long (see cache); 0 or no Records
+	// turns the cache off.
+	CacheTTL time.Duration
 }
 
 // Graph answers a question from a collection's knowledge graph (*graph.Service implements it).
@@ -66,11 +72,16 @@ type Service struct {
 	retriever Searcher
 	generator rag.Generator
 	opt       Options
+	cache     *cache // nil: off
 }
 
 // New returns a Service.
 func New(retriever Searcher, generator rag.Generator, opt Options) *Service {
-	return &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
+	s := &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
+	if opt.CacheTTL > 0 && opt.Records != nil {
+		s.cache = &cache{ttl: opt.CacheTTL, records: opt.Records, entries: map[string]*cached{}}
+	}
+	return s
 }
 
 // Generator returns the generator's name.
@@ -154,6 +165,50 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
 		return nil, err
 	}
+	// A cached answer to the same question over the same collection, if it has not changed since.
+	key, count := "", 0
+	if s.cache != nil {
+		if key = cacheKey(p, req, q); key != "" {
+			hit, err := s.cache.get(ctx, p, key, req.Filter.Collections[0])
+			if err != nil {
+				return nil, err
+			}
+			if hit != nil {
+				hit.Truncated = ans.Truncated
+				hit.RetrieveMS, hit.GenerateMS = 0, 0
+				return s.finish(hit, start, emit)
+			}
+			if count, _, err = s.cache.state(ctx, p, req.Filter.Collections[0], time.Time{}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out, err := s.ask(ctx, p, req, q, k, prof, ans, start, emit)
+	if err == nil && key != "" {
+		s.cache.put(key, out, start, count)
+	}
+	return out, err
+}
+
+// ask is Ask after the question is read and the cache missed.
+func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, k int, prof profile.Profile, ans *rag.Answer, start time.Time, emit func(Event) error) (*rag.Answer, error) {
+	// A collection with a metadata schema: the question's conditions filter the rows first; list, fact and
+	// comparison questions are answered from the rows, content questions from their documents.
+	pl, err := s.plan(ctx, p, req, q, prof)
+	if err != nil {
+		return nil, err
+	}
+	if pl != nil {
+		ans.Filters, ans.Route = &pl.filter, string(pl.query.Kind)
+		done, err := s.fromRows(ctx, p, pl, ans)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return s.finish(ans, start, emit)
+		}
+		req.Filter = pl.filter
+	}
 	turns := rag.MaxHistoryTurns
 	if h := prof.Generation.HistoryTurns; h != nil {
 		turns = *h
@@ -162,6 +217,11 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	query, context := followUp(q, history)
 	if c, ok := s.generator.(rag.Completer); ok && len(history) > 0 {
 		query = s.rewrite(ctx, c, q, history, query)
+	}
+	if pl != nil && len(pl.query.Named) > 0 && len(pl.query.Focus) > 0 && len(history) == 0 {
+		// Inside the named rows' documents their names say nothing: every passage shares them with the
+		// title. What the question asks of them is the rest of its words.
+		query = strings.Join(pl.query.Focus, " ")
 	}
 	ans.RetrievalQuery = query
 	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument}
@@ -233,6 +293,24 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		ans.Sources = []rag.Source{}
 	}
 	ans.GenerateMS = float64(time.Since(genStart).Microseconds()) / 1000
+	ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
+	if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
+		return nil, err
+	}
+	return ans, nil
+}
+
+// finish sends an answer made without a generator (from a collection's rows) as the events Ask emits.
+func (s *Service) finish(ans *rag.Answer, start time.Time, emit func(Event) error) (*rag.Answer, error) {
+	if ans.Sources == nil {
+		ans.Sources = []rag.Source{}
+	}
+	if err := emit(Event{Type: EventSources, Sources: ans.Sources}); err != nil {
+		return nil, err
+	}
+	if err := emit(Event{Type: EventDelta, Delta: ans.Text}); err != nil {
+		return nil, err
+	}
 	ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
 	if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
 		return nil, err

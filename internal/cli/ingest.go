@@ -17,6 +17,8 @@ import (
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/meta"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -30,7 +32,8 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	fset.Var(&metas, "meta", "metadata `KEY=VALUE` for every ingested document (repeatable)")
 	fset.IntVar(&c.cfg.IngestWorkers, "workers", c.cfg.IngestWorkers, fmt.Sprintf("documents processed at once, 1 to %d (env RAGD_INGEST_WORKERS)", config.MaxIngestWorkers))
 	metaCSV := fset.String("meta-csv", "", "CSV table `FILE` of per-file metadata: a header row, the key column naming the file, the other columns its metadata")
-	metaKey := fset.String("meta-key", "file", "the --meta-csv `COLUMN` that holds the file name (or path)")
+	metaKey := fset.String("meta-key", "", "the --meta-csv `COLUMN` that names the file: its name, path or name without extension (default \"file\", or the key of the collection's metadata schema)")
+	fset.StringVar(metaKey, "key", "", "same as --meta-key")
 	paths, err := parse(fset, args, env.Stdout)
 	if err != nil {
 		return err
@@ -63,16 +66,22 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	defer a.Close()
 	var table *ingest.MetaTable
+	var sch *metaSchema
 	if *metaCSV != "" {
-		if table, err = readMetaTable(ctx, a.Store, *metaCSV, *metaKey, *collection); err != nil {
+		if table, sch, err = readMetaTable(ctx, a.Store, *metaCSV, *metaKey, *collection); err != nil {
 			return err
 		}
 	}
 	// Each file's row of the table, looked up before the workers start so that the reports come in order.
+	// With a metadata schema, the row's key is the document's external ID.
 	perFile := map[string]map[string]any{}
+	keys := map[string]string{}
 	if table != nil {
 		for _, f := range files {
-			perFile[f] = withRow(meta, table, f, env)
+			perFile[f], keys[f] = withRow(meta, table, f, env)
+			if sch == nil {
+				keys[f] = ""
+			}
 		}
 	}
 	n := a.Config.IngestWorkers
@@ -95,7 +104,7 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 				if !found {
 					fileMeta = meta
 				}
-				line, res := ingestFile(ctx, a.Ingest, path, *collection, tags, fileMeta)
+				line, res := ingestFile(ctx, a.Ingest, path, *collection, tags, fileMeta, keys[path])
 				mu.Lock()
 				switch res {
 				case ingest.Queued:
@@ -119,7 +128,27 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	close(jobs)
 	wg.Wait()
 	bar.done()
-	if table != nil {
+	switch {
+	case table != nil && sch != nil:
+		// Rows no file names are records of their own.
+		for _, row := range table.UnusedRows() {
+			if ctx.Err() != nil {
+				break
+			}
+			doc, outcome, err := a.Ingest.Ingest(ctx, rag.LocalPrincipal, ingest.RecordRequest(sch, row, *collection, ""))
+			switch {
+			case err != nil:
+				failed++
+				fmt.Fprintf(env.Stdout, "FAILED    record %s: %s\n", row.Key, describe(err))
+			case outcome == ingest.Unchanged:
+				unchanged++
+				fmt.Fprintf(env.Stdout, "unchanged record %s (version %d)\n", row.Key, doc.Version)
+			default:
+				ok++
+				fmt.Fprintf(env.Stdout, "ok        record %s (line %d, no document)\n", row.Key, row.Line)
+			}
+		}
+	case table != nil:
 		for _, row := range table.Unmatched() {
 			fmt.Fprintf(env.Stderr, "warning: %s: row %s matches no ingested file\n", *metaCSV, row)
 		}
@@ -135,45 +164,52 @@ func runIngest(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// readMetaTable reads the --meta-csv table, typing its columns by the collection's metadata_types setting
-// when the collection exists.
-func readMetaTable(ctx context.Context, st rag.Store, file, key, collection string) (*ingest.MetaTable, error) {
+type metaSchema = meta.Schema
+
+// readMetaTable reads the --meta-csv table, typed and validated by the metadata schema of the collection's
+// profile or its metadata_types setting when the collection exists (ingest.OpenTable); the schema is nil
+// without one.
+func readMetaTable(ctx context.Context, st rag.Store, file, key, collection string) (*ingest.MetaTable, *meta.Schema, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, fmt.Errorf("--meta-csv: %w", err)
+		return nil, nil, fmt.Errorf("--meta-csv: %w", err)
 	}
 	defer f.Close()
-	var types map[string]any
+	var settings map[string]any
+	var sch *meta.Schema
 	if c, err := st.GetCollection(ctx, cmp.Or(collection, rag.DefaultCollection)); err == nil {
-		types, _ = c.Settings[ingest.MetadataTypesSetting].(map[string]any)
+		settings = c.Settings
+		if sch, err = profile.Schema(c); err != nil {
+			return nil, nil, err
+		}
 	} else if !errors.Is(err, rag.ErrNotFound) {
-		return nil, err
+		return nil, nil, err
 	}
-	t, err := ingest.ReadMetaTable(f, key, types)
+	t, err := ingest.OpenTable(f, key, sch, settings)
 	if err != nil {
-		return nil, fmt.Errorf("--meta-csv %s: %w", file, err)
+		return nil, nil, fmt.Errorf("--meta-csv %s: %w", file, err)
 	}
-	return t, nil
+	return t, sch, nil
 }
 
 // withRow returns the --meta values with the file's row of the table over them, and reports a file the
 // table has no row for (it is ingested with the --meta values only).
-func withRow(meta map[string]any, table *ingest.MetaTable, path string, env *Env) map[string]any {
-	row, ok := table.Lookup(filepath.ToSlash(path))
+func withRow(meta map[string]any, table *ingest.MetaTable, path string, env *Env) (map[string]any, string) {
+	key, row, ok := table.LookupKey(filepath.ToSlash(path))
 	if !ok {
 		fmt.Fprintf(env.Stderr, "warning: no metadata row for %s\n", path)
-		return meta
+		return meta, ""
 	}
 	for k, v := range meta {
 		if _, set := row[k]; !set {
 			row[k] = v
 		}
 	}
-	return row
+	return row, key
 }
 
 // ingestFile ingests one file and returns its result line.
-func ingestFile(ctx context.Context, pipe *ingest.Pipeline, path, collection string, tags []string, meta map[string]any) (string, ingest.Outcome) {
+func ingestFile(ctx context.Context, pipe *ingest.Pipeline, path, collection string, tags []string, meta map[string]any, externalID string) (string, ingest.Outcome) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -184,7 +220,7 @@ func ingestFile(ctx context.Context, pipe *ingest.Pipeline, path, collection str
 	}
 	doc, outcome, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{
 		Collection: collection,
-		ExternalID: abs,
+		ExternalID: cmp.Or(externalID, abs),
 		Name:       filepath.Base(path),
 		Source:     abs,
 		Data:       data,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -129,6 +130,7 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("ask")
 	q := queryFlags{common: common{quiet: true}}
 	q.register(fs, env, 0, rag.MaxAnswerK, "passages given to the generator")
+	asOf := fs.String("as-of", "", "`DATE` (YYYY-MM-DD) relative dates of the question resolve against, over a collection with a metadata schema (default today)")
 	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
@@ -144,13 +146,19 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var day time.Time
+	if *asOf != "" {
+		if day, err = time.Parse(time.DateOnly, *asOf); err != nil {
+			return usageErr("--as-of: want a date YYYY-MM-DD, got %q", *asOf)
+		}
+	}
 	a, err := q.open(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	var passages []rag.Source
-	ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: question, Filter: filter, K: q.k}, func(ev rag.AnswerEvent) error {
+	ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: question, Filter: filter, K: q.k, AsOf: day}, func(ev rag.AnswerEvent) error {
 		if ev.Type == rag.AnswerSources {
 			passages = ev.Sources
 		}
@@ -170,6 +178,10 @@ func runAsk(ctx context.Context, env *Env, args []string) error {
 	if len(ans.Sources) > 0 {
 		fmt.Fprintln(env.Stdout, "\nSources:")
 		for _, s := range ans.Sources {
+			if s.ID == 0 { // a row of a collection with a metadata schema, not a passage
+				fmt.Fprintf(env.Stdout, "[%d] %s (%s)\n", s.N, s.Title, s.ExternalID)
+				continue
+			}
 			fmt.Fprintf(env.Stdout, "[%d] %s%s, chunk %d%s\n", s.N, s.Title, where(s.Hit), s.Index, metaText(s.Metadata))
 		}
 	}

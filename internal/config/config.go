@@ -67,6 +67,9 @@ type Config struct {
 	// DocumentWeight weighs the passages of the documents a question names (RAGD_DOCUMENT_WEIGHT); 0 or
 	// negative (the default) leaves the signal off, 0.2 is the weight measured best.
 	DocumentWeight float64
+	// AnswerCacheTTL keeps answers to questions over one collection for that long (RAGD_ANSWER_CACHE_TTL;
+	// 0, the default, turns the cache off); any change to the collection's documents invalidates them.
+	AnswerCacheTTL time.Duration
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
 	MaxPerDocument int
@@ -209,6 +212,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
 	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
+	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
 	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
 	e.str(&c.Reranker, "RAGD_RERANKER")
 	e.str(&c.RerankModel, "RAGD_RERANK_MODEL")
@@ -265,6 +269,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.EmbedDim != 0 && (c.EmbedDim < 8 || c.EmbedDim > 8192):
 		return fmt.Errorf("RAGD_EMBED_DIM must be between 8 and 8192 (got %d)", c.EmbedDim)
+	case c.AnswerCacheTTL < 0:
+		return fmt.Errorf("RAGD_ANSWER_CACHE_TTL must not be negative (got %s)", c.AnswerCacheTTL)
 	case c.ModelTimeout < 0:
 		return fmt.Errorf("RAGD_MODEL_TIMEOUT must not be negative")
 	case c.MaxUploadBytes < 1:

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/internal/filter"
+	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -39,6 +40,25 @@ const MaxMetaRows = 100000
 // file's name; the other columns become its metadata, typed by types (see MetadataTypesSetting). Empty
 // cells are left out. Errors (CodeInvalid): no key column, a duplicate key, a cell that is not of its type.
 func ReadMetaTable(r io.Reader, key string, types map[string]any) (*MetaTable, error) {
+	return ReadTable(r, TableOptions{Key: key, Cell: func(col, v string) (any, error) { return typedValue(v, types[col]) }})
+}
+
+// TableOptions say how ReadTable reads a metadata table.
+type TableOptions struct {
+	// Key is the column naming the file (default "file").
+	Key string
+	// Cell types the cell of column col (a collection schema's meta.Schema.Cell); its error is reported
+	// with the line and column.
+	Cell func(col, v string) (any, error)
+	// KeepKey keeps the key column in each row's metadata (a record's key is one of its fields).
+	KeepKey bool
+	// Check validates a whole row's metadata (meta.Schema.ValidateRow); its error is reported with the line.
+	Check func(map[string]any) error
+}
+
+// ReadTable reads a CSV metadata table as ReadMetaTable does, typing and checking cells and rows with opt.
+func ReadTable(r io.Reader, opt TableOptions) (*MetaTable, error) {
+	key := opt.Key
 	if key == "" {
 		key = "file"
 	}
@@ -86,14 +106,19 @@ func ReadMetaTable(r io.Reader, key string, types map[string]any) (*MetaTable, e
 		meta := map[string]any{}
 		for i, v := range rec {
 			v = strings.TrimSpace(v)
-			if i == col || v == "" || header[i] == "" {
+			if i == col && !opt.KeepKey || v == "" || header[i] == "" {
 				continue
 			}
-			typed, err := typedValue(v, types[header[i]])
+			typed, err := opt.Cell(header[i], v)
 			if err != nil {
 				return nil, rag.Errorf(rag.CodeInvalid, "metadata table line %d, column %s: %v", line, header[i], err)
 			}
 			meta[header[i]] = typed
+		}
+		if opt.Check != nil {
+			if err := opt.Check(meta); err != nil {
+				return nil, rag.Errorf(rag.CodeInvalid, "metadata table line %d: %v", line, err)
+			}
 		}
 		t.rows[name] = &metaRow{line: line, meta: meta}
 		t.order = append(t.order, name)
@@ -124,10 +149,18 @@ func typedValue(v string, typ any) (any, error) {
 }
 
 // Lookup returns the metadata of the file at p: the row keyed by the whole path or by its longest tail
-// ("week1/a.md" for "course/week1/a.md"), down to its base name. ok is false when no row names it.
+// ("week1/a.md" for "course/week1/a.md"), down to its base name, and failing those by the base name's
+// stem ("LH_lease_01" for "docs/LH_lease_01.md"). ok is false when no row names it.
 func (t *MetaTable) Lookup(p string) (map[string]any, bool) {
+	_, m, ok := t.LookupKey(p)
+	return m, ok
+}
+
+// LookupKey is Lookup that also returns the key of the row.
+func (t *MetaTable) LookupKey(p string) (string, map[string]any, bool) {
 	p = strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "/")
 	var row *metaRow
+	stem := strings.TrimSuffix(path.Base(p), path.Ext(p))
 	for {
 		if r, ok := t.rows[p]; ok {
 			row = r
@@ -135,16 +168,42 @@ func (t *MetaTable) Lookup(p string) (map[string]any, bool) {
 		}
 		_, tail, found := strings.Cut(p, "/")
 		if !found {
-			return nil, false
+			if r, ok := t.rows[stem]; ok {
+				row, p = r, stem
+				break
+			}
+			return "", nil, false
 		}
 		p = tail
 	}
 	row.used = true
-	out := make(map[string]any, len(row.meta))
-	for k, v := range row.meta {
+	return p, copyMeta(row.meta), true
+}
+
+func copyMeta(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
 		out[k] = v
 	}
-	return out, true
+	return out
+}
+
+// TableRow is one row of a metadata table: its key, line and metadata.
+type TableRow struct {
+	Key  string
+	Line int
+	Meta map[string]any
+}
+
+// UnusedRows returns the rows no Lookup used, in file order: the records without a document.
+func (t *MetaTable) UnusedRows() []TableRow {
+	var out []TableRow
+	for _, name := range t.order {
+		if r := t.rows[name]; !r.used {
+			out = append(out, TableRow{Key: name, Line: r.line, Meta: copyMeta(r.meta)})
+		}
+	}
+	return out
 }
 
 // Unmatched lists the rows no Lookup used, as "line N: name", in file order.
@@ -156,4 +215,27 @@ func (t *MetaTable) Unmatched() []string {
 		}
 	}
 	return out
+}
+
+// OpenTable reads the metadata table of an upload or `ragd ingest --meta-csv` into a collection: with its
+// profile's metadata schema sch, cells are typed and rows validated by the schema and each row keeps its key
+// (rows name their files by key, usually the file name's stem; the key column defaults to the schema's);
+// without one (nil), cells are typed by the collection's settings (MetadataTypesSetting).
+func OpenTable(r io.Reader, key string, sch *meta.Schema, settings map[string]any) (*MetaTable, error) {
+	if sch == nil {
+		types, _ := settings[MetadataTypesSetting].(map[string]any)
+		return ReadMetaTable(r, key, types)
+	}
+	if key == "" || key == "file" {
+		key = sch.Key
+	}
+	return ReadTable(r, TableOptions{Key: key, Cell: sch.Cell, KeepKey: true, Check: sch.ValidateRow})
+}
+
+// RecordRequest is the ingest request of a table row that no file names: a record whose document is the
+// row itself (meta.Schema.RecordText), so that it is found, filtered and listed like the others.
+func RecordRequest(sch *meta.Schema, row TableRow, collection, owner string) Request {
+	title, _ := row.Meta[sch.Title].(string)
+	return Request{Collection: collection, ExternalID: row.Key, Name: row.Key + ".md", Source: row.Key,
+		Title: title, Data: []byte(sch.RecordText(row.Meta)), Metadata: row.Meta, Owner: owner}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ragd/ragd/internal/graph"
+	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -119,6 +120,18 @@ func (p *Profile) FindSpecs(q string) []Spec {
 		}
 	}
 	return out
+}
+
+// Schema returns the metadata schema of c's profile, ready for use; nil when the profile has none.
+func Schema(c *rag.Collection) (*meta.Schema, error) {
+	p, err := Of(c)
+	if err != nil || p.Schema == nil {
+		return nil, err
+	}
+	if err := p.Schema.Compile(); err != nil {
+		return nil, fmt.Errorf("collection %s: stored schema: %w", c.Name, err)
+	}
+	return p.Schema, nil
 }
 
 // Store is what Put needs of a store (rag.Store).

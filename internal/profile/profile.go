@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -31,6 +32,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ragd/ragd/internal/graph"
+	"github.com/ragd/ragd/internal/meta"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -61,6 +63,8 @@ type Profile struct {
 	// Graph declares the collection's knowledge graph: its record tables and the words of its graph
 	// context and answers (docs/graph.md).
 	Graph *graph.Profile `json:"graph,omitempty" yaml:"graph,omitempty"`
+	// Schema types the metadata of a collection of records (docs/metadata.md).
+	Schema *meta.Schema `json:"schema,omitempty" yaml:"schema,omitempty"`
 }
 
 // Replies are a collection's fixed replies; "" keeps ragd's default in the question's language. Every
@@ -124,6 +128,9 @@ func (p *Profile) sections() map[string]Section {
 	out := map[string]Section{}
 	if p.Graph != nil {
 		out["graph"] = p.Graph
+	}
+	if p.Schema != nil { // a nil pointer in the interface would not be a nil Section
+		out["schema"] = p.Schema
 	}
 	return out
 }
@@ -193,6 +200,15 @@ func Decode(file string, data []byte) (*Profile, error) {
 		return nil, e.invalid()
 	}
 	return p, nil
+}
+
+// ReadFile reads and decodes the profile document at path (Decode).
+func ReadFile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data)
 }
 
 // DecodeJSON is Decode of a JSON document (the body of PUT /api/collections/{name}); what names it in errors.

@@ -1,6 +1,9 @@
 package rag
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // AskRequest is a question to answer from the documents.
 type AskRequest struct {
@@ -8,6 +11,9 @@ type AskRequest struct {
 	History  []Turn `json:"history,omitempty"`
 	Filter   Filter `json:"filter"`
 	K        int    `json:"k,omitempty"`
+	// AsOf is the date relative dates of the question ("within a week", "in December") and computed fields
+	// of a collection's schema resolve against; zero means today.
+	AsOf time.Time `json:"as_of,omitempty"`
 }
 
 // MaxQuestionChars is the longest question answered as is; longer ones are truncated (and the answer says so).
@@ -55,10 +61,18 @@ type Answer struct {
 	// one, or the generator's standalone rewrite of it.
 	RetrievalQuery string `json:"retrieval_query,omitempty"`
 	// Graph is what graph retrieval did when the answer came from a collection's graph (nil otherwise).
-	Graph      *GraphInfo `json:"graph,omitempty"`
-	RetrieveMS float64    `json:"retrieve_ms"`
-	GenerateMS float64    `json:"generate_ms"`
-	TotalMS    float64    `json:"total_ms"`
+	Graph *GraphInfo `json:"graph,omitempty"`
+	// Filters is the filter the answer applied when the collection's schema read conditions out of the
+	// question (the request's filter with them); nil otherwise.
+	Filters *Filter `json:"filters,omitempty"`
+	// Route says how a question over a schema collection was answered: "list", "fact" or "compare" from
+	// the rows, "content" from the documents of the matching rows; "" for an ordinary question.
+	Route string `json:"route,omitempty"`
+	// Cached is true when the answer came from the answer cache.
+	Cached     bool    `json:"cached,omitempty"`
+	RetrieveMS float64 `json:"retrieve_ms"`
+	GenerateMS float64 `json:"generate_ms"`
+	TotalMS    float64 `json:"total_ms"`
 }
 
 // Span is a sentence of an answer's Text, by byte offsets (Text[Start:End]), with the passages it cites and

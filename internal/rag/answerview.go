@@ -24,6 +24,8 @@ type SourceView struct {
 	N          int    `json:"n"`
 	ChunkID    int64  `json:"chunk_id"`
 	DocumentID string `json:"document_id"`
+	// ExternalID is the document's key in its collection (a record's row key, e.g. LH_lease_01).
+	ExternalID string `json:"external_id"`
 	Title      string `json:"title"`
 	Source     string `json:"source"`
 	MediaType  string `json:"media_type"`
@@ -64,6 +66,12 @@ type SearchInfo struct {
 	// Rerank says what the re-ranking stage did (absent when it is off); its warning says the re-ranker
 	// failed and the fused order was kept.
 	Rerank *RerankInfo `json:"rerank,omitempty"`
+	// Filters is the filter read out of the question by the collection's metadata schema, as applied (absent
+	// for an ordinary question); Route how it was answered (list, fact, compare, content); Cached whether the
+	// answer came from the answer cache.
+	Filters *Filter `json:"filters,omitempty"`
+	Route   string  `json:"route,omitempty"`
+	Cached  bool    `json:"cached"`
 }
 
 // WeakView is a weakly supported sentence of an answer: Answer[Start:End] by UTF-8 byte offsets, also
@@ -80,7 +88,7 @@ type WeakView struct {
 func ViewSource(s Source) SourceView {
 	h := s.Hit
 	return SourceView{
-		N: s.N, ChunkID: h.ID, DocumentID: h.DocumentID, Title: h.Title, Source: h.Source, MediaType: h.MediaType,
+		N: s.N, ChunkID: h.ID, DocumentID: h.DocumentID, ExternalID: h.ExternalID, Title: h.Title, Source: h.Source, MediaType: h.MediaType,
 		Metadata: h.Metadata, ChunkIndex: h.Index, PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section,
 		Passage: h.Text, Similarity: h.VectorScore, Scores: h.Scores,
 	}
@@ -104,6 +112,7 @@ func ViewAnswer(ans *Answer, passages []Source, historyTurns int) AnswerView {
 		SearchInfo: SearchInfo{
 			ChunksRetrieved: len(passages), LatencyMS: ans.TotalMS, RetrieveMS: ans.RetrieveMS,
 			GenerateMS: ans.GenerateMS, Truncated: ans.Truncated, HistoryTurns: historyTurns,
+			Filters: ans.Filters, Route: ans.Route, Cached: ans.Cached,
 		},
 	}
 	for _, w := range ans.Weak {

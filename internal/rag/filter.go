@@ -52,6 +52,20 @@ type MetaCond struct {
 	Values []any  `json:"values"`
 }
 
+// Number returns a metadata value as a float64 when it is a number (float64 as decoded from JSON, or an int
+// or int64 set by Go code).
+func Number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
 // DocumentQuery selects documents for listings.
 type DocumentQuery struct {
 	Filter

@@ -68,10 +68,10 @@ type MetadataSignals struct {
 func (m MetadataSignals) Signals(_ context.Context, _ rag.Principal, hits []rag.Hit) (imp, perm map[int64]float64, err error) {
 	imp, perm = map[int64]float64{}, map[int64]float64{}
 	for _, h := range hits {
-		if v, ok := number(h.Metadata[m.ImportanceKey]); ok && m.ImportanceKey != "" {
+		if v, ok := rag.Number(h.Metadata[m.ImportanceKey]); ok && m.ImportanceKey != "" {
 			imp[h.ID] = clamp01(v)
 		}
-		if v, ok := number(h.Metadata[m.PermissionKey]); ok && m.PermissionKey != "" {
+		if v, ok := rag.Number(h.Metadata[m.PermissionKey]); ok && m.PermissionKey != "" {
 			perm[h.ID] = clamp01(v)
 		}
 	}
@@ -214,18 +214,6 @@ func Date(h *rag.Hit) time.Time {
 		}
 	}
 	return h.UpdatedAt
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }

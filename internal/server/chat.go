@@ -19,6 +19,8 @@ type chatRequest struct {
 	// DocumentIDs restricts the answer to these documents (added to filters.document_ids).
 	DocumentIDs []string `json:"document_ids"`
 	K           int      `json:"k"`
+	// AsOf (YYYY-MM-DD) is the date relative dates of the question resolve against (default today).
+	AsOf string `json:"as_of"`
 	// Stream asks for server-sent events, like "Accept: text/event-stream".
 	Stream bool `json:"stream"`
 }
@@ -67,6 +69,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	history := recentTurns(req.History, rag.MaxHistoryTurns)
 	ask := rag.AskRequest{Question: req.Question, History: history, Filter: f, K: req.K}
+	if req.AsOf != "" {
+		d, err := time.Parse(time.DateOnly, strings.TrimSpace(req.AsOf))
+		if err != nil {
+			s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "as_of: want a date YYYY-MM-DD, got %q", req.AsOf))
+			return
+		}
+		ask.AsOf = d
+	}
 
 	stream := req.Stream || strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	if !stream {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,6 +40,15 @@ func TestCollectionProfiles(t *testing.T) {
 			body: jsonBody(map[string]any{"name": "laws"}), contains: []string{"name:", `\"laws\"`}},
 		{name: "ErrNotJSON", method: "PUT", path: "/api/collections/pumsem", status: 400, code: rag.CodeInvalid,
 			body: jsonBody("name: pumsem"), contains: []string{"invalid JSON"}},
+		// With a YAML content type the body is a collection.yaml as is (examples/housing/load sends one).
+		{name: "YAML", method: "PUT", path: "/api/collections/records", status: 201,
+			body: func(*testing.T) (io.Reader, string) {
+				return strings.NewReader("description: rows\nschema:\n  key: id\n  title: title\n  fields:\n  - {name: id}\n  - {name: title}\n  - {name: rent, type: money}\n"), "application/yaml"
+			}, contains: []string{`"description":"rows"`, `"type":"money"`}},
+		{name: "ErrYAMLSchema", method: "PUT", path: "/api/collections/records", status: 400, code: rag.CodeInvalid,
+			body: func(*testing.T) (io.Reader, string) {
+				return strings.NewReader("schema:\n  key: id\n  title: title\n  fields:\n  - {name: id}\n  - {name: title}\n  - {name: rent, type: float}\n"), "application/yaml"
+			}, contains: []string{"schema:", `unknown type \"float\"`}},
 		{name: "Unchanged", method: "GET", path: "/api/collections/pumsem", status: 200, contains: []string{`"description":"v2"`}},
 		// A collection created with settings shows them as its profile.
 		{name: "LegacySettings", method: "POST", path: "/api/collections", status: 201,

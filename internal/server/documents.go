@@ -24,6 +24,8 @@ import (
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/meta"
+	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -393,7 +395,7 @@ func (s *Server) readMultipart(w http.ResponseWriter, r *http.Request, maxFile i
 			}
 		}
 	}
-	if len(f.files) == 0 {
+	if len(f.files) == 0 && f.metaCSV == nil {
 		return nil, rag.Errorf(rag.CodeInvalid, "no file: send the files in multipart field \"file\"")
 	}
 	if len(f.files) > 1 && (f.title != "" || f.externalID != "") {
@@ -474,25 +476,31 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.release()
-	if !f.hasText && len(f.files) == 0 {
+	if !f.hasText && len(f.files) == 0 && f.metaCSV == nil {
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a text document needs \"text\""))
 		return
 	}
 	p := principalOf(r)
-	perFile, report, err := s.metadataTable(r.Context(), f)
+	table, err := s.metadataTable(r.Context(), f, p)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	if len(f.files) == 0 && (table == nil || len(table.records) == 0) {
+		// A table alone makes records only in a collection with a metadata schema.
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "no file: send the files in multipart field \"file\""))
+		return
+	}
 	out := make([]documentView, 0, len(f.files))
 	for i, u := range f.files {
-		meta := f.metadata
-		if perFile != nil && perFile[i] != nil {
-			meta = perFile[i]
+		meta, externalID := f.metadata, f.externalID
+		if table != nil && table.meta[i] != nil {
+			meta = table.meta[i]
+			externalID = cmp.Or(table.keys[i], externalID)
 		}
 		// A file sent with its folders is identified by its path (see upload.path).
 		req := ingest.Request{
-			Collection: f.collection, ExternalID: f.externalID, Name: u.name, Source: u.path, Title: f.title, Data: u.data,
+			Collection: f.collection, ExternalID: externalID, Name: u.name, Source: u.path, Title: f.title, Data: u.data,
 			Metadata: meta, Tags: f.tags, Owner: p.ID,
 		}
 		v, err := s.submit(r, p, req)
@@ -501,6 +509,18 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out = append(out, v)
+	}
+	var report *metaReport
+	if table != nil {
+		report = table.report
+		for _, req := range table.records {
+			v, err := s.submit(r, p, req)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			out = append(out, v)
+		}
 	}
 	res := map[string]any{"documents": out}
 	if report != nil {
@@ -514,32 +534,41 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 type metaReport struct {
 	FilesWithoutRow []string `json:"files_without_row"`
 	UnmatchedRows   []string `json:"unmatched_rows"`
+	// Records are the keys of rows no file named, stored as records of their own (a collection with a
+	// metadata schema).
+	Records []string `json:"records,omitempty"`
 }
 
-// metadataTable reads the upload's meta_csv table (typed by the collection's metadata_types setting) and
-// returns each file's metadata (the table's row over the "metadata" field), in the order of f.files.
-func (s *Server) metadataTable(ctx context.Context, f *uploadForm) ([]map[string]any, *metaReport, error) {
+// metadataTable reads the upload's meta_csv table (typed by the collection's metadata schema, or its
+// metadata_types setting) and returns each file's metadata (the table's row over the "metadata" field), in
+// the order of f.files. With a schema, a file's row key becomes its external ID and the rows no file names
+// are returned as records (documents made of the row).
+func (s *Server) metadataTable(ctx context.Context, f *uploadForm, p rag.Principal) (*metaUpload, error) {
 	if f.metaCSV == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
-	var types map[string]any
+	var settings map[string]any
+	var sch *meta.Schema
 	c, err := s.deps.Collections.GetCollection(ctx, cmp.Or(f.collection, rag.DefaultCollection))
 	switch {
 	case err == nil:
-		types, _ = c.Settings[ingest.MetadataTypesSetting].(map[string]any)
+		settings = c.Settings
+		if sch, err = profile.Schema(c); err != nil {
+			return nil, err
+		}
 	case !errors.Is(err, rag.ErrNotFound):
-		return nil, nil, err
+		return nil, err
 	}
-	table, err := ingest.ReadMetaTable(bytes.NewReader(f.metaCSV), f.metaKey, types)
+	table, err := ingest.OpenTable(bytes.NewReader(f.metaCSV), f.metaKey, sch, settings)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rep := &metaReport{FilesWithoutRow: []string{}}
-	out := make([]map[string]any, len(f.files))
+	up := &metaUpload{report: &metaReport{FilesWithoutRow: []string{}}, meta: make([]map[string]any, len(f.files)),
+		keys: make([]string, len(f.files))}
 	for i, u := range f.files {
-		row, ok := table.Lookup(cmp.Or(u.path, u.name))
+		key, row, ok := table.LookupKey(cmp.Or(u.path, u.name))
 		if !ok {
-			rep.FilesWithoutRow = append(rep.FilesWithoutRow, u.name)
+			up.report.FilesWithoutRow = append(up.report.FilesWithoutRow, u.name)
 			continue
 		}
 		for k, v := range f.metadata {
@@ -547,13 +576,32 @@ func (s *Server) metadataTable(ctx context.Context, f *uploadForm) ([]map[string
 				row[k] = v
 			}
 		}
-		out[i] = row
+		up.meta[i] = row
+		if sch != nil {
+			up.keys[i] = key
+		}
 	}
-	rep.UnmatchedRows = table.Unmatched()
-	if rep.UnmatchedRows == nil {
-		rep.UnmatchedRows = []string{}
+	up.report.UnmatchedRows = []string{}
+	if sch == nil {
+		if un := table.Unmatched(); un != nil {
+			up.report.UnmatchedRows = un
+		}
+		return up, nil
 	}
-	return out, rep, nil
+	for _, row := range table.UnusedRows() {
+		up.records = append(up.records, ingest.RecordRequest(sch, row, f.collection, p.ID))
+		up.report.Records = append(up.report.Records, row.Key)
+	}
+	return up, nil
+}
+
+// metaUpload is what an upload's metadata table gives its files: metadata and (with a schema) external
+// IDs by file, and the records of rows without a file.
+type metaUpload struct {
+	report  *metaReport
+	meta    []map[string]any
+	keys    []string
+	records []ingest.Request
 }
 
 // submit records one upload and schedules it. A version that cannot be scheduled (the jobs database is

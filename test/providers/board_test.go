@@ -33,20 +33,25 @@ type sampleQuestion struct {
 }
 
 func readSampleQuestions(t *testing.T) []sampleQuestion {
+	return readJSONL[sampleQuestion](t, filepath.Join(lectures, "questions.jsonl"))
+}
+
+// readJSONL reads a file of one JSON T a line.
+func readJSONL[T any](t *testing.T, path string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join(lectures, "questions.jsonl"))
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []sampleQuestion
+	var out []T
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var q sampleQuestion
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, q)
+		out = append(out, v)
 	}
 	return out
 }

@@ -253,12 +253,7 @@ func uploadTo(t *testing.T, base, collection string, files ...file) []documentVi
 	if err := mw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(base+"/api/documents", mw.FormDataContentType(), &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := postForm(t, base+"/api/documents", mw, &buf)
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("upload: HTTP %d %s", resp.StatusCode, body)
 	}
@@ -269,6 +264,21 @@ func uploadTo(t *testing.T, base, collection string, files ...file) []documentVi
 		t.Fatalf("uploaded %d files, got %d documents", len(files), len(docs))
 	}
 	return docs
+}
+
+// postForm posts the multipart form mw wrote into buf and returns the response with its body.
+func postForm(t *testing.T, url string, mw *multipart.Writer, buf *bytes.Buffer) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.Post(url, mw.FormDataContentType(), buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
 }
 
 // waitReady polls the documents until all are ready (failing the test if one fails for good) and returns them.

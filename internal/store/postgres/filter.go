@@ -86,7 +86,10 @@ func metaCondition(a *args, c rag.MetaCond) (string, error) {
 		}
 		switch c.Op {
 		case rag.OpEq:
-			return fmt.Sprintf("(%s) = %s::jsonb", field, a.add(vals[0])), nil
+			// The containment test lets the planner use documents_metadata_idx (GIN, jsonb_path_ops); the
+			// equality keeps eq exact (containment would also match an array holding the value).
+			v := a.add(vals[0])
+			return fmt.Sprintf("d.metadata @> jsonb_build_object(%s::text, %s::jsonb) AND (%s) = %s::jsonb", a.add(c.Key), v, field, v), nil
 		case rag.OpNe:
 			return fmt.Sprintf("(%s) IS DISTINCT FROM %s::jsonb", field, a.add(vals[0])), nil
 		default:

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Documents", func(t *testing.T) { testDocuments(t, open) })
 	t.Run("ListDocuments", func(t *testing.T) { testListDocuments(t, open) })
 	t.Run("Filters", func(t *testing.T) { testFilters(t, open) })
+	t.Run("RecordFilters", func(t *testing.T) { testRecordFilters(t, open) })
 	t.Run("Visibility", func(t *testing.T) { testVisibility(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
 	t.Run("Delete", func(t *testing.T) { testDelete(t, open) })
