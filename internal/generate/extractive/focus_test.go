@@ -106,6 +106,30 @@ func TestGenerateRival(t *testing.T) {
 	}
 }
 
+// TestGenerateRivalSpelling: a question opening with a name the passages spell otherwise, or write joined to
+// the next word, or with an adjective, and a noun tied to a verb by "과", are not rivals of what the passages
+// name.
+func TestGenerateRivalSpelling(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "높이뛰기", Text: "소토마요르는 바르셀로나 올림픽에서 높이뛰기 금메달을 땄다. " +
+		"애틀랜타 올림픽에서는 은메달을, 시드니 올림픽에서는 동메달을 땄다. 모션그래픽스 작업도 했다. " +
+		"그는 은퇴와 관련하여 기자회견을 열었다."}}
+	for _, tc := range []struct {
+		question string
+		found    bool
+	}{
+		{"바르세롤나 올림픽에서 높이뛰기에서 우승한 선수는?", true},
+		{"아테네 올림픽에서 높이뛰기에서 우승한 선수는?", false},
+		{"부상과 관련하여 기자회견을 연 선수는?", true},
+		{"부상과 은퇴 중 무엇이 기자회견의 주제였나?", false},
+	} {
+		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: passages})
+		if found := text != generate.NotFound("ko"); found != tc.found {
+			t.Errorf("%q: answer %q, want found=%v", tc.question, text, tc.found)
+		}
+	}
+}
+
 func TestAbbreviated(t *testing.T) {
 	t.Parallel()
 	vocab := []string{"페이스북", "비밀번호를", "api", "메타"}
@@ -167,6 +191,16 @@ func TestGenerateUnasked(t *testing.T) {
 		if found := text != generate.NotFound("ko"); found != tc.found {
 			t.Errorf("%q: answer %q, want found=%v", tc.question, text, tc.found)
 		}
+	}
+	// A follow-up names its topic through the previous question: the words it carries count with its own.
+	followUp := rag.GenerateRequest{Question: "그 위원의 수당은 누가 정하나요?", Passages: committeePassages,
+		History: []rag.Turn{{Role: rag.RoleUser, Content: "탄소중립위원회 위원은 누가 위촉하나요?"}}}
+	if text := generateStreamed(t, New(Options{}), followUp); text == generate.NotFound("ko") {
+		t.Errorf("follow-up: not covered")
+	}
+	followUp.History = nil
+	if text := generateStreamed(t, New(Options{}), followUp); text != generate.NotFound("ko") {
+		t.Errorf("without its history: answer %q", text)
 	}
 	// The ask word may be the head of a compound the passage writes ("법률안" of "일부개정법률안").
 	bill := []rag.Passage{{N: 1, Text: "탄소중립기본법 일부개정법률안\n(이수진의원 대표발의)\n의 안 번 호 : 5318"}}
