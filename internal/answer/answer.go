@@ -224,7 +224,8 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		query = strings.Join(pl.query.Focus, " ")
 	}
 	ans.RetrievalQuery = query
-	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument}
+	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument,
+		DocumentWeight: rag.AnswerDocumentWeight}
 	var res *rag.SearchResult
 	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
 		res, err = s.perDocument(ctx, p, sreq, docs)

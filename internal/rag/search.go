@@ -19,11 +19,22 @@ type SearchRequest struct {
 	// (overriding the retriever's setting). The answer service sets AnswerMaxPerDocument; not part of the
 	// /api/search body.
 	MaxPerDocument int `json:"-"`
+	// DocumentWeight > 0 weighs the document signal (the passages of the documents the query names; see
+	// retrieve.Options.DocumentWeight) for this request, overriding the retriever's setting. The answer
+	// service sets AnswerDocumentWeight; not part of the /api/search body.
+	DocumentWeight float64 `json:"-"`
 }
 
 // AnswerMaxPerDocument is the per-document cap of the passages an answer is given: a generator that sees
 // one long document only (the assembly minutes list every bill) cannot answer about another one.
 const AnswerMaxPerDocument = 2
+
+// AnswerDocumentWeight is the document signal's weight for the passages an answer is given: a question
+// that names a document ("고잔 신혼 보금자리 공고 관련 문의 전화번호", "검토보고서의 검토의견") is answered from
+// that document's passages rather than from whichever document repeats its other words. Plain searches keep
+// the retriever's setting (off by default), where the signal moved other pages of the named document above
+// the page judged right (docs/retrieval.md, "Ablation: document signal").
+const AnswerDocumentWeight = 0.2
 
 // ContextShare is the weight of a conversation's document (SearchRequest.Context) relative to the best
 // document the query names itself; when the query names none, a conversation's document has full weight.

@@ -43,6 +43,15 @@ func TestNamedDocument(t *testing.T) {
 	if len(off.Hits) == 0 || off.Hits[0].DocumentID == rep.ID || off.Hits[0].DocumentRank != 0 {
 		t.Fatalf("without the document signal the first hit is %+v; the test no longer shows the signal's effect", first(off.Hits))
 	}
+	// A request's own weight (the answer service's) turns the signal on where the retriever has it off.
+	q.DocumentWeight = rag.AnswerDocumentWeight
+	asked, err := b.retriever(t, retrieve.Options{}).Search(context.Background(), rag.LocalPrincipal, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked.Hits) == 0 || asked.Hits[0].DocumentID != rep.ID || asked.Hits[0].DocumentRank == 0 {
+		t.Fatalf("with the request's document weight the first hit is %+v, want a passage of the assessment", first(asked.Hits))
+	}
 }
 
 // paragraphs is n paragraphs of format, each filled with its number twice.

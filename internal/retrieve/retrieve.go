@@ -213,7 +213,11 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 		})
 	}
 	var named []rag.DocumentCandidate
-	if r.opt.DocumentWeight > 0 && r.opt.KeywordWeight > 0 && len(terms) > 0 {
+	docWeight := r.opt.DocumentWeight
+	if req.DocumentWeight > 0 {
+		docWeight = req.DocumentWeight
+	}
+	if docWeight > 0 && r.opt.KeywordWeight > 0 && len(terms) > 0 {
 		g.Go(func() error {
 			var err error
 			named, err = r.store.DocumentCandidates(gctx, p, rag.KeywordQuery{Terms: terms, Filter: req.Filter, K: r.opt.NamedDocuments + 1})
@@ -228,7 +232,7 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if len(named) > 0 {
 		t := time.Now()
 		var err error
-		kw, inDoc, err = r.namedPassages(ctx, p, req.Filter, terms, named, kw, nc)
+		kw, inDoc, err = r.namedPassages(ctx, p, req.Filter, terms, named, kw, nc, docWeight)
 		if err != nil {
 			return nil, err
 		}
@@ -405,7 +409,7 @@ func withContext(named []rag.DocumentCandidate, context []string, f rag.Filter) 
 // namedPassages runs the keyword query inside each named document and returns the keyword list extended by
 // the passages found there (after the list's own, in score order: the stores' BM25 statistics are those of
 // the whole corpus, so the scores compare), and each such passage's document signal.
-func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Filter, terms []string, named []rag.DocumentCandidate, kw []rag.Candidate, nc int) ([]rag.Candidate, map[int64]docSignal, error) {
+func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Filter, terms []string, named []rag.DocumentCandidate, kw []rag.Candidate, nc int, docWeight float64) ([]rag.Candidate, map[int64]docSignal, error) {
 	lists := make([][]rag.Candidate, len(named))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, d := range named {
@@ -432,7 +436,7 @@ func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Fi
 		// score.
 		share := named[i].Score / named[0].Score
 		for _, c := range l {
-			inDoc[c.ChunkID] = docSignal{rank: i + 1, weight: share * share}
+			inDoc[c.ChunkID] = docSignal{rank: i + 1, weight: share * share * docWeight}
 			if !have[c.ChunkID] {
 				have[c.ChunkID] = true
 				extra = append(extra, c)
@@ -452,7 +456,8 @@ func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Fi
 	return out, inDoc, nil
 }
 
-// docSignal is the rank of a passage's document among the named ones and that document's weight (0..1).
+// docSignal is the rank of a passage's document among the named ones and that document's weight (its share
+// of the best named document's score, squared, times the document weight).
 type docSignal struct {
 	rank   int
 	weight float64
@@ -496,7 +501,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 	for id, d := range inDoc {
 		s := get(id)
 		s.dRank = d.rank
-		s.fused += d.weight * r.opt.DocumentWeight / (k + float64(d.rank))
+		s.fused += d.weight / (k + float64(d.rank))
 	}
 	out := make([]scored, 0, len(byID))
 	for _, s := range byID {

@@ -50,7 +50,10 @@
 // covered however much else matches: "X랑 Y" ("GA4랑 메타 광고") with X nowhere in the passages, or "X Y"
 // where the passages qualify Y with other words ("메타 픽셀" against a question's "틱톡 픽셀") and X is a
 // name written in Latin letters ("TikTok", "GA4") or the bare noun a Korean question opens with. A word the
-// passages hold in a longer form ("페북" of "페이스북", "capi" holding "api") counts as found there.
+// passages hold in a longer form ("페북" of "페이스북", "capi" holding "api") counts as found there; an
+// opening noun the passages write joined to the next word ("모션그래픽스") or spell otherwise before Y (a
+// word there shares a syllable pair with it: "바르셀로나 올림픽" for "바르세롤나 올림픽") is no rival, nor is
+// "X과 Y" where Y is a verb ("죽음과 관련하여").
 //
 // Nor is a question whose ask word is in none of the passages' sentences while at least half of its focus
 // words are missing too: the ask word is the last focus word that reads as a Korean noun (not a verb or
@@ -59,7 +62,9 @@
 // question word after it has none), found when a sentence holds half its terms, or the passages a longer
 // word it clips or a compound it heads ("일부개정법률안"). The passages name the topic the question was
 // retrieved by, not what is asked of it. A reworded question usually keeps its ask word or most of its
-// focus words (what it loses are verbs), so it is still answered.
+// focus words (what it loses are verbs), so it is still answered. A follow-up ("그 법안은 누가
+// 대표발의했나요?") names its topic through the previous question: the words it carries from there that the
+// passages hold count among its focus words.
 //
 // # Measured
 //

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,7 +32,7 @@ var fillers = map[string]bool{
 	"이거": true, "그거": true, "저거": true, "이런": true, "그런": true, "저런": true, "근데": true, "그럼": true,
 	"그래서": true, "제": true, "내": true, "저희": true, "우리": true, "혹은": true, "대략": true, "보통은": true,
 	"그건": true, "이건": true, "저건": true, "그게": true, "이게": true, "저게": true, "그걸": true, "이걸": true,
-	"거기": true, "여기": true, "그때": true, "이때": true,
+	"거기": true, "여기": true, "그때": true, "이때": true, "당시": true, "처음": true,
 	"tell": true, "explain": true, "please": true, "know": true, "describe": true, "give": true, "mean": true,
 	"means": true, "meaning": true, "like": true, "want": true,
 }
@@ -185,13 +186,39 @@ func rival(question string, qw []qword, sents []sentence, passages []rag.Passage
 			continue
 		}
 		if conj {
-			return true
+			// "X와 Y" pairs two nouns; "죽음과 관련하여" ties a noun to a verb.
+			if !isHangulWord(y) || nounLike(yq[0]) {
+				return true
+			}
+			continue
 		}
-		if (named(question, x) || i == 0 && isHangulWord(x) && bareWord(x)) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
+		if (named(question, x) || i == 0 && opening(x, firstNonEmpty(yq[0].stem, y), vocab)) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
 			return true
 		}
 	}
 	return false
+}
+
+// opening reports whether the Korean word x that opens a question, before a word beginning with head,
+// reads as a topic the passages do not name at all: a bare noun of two syllables or more ("큰 성공을" opens with an adjective) that no
+// word of the passages holds ("모션그래픽스" holds "모션") and that shares no syllable pair with a word the
+// passages put before head — a name the question spells otherwise ("바르세롤나 올림픽" against "바르셀로나
+// 올림픽", "벤쿠버" against "밴쿠버").
+func opening(x, head string, vocab []string) bool {
+	if !isHangulWord(x) || !bareWord(x) || utf8.RuneCountInString(x) < 2 {
+		return false
+	}
+	grams := hangulBigrams(x, nil)
+	for i, v := range vocab {
+		if strings.Contains(v, x) {
+			return false
+		}
+		if i+1 < len(vocab) && strings.HasPrefix(vocab[i+1], head) &&
+			slices.ContainsFunc(grams, func(g string) bool { return strings.Contains(v, g) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // stopWord reports whether every analyzer term of w is a stop-word.

@@ -89,21 +89,46 @@ var pixelPassages = []rag.Passage{
 // covered; the same question about what they name is answered.
 func TestGenerateRival(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		question string
-		found    bool
-	}{
+	checkCovered(t, pixelPassages, []coverCase{
 		{"메타 픽셀은 어디에 설치하나요?", true},
 		{"틱톡 픽셀은 어디에 설치하나요?", false},
 		{"카카오 모먼트랑 메타 광고 중에 CPM이 어디가 더 싸요?", false},
 		{"GA4랑 메타 광고 성과 연동하는 방법 알려주세요", false},
 		{"Where is the TikTok pixel installed?", false},
-	} {
-		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: pixelPassages})
+	})
+}
+
+// coverCase is a question and whether the passages cover it.
+type coverCase struct {
+	question string
+	found    bool
+}
+
+// checkCovered asks each question over passages and checks whether it is answered or not covered.
+func checkCovered(t *testing.T, passages []rag.Passage, cases []coverCase) {
+	t.Helper()
+	for _, tc := range cases {
+		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: passages})
 		if found := text != generate.NotFound(textproc.DetectLanguage(tc.question)); found != tc.found {
 			t.Errorf("%q: answer %q, want found=%v", tc.question, text, tc.found)
 		}
 	}
+}
+
+// TestGenerateRivalSpelling: a question opening with a name the passages spell otherwise, or write joined to
+// the next word, or with an adjective, and a noun tied to a verb by "과", are not rivals of what the passages
+// name.
+func TestGenerateRivalSpelling(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "높이뛰기", Text: "소토마요르는 바르셀로나 올림픽에서 높이뛰기 금메달을 땄다. " +
+		"애틀랜타 올림픽에서는 은메달을, 시드니 올림픽에서는 동메달을 땄다. 모션그래픽스 작업도 했다. " +
+		"그는 은퇴와 관련하여 기자회견을 열었다."}}
+	checkCovered(t, passages, []coverCase{
+		{"바르세롤나 올림픽에서 높이뛰기에서 우승한 선수는?", true},
+		{"아테네 올림픽에서 높이뛰기에서 우승한 선수는?", false},
+		{"부상과 관련하여 기자회견을 연 선수는?", true},
+		{"부상과 은퇴 중 무엇이 기자회견의 주제였나?", false},
+	})
 }
 
 func TestAbbreviated(t *testing.T) {
@@ -151,10 +176,7 @@ var committeePassages = []rag.Passage{
 // so are reworded questions that keep most of their focus words.
 func TestGenerateUnasked(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		question string
-		found    bool
-	}{
+	checkCovered(t, committeePassages, []coverCase{
 		{"위원 수당 지급액은 얼마인가요?", false},
 		{"위원 수당 지급액은 얼마인가요? 간사위원 비율도", true}, // half its focus words are in the passages
 		{"위원 수당 지급액은?", false},               // neither of its nouns beside the topic (위원) is in the passages
@@ -162,11 +184,16 @@ func TestGenerateUnasked(t *testing.T) {
 		{"위원을 위촉하는 사람은 누구인가요?", true},
 		{"탄소중립위원회의 위원 수는 몇 명인가요?", true},
 		{"탄소중립위원회 위원으로 뽑히는 사람은 어떤 분야 전문가인가요?", true},
-	} {
-		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: committeePassages})
-		if found := text != generate.NotFound("ko"); found != tc.found {
-			t.Errorf("%q: answer %q, want found=%v", tc.question, text, tc.found)
-		}
+	})
+	// A follow-up names its topic through the previous question: the words it carries count with its own.
+	followUp := rag.GenerateRequest{Question: "그 위원의 수당은 누가 정하나요?", Passages: committeePassages,
+		History: []rag.Turn{{Role: rag.RoleUser, Content: "탄소중립위원회 위원은 누가 위촉하나요?"}}}
+	if text := generateStreamed(t, New(Options{}), followUp); text == generate.NotFound("ko") {
+		t.Errorf("follow-up: not covered")
+	}
+	followUp.History = nil
+	if text := generateStreamed(t, New(Options{}), followUp); text != generate.NotFound("ko") {
+		t.Errorf("without its history: answer %q", text)
 	}
 	// The ask word may be the head of a compound the passage writes ("법률안" of "일부개정법률안").
 	bill := []rag.Passage{{N: 1, Text: "탄소중립기본법 일부개정법률안\n(이수진의원 대표발의)\n의 안 번 호 : 5318"}}

@@ -597,7 +597,11 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	focus, missing := 0, 0
 	nouns, latin, absentLatin := 0, 0, 0
 	ask := -1
+	carried := 0 // focus words a follow-up carries from the previous question, found in the passages
 	for i, w := range r.qw {
+		if w.history && w.focus && !w.given && found(i) {
+			carried++
+		}
 		if !w.focus || w.given || w.history {
 			continue
 		}
@@ -626,7 +630,9 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
 		return false
 	}
-	return float64(missing) >= askMissing*float64(focus)
+	// A follow-up ("그 법안은 누가 대표발의했나요?") names its topic through the previous question: the words
+	// it carries that the passages hold count among its focus words.
+	return float64(missing) >= askMissing*float64(focus+carried)
 }
 
 // asked reports whether one of the two words after w in the question is a question word ("수강료는
