@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -186,8 +187,35 @@ func (s *splitter) code(b rag.Block, off int) {
 			j++
 		}
 		start, end := units[i].start, units[j-1].end
+		section := path
+		if b.Line > 0 {
+			section = codeSection(b.Symbol, b.Line+countLines(text[:start]), b.Line+countLines(text[:end]))
+		}
 		s.out = append(s.out, rag.Chunk{Kind: rag.KindCode, Text: string(text[start:end]), PageStart: b.Page,
-			PageEnd: b.Page, Section: path, StartOffset: off + start, EndOffset: off + end})
+			PageEnd: b.Page, Section: section, StartOffset: off + start, EndOffset: off + end})
 		i = j
 	}
+}
+
+// codeSection is the section of a piece of a source file's declaration: its symbol path and line range,
+// "extract.Extractor.Extract (lines 97–160)"; every piece of a long declaration keeps the symbol.
+func codeSection(symbol string, first, last int) string {
+	lines := fmt.Sprintf("lines %d–%d", first, last)
+	if first == last {
+		lines = fmt.Sprintf("line %d", first)
+	}
+	if symbol == "" {
+		return lines
+	}
+	return symbol + " (" + lines + ")"
+}
+
+func countLines(r []rune) int {
+	n := 0
+	for _, c := range r {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
 }

@@ -95,6 +95,14 @@ func (l *blockList) code(page int, text string) {
 	}
 }
 
+// codeAt adds a declaration of a source file: its symbol path and the line it starts on. text must not
+// start with a blank line, so that line stays the line of the block's first line.
+func (l *blockList) codeAt(symbol string, line int, text string) {
+	if t := normCode(text); strings.TrimSpace(t) != "" {
+		l.add(rag.Block{Kind: rag.BlockCode, Text: t, Symbol: symbol, Line: line})
+	}
+}
+
 // table adds a table block; rows are normalised, empty rows dropped and short rows padded so that every
 // row has as many cells as the widest. A table of one column is not a table: its cells become paragraphs.
 func (l *blockList) table(page int, rows [][]string, headerRows int) {

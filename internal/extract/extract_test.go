@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -473,9 +474,9 @@ func TestCode_SplitAtTopLevelDeclarations(t *testing.T) {
 		if b.Kind != rag.BlockCode {
 			t.Errorf("kind %s", b.Kind)
 		}
-		got = append(got, b.Text)
+		got = append(got, fmt.Sprintf("%s@%d %s", b.Symbol, b.Line, b.Text))
 	}
-	want := []string{"package p", "import \"fmt\"", "// A says hi.\nfunc A() {\n\tx := 1\n\n\tfmt.Println(x)\n}", "func B() {}"}
+	want := []string{"p@1 package p\n\nimport \"fmt\"", "p.A@5 // A says hi.\nfunc A() {\n\tx := 1\n\n\tfmt.Println(x)\n}", "p.B@12 func B() {}"}
 	if !reflect.DeepEqual(got, want) || x.MediaType != "text/x-go" {
 		t.Errorf("blocks %q (%s), want %q", got, x.MediaType, want)
 	}

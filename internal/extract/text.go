@@ -47,16 +47,10 @@ func splitParagraphs(s string) []string {
 // huge declaration does not become one block the chunker must cut blindly.
 const maxCodeBlock = 4000
 
-// extractCode splits source code into blocks at top-level boundaries: a new block starts at a line that is
-// not indented and follows a blank line, so a function stays with its comment and its body (blank lines
-// inside an indented body do not split it).
-func extractCode(name string, data []byte, b *budget) (*rag.Extracted, error) {
-	s, err := decodeText(name, data)
-	if err != nil {
-		return nil, err
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	l := blockList{budget: b}
+// plainCode splits source code of a language without a declaration splitter (see code.go) into blocks at
+// top-level boundaries: a new block starts at a line that is not indented and follows a blank line, so a
+// function stays with its comment and its body (blank lines inside an indented body do not split it).
+func plainCode(l *blockList, s string) {
 	var cur []string
 	blank := false
 	flush := func() {
@@ -87,7 +81,6 @@ func extractCode(name string, data []byte, b *budget) (*rag.Extracted, error) {
 		cur = append(cur, line)
 	}
 	flush()
-	return &rag.Extracted{Blocks: l.blocks}, l.err()
 }
 
 // isCloser reports lines that close a construct (`}`, `);`, `end`) and so belong to the block above.

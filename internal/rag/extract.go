@@ -29,6 +29,11 @@ type Block struct {
 	// Rows holds a table's cells, row by row; Rows[0] is the header row when HeaderRows ≥ 1.
 	Rows       [][]string `json:"rows,omitempty"`
 	HeaderRows int        `json:"header_rows,omitempty"`
+	// Symbol is the declaration a block of source code holds, outermost first and joined by dots
+	// ("extract.Extractor.Extract" in Go, "Parser.parse" elsewhere); "" when unknown.
+	Symbol string `json:"symbol,omitempty"`
+	// Line is the 1-based source line a block of source code starts on; 0 when unknown.
+	Line int `json:"line,omitempty"`
 }
 
 // Extracted is the text of a file in reading order.
