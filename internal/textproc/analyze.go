@@ -68,11 +68,15 @@ func Analyze(text string, fn func(Term)) {
 			continue
 		}
 		tok = tok[:0]
+		a.humps = a.humps[:0]
 	scan:
 		for ; i < n; i++ {
 			r := rs[i]
 			switch {
 			case unicode.IsLetter(r) || unicode.IsNumber(r):
+				if r < unicode.MaxASCII && unicode.IsLetter(r) && len(tok) > 0 && camelBoundary(rs, i) {
+					a.humps = append(a.humps, len(tok))
+				}
 				tok = append(tok, unicode.ToLower(r))
 			case unicode.IsMark(r):
 				// dropped: FTS5's unicode61 tokenizer would split the word here
@@ -156,6 +160,8 @@ type analyzer struct {
 	fn   func(Term)
 	word int
 	cls  []class
+	// humps are the offsets in the current token where a camelCase identifier starts a new part.
+	humps []int
 	// the previous Hangul word's stem and index, for word pairs
 	pair     string
 	pairWord int
@@ -167,11 +173,18 @@ func (a *analyzer) emit(text string, kind TermKind, script Script, stop bool) {
 
 // token analyses one lower-cased token of letters, digits, joiners and inner apostrophes.
 func (a *analyzer) token(tok []rune) {
+	humps := len(a.humps) > 0 && !strings.ContainsRune(string(tok), '\'')
+	scanned := tok
 	tok = trimToken(tok)
 	if len(tok) == 0 {
 		return
 	}
-	defer func() { a.word++ }()
+	defer func() {
+		if humps {
+			a.camelParts(scanned)
+		}
+		a.word++
+	}()
 
 	// Classify; a decimal point between digits belongs to the number.
 	cls := a.cls[:0]
@@ -425,3 +438,48 @@ var stems = struct {
 }{m: map[string]string{}}
 
 const maxStems = 100_000
+
+// camelBoundary reports whether rs[i], an ASCII letter inside a token, starts a part of a camelCase or
+// PascalCase identifier: an upper-case letter after a lower-case one ("parse|Query"), or the last capital of
+// an acronym before a lower-case letter ("HTTP|Server").
+func camelBoundary(rs []rune, i int) bool {
+	r, p := rs[i], rs[i-1]
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	if unicode.IsLower(p) && p < unicode.MaxASCII {
+		return true
+	}
+	return unicode.IsUpper(p) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && rs[i+1] < unicode.MaxASCII
+}
+
+// camelParts emits the parts of the identifiers in tok (the token as scanned, lower-cased) that start at
+// a.humps, as stemmed KindPart terms: "parseQuery" also gives "pars" and "queri", so that a question
+// naming the function and one naming its words both find it. Parts are cut only inside runs of ASCII
+// letters; a part of one letter is dropped (a.run does that).
+func (a *analyzer) camelParts(tok []rune) {
+	letter := func(i int) bool { return tok[i] < unicode.MaxASCII && unicode.IsLetter(tok[i]) }
+	h := 0
+	for i := 0; i < len(tok); {
+		if !letter(i) {
+			i++
+			continue
+		}
+		end := i
+		for end < len(tok) && letter(end) {
+			end++
+		}
+		for h < len(a.humps) && a.humps[h] <= i {
+			h++
+		}
+		if h < len(a.humps) && a.humps[h] < end {
+			start := i
+			for ; h < len(a.humps) && a.humps[h] < end; h++ {
+				a.run(tok[start:a.humps[h]], cAlpha, KindPart)
+				start = a.humps[h]
+			}
+			a.run(tok[start:end], cAlpha, KindPart)
+		}
+		i = end
+	}
+}

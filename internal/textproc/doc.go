@@ -22,6 +22,10 @@
 //     ("임종", "종석" — not "석이", which would match every "…석이"); a one-syllable word is kept as itself.
 //     Two neighbouring Korean words also give a pair term of their stems ("농민 폭력" → "농민_폭력"), phrase
 //     evidence for BM25. Han and kana runs get bigrams too.
+//   - An identifier in camelCase or PascalCase is kept whole and also gives its parts ("parseQuery" →
+//     "parsequeri", "pars", "queri"; "HTTPServer" → "httpserver", "http", "server"), as snake_case and
+//     dotted names give theirs at the joiners, so that a question naming a function in any of its
+//     spellings meets the code that defines it.
 //   - Numbers and spec-like tokens are kept whole ("d80", "25-180-12", "0.7m3", "1000만원", "3.14",
 //     "2024-01-15", "v1.2"), plus their parts where that helps recall: pieces between joiners
 //     ("2024", "01", "15"; "high", "speed"), and pieces at a change between digits and Hangul ("1000",

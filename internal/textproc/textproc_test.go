@@ -52,6 +52,12 @@ func TestIndexTerms(t *testing.T) {
 		{"CombiningMarkDropped", "cafe\u0301", []string{"café"}},
 		{"Han", "漢字語", []string{"漢字語", "漢字", "字語"}},
 		{"Empty", " ... ", []string{}},
+		{"CamelCaseParts", "parseQuery", []string{"parsequeri", "pars", "queri"}},
+		{"PascalCaseAcronym", "HTTPServer", []string{"httpserver", "http", "server"}},
+		{"SnakeCaseParts", "parse_query", []string{"pars_queri", "pars", "queri"}},
+		{"MethodPathParts", "byteBudget.reserve", []string{"bytebudget.reserv", "bytebudget", "reserv", "byte", "budget"}},
+		{"CamelLoneLetterDropped", "getX", []string{"getx", "get"}},
+		{"CapitalisedWordNotSplit", "Experimental NASA", []string{"experiment", "nasa"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
