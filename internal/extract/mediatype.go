@@ -23,6 +23,34 @@ var codeLangs = map[string]string{
 	".jl": "julia", ".ml": "ocaml", ".v": "verilog", ".vhd": "vhdl", ".cmake": "cmake", ".mk": "makefile",
 }
 
+// codeFamilies are languages whose name covers a variant with a media type of its own.
+var codeFamilies = map[string][]string{"javascript": {"jsx"}, "typescript": {"tsx"}}
+
+// CodeMediaTypes returns the media types of source code in the language called name: the <lang> of
+// text/x-<lang> ("go", "python", "typescript", "c++") or a file extension without its dot ("py", "ts",
+// "rs"), any case; typescript includes tsx and javascript jsx. It returns nil for a name that is no
+// language ragd extracts as code.
+func CodeMediaTypes(name string) []string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	lang, ok := codeLangs["."+n]
+	if !ok {
+		for _, l := range codeLangs {
+			if l == n {
+				lang, ok = l, true
+				break
+			}
+		}
+	}
+	if !ok {
+		return nil
+	}
+	out := []string{"text/x-" + lang}
+	for _, v := range codeFamilies[lang] {
+		out = append(out, "text/x-"+v)
+	}
+	return out
+}
+
 // codeNames are source files recognised by their whole name.
 var codeNames = map[string]string{
 	"makefile": "makefile", "gnumakefile": "makefile", "dockerfile": "dockerfile", "containerfile": "dockerfile",

@@ -5,7 +5,9 @@
 //     bound starts at that day's first instant, a "before" bound ends at its last, both inclusive as
 //     rag.Filter's bounds are: created_before=2024-05-01 includes documents created on 1 May.
 //   - Types: a media type, or a short name (pdf, docx/word, hwp/hangul (HWP and HWPX), hwpx, xlsx/excel,
-//     pptx/powerpoint, md/markdown, html, text/txt) for its types.
+//     pptx/powerpoint, md/markdown, html, text/txt) for its types, or a programming language (go,
+//     python/py, typescript/ts, …) for its source files: `type=go`. (Not a key `language`, which would
+//     hide a metadata field of that name.)
 //
 // The CLI and the HTTP server both use it; it imports neither.
 package filter
@@ -38,11 +40,14 @@ var mediaAliases = map[string][]string{
 	"txt":        {extract.MediaText},
 }
 
-// MediaTypes expands short names (pdf, md, …) to their media types; other values are kept as they are.
+// MediaTypes expands short names (pdf, md, …) and programming languages (go, python, ts — see
+// extract.CodeMediaTypes) to their media types; other values are kept as they are.
 func MediaTypes(names []string) []string {
 	var out []string
 	for _, n := range names {
 		if mts, ok := mediaAliases[strings.ToLower(strings.TrimSpace(n))]; ok {
+			out = append(out, mts...)
+		} else if mts := extract.CodeMediaTypes(n); mts != nil {
 			out = append(out, mts...)
 		} else {
 			out = append(out, n)

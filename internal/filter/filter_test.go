@@ -77,6 +77,18 @@ func TestMediaTypes(t *testing.T) {
 	}
 }
 
+func TestMediaTypes_ProgrammingLanguages(t *testing.T) {
+	got := filter.MediaTypes([]string{"go", "Python", "ts", "rs", "c++", "cobol"})
+	want := []string{"text/x-go", "text/x-python", "text/x-typescript", "text/x-tsx", "text/x-rust", "text/x-c++", "cobol"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MediaTypes = %q\nwant %q", got, want)
+	}
+	f, err := filter.Parse([]string{"type=go|py", "language=ko"})
+	if err != nil || !reflect.DeepEqual(f.MediaTypes, []string{"text/x-go", "text/x-python"}) || len(f.Metadata) != 1 {
+		t.Errorf("type=go|py language=ko: %+v, %v", f, err)
+	}
+}
+
 func TestField(t *testing.T) {
 	var f rag.Filter
 	for key, vals := range map[string][]string{"tags": {"a"}, "media_type": {"docx"}, "document_id": {"d1"}, "updated_before": {"2024-05-01"}} {

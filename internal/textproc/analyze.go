@@ -235,6 +235,12 @@ func (a *analyzer) token(tok []rune) {
 		whole = b.String()
 	}
 	a.emit(whole, KindWord, ScriptMixed, false)
+	if n := len(pieces); alphaOnly && n >= 3 && tok[pieces[n-2].end] == '.' && pieces[n-1].start == pieces[n-2].end+1 {
+		// A qualified name "pkg.Type.Method" also gives "type.method", the way code and questions name a
+		// method; "pkg.Func" is already whole.
+		last := stem(string(tok[pieces[n-2].start:pieces[n-2].end])) + "." + stem(string(tok[pieces[n-1].start:pieces[n-1].end]))
+		a.emit(last, KindPart, ScriptMixed, false)
+	}
 	for _, p := range pieces {
 		a.piece(tok[p.start:p.end], cls[p.start:p.end], p.end-p.start < len(tok))
 	}

@@ -25,7 +25,8 @@
 //   - An identifier in camelCase or PascalCase is kept whole and also gives its parts ("parseQuery" →
 //     "parsequeri", "pars", "queri"; "HTTPServer" → "httpserver", "http", "server"), as snake_case and
 //     dotted names give theirs at the joiners, so that a question naming a function in any of its
-//     spellings meets the code that defines it.
+//     spellings meets the code that defines it. A dotted name of three or more parts also gives its last two
+//     ("server.byteBudget.reserve" → "bytebudget.reserv"), the way a method is named.
 //   - Numbers and spec-like tokens are kept whole ("d80", "25-180-12", "0.7m3", "1000만원", "3.14",
 //     "2024-01-15", "v1.2"), plus their parts where that helps recall: pieces between joiners
 //     ("2024", "01", "15"; "high", "speed"), and pieces at a change between digits and Hangul ("1000",

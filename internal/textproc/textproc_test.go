@@ -56,6 +56,7 @@ func TestIndexTerms(t *testing.T) {
 		{"PascalCaseAcronym", "HTTPServer", []string{"httpserver", "http", "server"}},
 		{"SnakeCaseParts", "parse_query", []string{"pars_queri", "pars", "queri"}},
 		{"MethodPathParts", "byteBudget.reserve", []string{"bytebudget.reserv", "bytebudget", "reserv", "byte", "budget"}},
+		{"QualifiedMethod", "server.byteBudget.reserve", []string{"server.bytebudget.reserv", "bytebudget.reserv", "server", "bytebudget", "reserv", "byte", "budget"}},
 		{"CamelLoneLetterDropped", "getX", []string{"getx", "get"}},
 		{"CapitalisedWordNotSplit", "Experimental NASA", []string{"experiment", "nasa"}},
 	}
