@@ -210,6 +210,15 @@ func codeSection(symbol string, first, last int) string {
 	return symbol + " (" + lines + ")"
 }
 
+// CodeSymbol returns the symbol path of a code chunk's section made by codeSection, "" for any other section.
+func CodeSymbol(section string) string {
+	i := strings.LastIndex(section, " (line")
+	if i <= 0 || !strings.HasSuffix(section, ")") {
+		return ""
+	}
+	return section[:i]
+}
+
 func countLines(r []rune) int {
 	n := 0
 	for _, c := range r {

@@ -265,9 +265,13 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if r.opt.Rerank.Encoder != nil {
 		want = max(k, r.opt.Rerank.TopN)
 	}
+
 	capN := r.opt.MaxPerDocument
 	if req.MaxPerDocument > 0 {
 		capN = req.MaxPerDocument
+	}
+	if fused, err = r.symbolsFirst(ctx, fused, query); err != nil {
+		return nil, err
 	}
 	hits, err := r.hydrate(ctx, fused, want, queries, capN)
 	if err != nil {
