@@ -10,7 +10,7 @@ import (
 
 func TestCode_LongDeclarationKeepsItsSymbol(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("// Long does a lot.\nfunc Long() {\n")
+	b.WriteString("// Long does a lot.\n//\n// Its comment is long too: " + strings.Repeat("words ", 40) + "\nfunc Long() {\n")
 	for i := range 60 {
 		fmt.Fprintf(&b, "\tstep%02d := compute(%d) // the %d-th step of the long function\n", i, i, i)
 	}
@@ -41,7 +41,7 @@ func TestCode_LongDeclarationKeepsItsSymbol(t *testing.T) {
 	if next != 3+strings.Count(body, "\n")+1 {
 		t.Errorf("pieces end at line %d, want %d", next-1, 3+strings.Count(body, "\n"))
 	}
-	if !strings.HasPrefix(chunks[1].Text, "// Long does a lot.\nfunc Long() {") {
+	if !strings.HasPrefix(chunks[1].Text, "// Long does a lot.\n//\n// Its comment") || !strings.Contains(chunks[1].Text, "func Long() {") {
 		t.Errorf("first piece %q does not start with the doc comment", chunks[1].Text)
 	}
 }
@@ -54,5 +54,15 @@ func TestCode_WithoutLineKeepsHeadingPath(t *testing.T) {
 	chunks := Split(ex, Options{})
 	if len(chunks) != 1 || chunks[0].Section != "Install" || chunks[0].Kind != rag.KindCode {
 		t.Errorf("chunks %+v", chunks)
+	}
+}
+
+func TestCode_DocCommentStaysWithItsDeclaration(t *testing.T) {
+	doc := "// Parse reads " + strings.Repeat("expressions ", 30) + "\n// and says so.\n"
+	body := "func Parse() {\n" + strings.Repeat("\tx := parse(y) // one more line of the body\n", 16) + "}"
+	ex := &rag.Extracted{Blocks: []rag.Block{{Kind: rag.BlockCode, Text: doc + body, Symbol: "p.Parse", Line: 10}}}
+	chunks := Split(ex, Options{})
+	if len(chunks) < 2 || !strings.Contains(chunks[0].Text, "func Parse() {") {
+		t.Errorf("first chunk %q does not hold the declaration its comment documents", chunks[0].Text)
 	}
 }

@@ -141,6 +141,17 @@ func declaration(l string) bool {
 	return false
 }
 
+// commentLine reports a line that is only a comment.
+func commentLine(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, p := range []string{"//", "#", "/*", "*", "--", ";"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // code emits a code block as chunks of whole segments: a segment ends at a blank line or before a
 // declaration at the left margin; a segment longer than a chunk is cut at lines, then at words.
 func (s *splitter) code(b rag.Block, off int) {
@@ -150,7 +161,7 @@ func (s *splitter) code(b rag.Block, off int) {
 	}
 	path := strings.Join(s.pathNames(), " > ")
 	var segs []line
-	open := false
+	open, comments := false, false
 	all := lines(text)
 	for _, l := range all {
 		str := string(text[l.start:l.end])
@@ -158,12 +169,14 @@ func (s *splitter) code(b rag.Block, off int) {
 			open = false
 			continue
 		}
-		if open && !declaration(str) {
+		// A declaration starts a segment, unless the segment so far is the comment that documents it.
+		if open && (!declaration(str) || comments) {
 			segs[len(segs)-1].end = l.end
+			comments = comments && commentLine(str)
 			continue
 		}
 		segs = append(segs, l)
-		open = true
+		open, comments = true, commentLine(str)
 	}
 	// Over-long segments become their lines; over-long lines are cut at words.
 	var units []line
