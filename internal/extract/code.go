@@ -32,6 +32,10 @@ func codeFamily(lang string) string {
 	return ""
 }
 
+// maxNesting is how deep classes are split into members: deeper ones stay whole, so that hostile nesting
+// cannot make the splitter scan a file once per level.
+const maxNesting = 6
+
 // codeUnit is a declaration: the lines [start, end) (0-based) and its symbol path.
 type codeUnit struct {
 	symbol     string
@@ -288,7 +292,7 @@ func scanBraces(lines []string) []braceLine {
 				quote = c
 			case '\'':
 				// A Rust lifetime or a char literal: a quote only when a closing one follows closely.
-				if k := strings.IndexByte(l[j+1:], '\''); k >= 0 && k <= 4 {
+				if k := strings.IndexByte(l[j+1:min(j+6, len(l))], '\''); k >= 0 {
 					quote = c
 				}
 			case '`':
@@ -357,7 +361,7 @@ func braceLevel(lines []string, sc []braceLine, depthAfter func(int) int, from, 
 			sym = outer + "." + name
 		}
 		u := codeUnit{symbol: sym, start: i, end: end, named: true}
-		if container && block {
+		if container && block && strings.Count(sym, ".") < maxNesting {
 			// The members of a class-like declaration: the lines inside its outermost braces.
 			k := i
 			for k < end && !sc[k].open {
@@ -576,7 +580,7 @@ func indentLevel(lines []string, cont []bool, from, to int, outer string) []code
 		if outer != "" {
 			sym = outer + "." + sym
 		}
-		if m[1] == "class" {
+		if m[1] == "class" && strings.Count(sym, ".") < maxNesting {
 			if inner := indentLevel(lines, cont, i+1, end, sym); len(inner) > 0 {
 				ms := cover(inner, i+1, end, sym, lines, pyLead)
 				head := codeUnit{symbol: sym, start: i, end: ms[0].start, named: true}

@@ -46,6 +46,18 @@ func FuzzCode(f *testing.F) {
 	fuzzExtract(f, "f.go", []byte("package x\n\nfunc A() {\n}\n"), []byte("}\n\n\n\tx"))
 }
 
+// FuzzCodeBraces fuzzes the brace scanner (strings, comments, nested classes) through a TypeScript file.
+func FuzzCodeBraces(f *testing.F) {
+	fuzzExtract(f, "f.ts", []byte("import x from 'y'\n\n/** A. */\nexport class A {\n  m(): string {\n    return `}${'{'}`;\n  }\n}\n"),
+		[]byte("impl<'a> X for Y {\n fn f() { let c = '{'; }\n}\n"), []byte(strings.Repeat("class A {\n", 200)))
+}
+
+// FuzzCodePython fuzzes the indentation scanner (triple-quoted strings, brackets, nested classes).
+func FuzzCodePython(f *testing.F) {
+	fuzzExtract(f, "f.py", []byte("class A:\n    \"\"\"d\n\"\"\"\n    def m(self):\n        return (1,\n2)\n"),
+		[]byte(strings.Repeat("class A:\n ", 200)))
+}
+
 func FuzzMarkdown(f *testing.F) {
 	fuzzExtract(f, "f.md", []byte("# T\n\n*a* _b_ ~c~ [l](u) `c`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"),
 		[]byte("---\ntitle: x\n---\n> > quote\n- a\n  - b\n"), hostile.QuadraticMarkdown(3000),
