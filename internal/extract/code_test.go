@@ -76,54 +76,51 @@ func TestCode_GoThatDoesNotParseUsesBraces(t *testing.T) {
 }
 
 func TestCode_BraceLanguages(t *testing.T) {
-	ts := "import { x } from \"y\";\nimport z from 'z'\n\n/** Adds. */\nexport function add(a: number): number {\n" +
-		"  const s = \"}{\"; // }\n  return a;\n}\n\nexport const mul = (a: number): number => {\n  return a;\n};\n\n" +
-		"@Component({ selector: \"x\" })\nexport class Widget extends Base {\n  private count = 0;\n\n" +
-		"  /** Renders. */\n  render(): string {\n    if (this.count > 0) {\n      return `}`;\n    }\n    return \"\";\n  }\n\n" +
-		"  static Inner = class {\n  };\n}\n"
-	want := []string{
-		"@1 import { x } from \"y\";",
-		"add@4 /** Adds. */",
-		"mul@10 export const mul = (a: number): number => {",
-		"Widget@14 @Component({ selector: \"x\" })",
-		"Widget.render@18   /** Renders. */",
-		"Widget@26   static Inner = class {",
+	tests := []struct {
+		name, file, src string
+		want            []string
+	}{
+		{"TypeScript", "w.ts", "import { x } from \"y\";\nimport z from 'z'\n\n/** Adds. */\nexport function add(a: number): number {\n" +
+			"  const s = \"}{\"; // }\n  return a;\n}\n\nexport const mul = (a: number): number => {\n  return a;\n};\n\n" +
+			"@Component({ selector: \"x\" })\nexport class Widget extends Base {\n  private count = 0;\n\n" +
+			"  /** Renders. */\n  render(): string {\n    if (this.count > 0) {\n      return `}`;\n    }\n    return \"\";\n  }\n\n" +
+			"  static Inner = class {\n  };\n}\n",
+			[]string{
+				"@1 import { x } from \"y\";",
+				"add@4 /** Adds. */",
+				"mul@10 export const mul = (a: number): number => {",
+				"Widget@14 @Component({ selector: \"x\" })",
+				"Widget.render@18   /** Renders. */",
+				"Widget@26   static Inner = class {",
+			}},
+		{"JavaNestedClass", "Outer.java", "package x;\n\npublic class Outer {\n  int n;\n\n  @Override\n  public String toString() {\n    return \"{\";\n  }\n\n" +
+			"  static class Nested {\n    void run() {\n      char c = '{';\n    }\n  }\n}\n",
+			[]string{
+				"@1 package x;",
+				"Outer@3 public class Outer {",
+				"Outer.toString@6   @Override",
+				"Outer.Nested@11   static class Nested {",
+				"Outer.Nested.run@12     void run() {",
+			}},
+		{"RustImpl", "p.rs", "use std::fmt;\n\n/// A point.\n#[derive(Debug)]\npub struct Point { x: i32 }\n\nimpl<'a> fmt::Display for Point {\n" +
+			"    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n        write!(f, \"{}\", self.x)\n    }\n}\n\n" +
+			"pub fn main() {\n    let c = '{';\n}\n",
+			[]string{
+				"@1 use std::fmt;",
+				"Point@3 /// A point.",
+				"Point@7 impl<'a> fmt::Display for Point {",
+				"Point.fmt@8     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {",
+				"main@13 pub fn main() {",
+			}},
+		{"CBraceOnNextLine", "m.c", "#include <stdio.h>\n\nstatic int count(const char *s) {\n  return 0;\n}\n\nint main(void)\n{\n  return count(\"}\");\n}\n",
+			[]string{"@1 #include <stdio.h>", "count@3 static int count(const char *s) {", "main@7 int main(void)"}},
 	}
-	if got := codeBlocks(t, "w.ts", ts); !reflect.DeepEqual(got, want) {
-		t.Errorf("typescript\n%q\nwant\n%q", got, want)
-	}
-
-	java := "package x;\n\npublic class Outer {\n  int n;\n\n  @Override\n  public String toString() {\n    return \"{\";\n  }\n\n" +
-		"  static class Nested {\n    void run() {\n      char c = '{';\n    }\n  }\n}\n"
-	want = []string{
-		"@1 package x;",
-		"Outer@3 public class Outer {",
-		"Outer.toString@6   @Override",
-		"Outer.Nested@11   static class Nested {",
-		"Outer.Nested.run@12     void run() {",
-	}
-	if got := codeBlocks(t, "Outer.java", java); !reflect.DeepEqual(got, want) {
-		t.Errorf("java\n%q\nwant\n%q", got, want)
-	}
-
-	rust := "use std::fmt;\n\n/// A point.\n#[derive(Debug)]\npub struct Point { x: i32 }\n\nimpl<'a> fmt::Display for Point {\n" +
-		"    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n        write!(f, \"{}\", self.x)\n    }\n}\n\n" +
-		"pub fn main() {\n    let c = '{';\n}\n"
-	want = []string{
-		"@1 use std::fmt;",
-		"Point@3 /// A point.",
-		"Point@7 impl<'a> fmt::Display for Point {",
-		"Point.fmt@8     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {",
-		"main@13 pub fn main() {",
-	}
-	if got := codeBlocks(t, "p.rs", rust); !reflect.DeepEqual(got, want) {
-		t.Errorf("rust\n%q\nwant\n%q", got, want)
-	}
-
-	c := "#include <stdio.h>\n\nstatic int count(const char *s) {\n  return 0;\n}\n\nint main(void)\n{\n  return count(\"}\");\n}\n"
-	want = []string{"@1 #include <stdio.h>", "count@3 static int count(const char *s) {", "main@7 int main(void)"}
-	if got := codeBlocks(t, "m.c", c); !reflect.DeepEqual(got, want) {
-		t.Errorf("c\n%q\nwant\n%q", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := codeBlocks(t, tt.file, tt.src); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("blocks\n%q\nwant\n%q", got, tt.want)
+			}
+		})
 	}
 }
 
