@@ -97,7 +97,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if a.Generator, err = newGenerator(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	rr, err := newRerank(cfg)
+	rr, err := newRerank(cfg, a.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -291,13 +291,17 @@ func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp ra
 	return newEmbedder(ctx, cfg, cache, logger)
 }
 
-// newRerank returns the re-ranking stage the configuration asks for (off by default).
-func newRerank(cfg config.Config) (rerank.Options, error) {
+// newRerank returns the re-ranking stage the configuration asks for (off by default). Importance comes from
+// users' ratings of sources (rerank.FeedbackSignals) when the store keeps feedback.
+func newRerank(cfg config.Config, st rag.Store) (rerank.Options, error) {
 	w, err := rerank.Preset(cfg.RerankPreset)
 	if err != nil {
 		return rerank.Options{}, err
 	}
 	opt := rerank.Options{Weights: w, TopN: cfg.RerankTopN}
+	if fs, ok := st.(rag.FeedbackStore); ok {
+		opt.Signals = rerank.FeedbackSignals{Tallies: fs}
+	}
 	if cfg.Reranker != "" && cfg.Reranker != "none" {
 		opt.Encoder, err = rerank.New(rerank.Config{Reranker: cfg.Reranker, Model: cfg.RerankModel, BaseURL: cfg.RerankURL,
 			APIKey: cfg.RerankAPIKey, Timeout: cfg.ModelTimeout})
