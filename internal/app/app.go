@@ -22,6 +22,7 @@ import (
 	"github.com/ragd/ragd/internal/embed"
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/feedback"
 	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
@@ -54,6 +55,8 @@ type App struct {
 	Ingest *ingest.Pipeline
 	// Board is the collections' Q&A boards and their answer pass (the "qa.answer" periodic job).
 	Board *qa.Service
+	// Feedback is users' ratings of answers and sources, and their export as eval items.
+	Feedback *feedback.Service
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
 
@@ -138,6 +141,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Board = qa.New(questions, a.Store, a.Embedder, a.Store, a.Answers, qa.Options{
 		Batch: cfg.QA.Batch, Delay: cfg.QA.Delay, MaxAttempts: cfg.QA.MaxAttempts, Logger: logger,
 	})
+	ratings, rates := a.Store.(rag.FeedbackStore)
+	if !rates {
+		return nil, fmt.Errorf("store %T keeps no feedback", a.Store)
+	}
+	a.Feedback = feedback.New(ratings, a.Store)
 	ok = true
 	return a, nil
 }

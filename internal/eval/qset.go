@@ -33,6 +33,18 @@ type Item struct {
 	// KorQuADID is the id of the KorQuAD question this one rewords (korquad sets): its paragraph and gold
 	// answers come from the KorQuAD file.
 	KorQuADID string `json:"korquad_id,omitempty"`
+	// Avoid are passages a user rated down for this question (sets exported from feedback, `ragd feedback
+	// export`): none of them should be among the top 5 hits (avoided@5).
+	Avoid []Ref `json:"avoid,omitempty"`
+	// Comment is the user's comment on the rated answer or source (sets exported from feedback).
+	Comment string `json:"comment,omitempty"`
+}
+
+// Ref is a passage by its file (relative to the docs folder) and pages (empty for formats without pages:
+// then the whole file).
+type Ref struct {
+	File  string `json:"file"`
+	Pages []int  `json:"pages,omitempty"`
 }
 
 // QuestionSet is a project question set: set.json plus questions.jsonl in one folder.
@@ -141,6 +153,23 @@ func inDir(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
+// CheckItems checks items as LoadQuestionSet checks those of a documents set: ids unique and each item
+// valid.
+func CheckItems(items []Item) error {
+	qs := &QuestionSet{Kind: KindDocuments}
+	seen := map[string]bool{}
+	for _, it := range items {
+		if err := qs.check(it); err != nil {
+			return err
+		}
+		if seen[it.ID] {
+			return fmt.Errorf("id %q repeated", it.ID)
+		}
+		seen[it.ID] = true
+	}
+	return nil
+}
+
 func (qs *QuestionSet) check(it Item) error {
 	switch {
 	case it.ID == "":
@@ -158,17 +187,35 @@ func (qs *QuestionSet) check(it Item) error {
 		}
 		return nil
 	}
+	for _, a := range it.Avoid {
+		if err := checkFile(it.ID, a.File); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(a.Pages, func(p int) bool { return p < 1 }) {
+			return fmt.Errorf("%s: pages are 1-based", it.ID)
+		}
+	}
 	if it.Unanswerable {
 		if it.File != "" || it.Answer != "" {
 			return fmt.Errorf("%s: an unanswerable item has no file or answer", it.ID)
 		}
 		return nil
 	}
+	if len(it.Avoid) > 0 && it.File == "" && it.Answer == "" {
+		return nil // a regression item: only the passages to avoid are known
+	}
 	if it.File == "" || strings.TrimSpace(it.Answer) == "" {
 		return fmt.Errorf("%s: an answerable item needs file and answer (or \"unanswerable\": true)", it.ID)
 	}
-	if filepath.IsAbs(it.File) || strings.HasPrefix(filepath.Clean(it.File), "..") {
-		return fmt.Errorf("%s: file %q must be relative to the docs folder", it.ID, it.File)
+	return checkFile(it.ID, it.File)
+}
+
+func checkFile(id, file string) error {
+	if file == "" {
+		return fmt.Errorf("%s: a passage to avoid needs its file", id)
+	}
+	if filepath.IsAbs(file) || strings.HasPrefix(filepath.Clean(file), "..") {
+		return fmt.Errorf("%s: file %q must be relative to the docs folder", id, file)
 	}
 	return nil
 }
@@ -199,6 +246,11 @@ func (qs *QuestionSet) Files() ([]string, error) {
 	for _, it := range qs.Items {
 		if it.File != "" && !slices.Contains(out, it.File) {
 			return nil, fmt.Errorf("question set %s: %s cites %q, which include does not match", qs.Name, it.ID, it.File)
+		}
+		for _, a := range it.Avoid {
+			if !slices.Contains(out, a.File) {
+				return nil, fmt.Errorf("question set %s: %s avoids %q, which include does not match", qs.Name, it.ID, a.File)
+			}
 		}
 	}
 	return out, nil
@@ -242,7 +294,18 @@ func (qs *QuestionSet) Dataset() (*Dataset, error) {
 	}
 	for _, it := range qs.Items {
 		q := Query{ID: it.ID, Text: it.Question, History: it.History, Unanswerable: it.Unanswerable}
-		if !it.Unanswerable {
+		for _, a := range it.Avoid {
+			if q.Avoid == nil {
+				q.Avoid = map[string]bool{}
+			}
+			if len(a.Pages) == 0 {
+				q.Avoid[a.File] = true
+			}
+			for _, p := range a.Pages {
+				q.Avoid[PageID(a.File, p)] = true
+			}
+		}
+		if !it.Unanswerable && it.File != "" {
 			q.Relevant = map[string]int{it.File: 1}
 			q.Answers = []string{it.Answer}
 			if len(it.Pages) > 0 {
