@@ -63,9 +63,10 @@ func (s *Service) Export(ctx context.Context, p rag.Principal, name, docs string
 }
 
 // Items turns ratings into eval items, one per question and collection, oldest question first:
-//   - a source rated up (or, when no source is, an answer rated up that cites passages) makes the item
-//     answerable: file and pages of the first such passage, and as answer span the longest sentence of the
-//     rated answer found verbatim in it, else the passage's first line (up to MaxAnswerSpan characters);
+//   - a source rated up (or, when no source is, an answer rated up that cites passages not rated down)
+//     makes the item answerable: file and pages of the first such passage, and as answer span the longest
+//     sentence of the rated answer found verbatim in it, else the passage's first line (up to
+//     MaxAnswerSpan characters);
 //   - sources rated down become the item's avoid list (a regression question: none of them may come back in
 //     the top 5); an answer rated down adds the passages it cited, unless its sources were rated one by one;
 //   - an answer rated up that was the not-covered reply, with no source rated up, makes the item
@@ -159,9 +160,15 @@ func item(ratings []*rag.Feedback, docs string) (eval.Item, string) {
 	}
 	upAnswer := ""
 	if len(up) == 0 {
+		// An answer rated up vouches for the passages it cited, but not for one rated down by itself.
 		for _, f := range answerUp {
-			if len(f.Passages) > 0 {
-				up, upAnswer = f.Passages, f.Answer
+			for _, p := range f.Passages {
+				if !containsHash(down, p.Hash) {
+					up = append(up, p)
+				}
+			}
+			if len(up) > 0 {
+				upAnswer = f.Answer
 				break
 			}
 		}

@@ -88,3 +88,21 @@ func TestSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestItemsSourceDownAnswerUp: a source rated down stays avoided when the answer that cited it is rated up;
+// the answer's other passage makes the item answerable.
+func TestItemsSourceDownAnswerUp(t *testing.T) {
+	bill := passage("pdf/bill.pdf", "(이수진의원 대표발의)", 1)
+	minutes := passage("pdf/minutes.pdf", "의사일정 제1항", 3)
+	ex := Items([]*rag.Feedback{
+		{Target: rag.FeedbackAnswer, Rating: 1, Question: "q", Answer: "이수진의원 [2]", Passages: []rag.FeedbackPassage{minutes, bill}},
+		{Target: rag.FeedbackSource, Rating: -1, Question: "q", Passages: []rag.FeedbackPassage{minutes}},
+	}, "s", "")
+	if len(ex.Items) != 1 {
+		t.Fatalf("items %+v skipped %+v", ex.Items, ex.Skipped)
+	}
+	it := ex.Items[0]
+	if it.File != "pdf/bill.pdf" || len(it.Avoid) != 1 || it.Avoid[0].File != "pdf/minutes.pdf" {
+		t.Errorf("item %+v", it)
+	}
+}
