@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ragd/ragd/internal/eval"
 	"github.com/ragd/ragd/internal/feedback"
+	"github.com/ragd/ragd/internal/qset"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -103,7 +103,7 @@ func runFeedback(ctx context.Context, env *Env, args []string) error {
 }
 
 // writeSet writes a question set folder: set.json and questions.jsonl (one item per line).
-func writeSet(dir string, set feedback.SetMeta, items []eval.Item) error {
+func writeSet(dir string, set feedback.SetMeta, items []qset.Item) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

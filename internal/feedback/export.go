@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/ragd/ragd/internal/eval"
+	"github.com/ragd/ragd/internal/qset"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -34,7 +34,7 @@ type Skipped struct {
 // Exported is feedback turned into a question set: Set is its set.json, Items its questions.jsonl.
 type Exported struct {
 	Set     SetMeta     `json:"set"`
-	Items   []eval.Item `json:"items"`
+	Items   []qset.Item `json:"items"`
 	Skipped []Skipped   `json:"skipped"`
 	// Ratings is how many ratings were read.
 	Ratings int `json:"ratings"`
@@ -96,7 +96,7 @@ func Items(list []*rag.Feedback, name, docs string) *Exported {
 	if docs == "" {
 		docs = commonDir(list)
 	}
-	out := &Exported{Set: SetMeta{Name: name, Kind: eval.KindDocuments, Docs: docs}, Items: []eval.Item{},
+	out := &Exported{Set: SetMeta{Name: name, Kind: qset.KindDocuments, Docs: docs}, Items: []qset.Item{},
 		Skipped: []Skipped{}, Ratings: len(list)}
 	ids := map[string]bool{}
 	for _, g := range groups {
@@ -121,7 +121,7 @@ func Items(list []*rag.Feedback, name, docs string) *Exported {
 	return out
 }
 
-func avoidFiles(refs []eval.Ref) []string {
+func avoidFiles(refs []qset.Ref) []string {
 	var out []string
 	for _, r := range refs {
 		out = append(out, r.File)
@@ -130,8 +130,8 @@ func avoidFiles(refs []eval.Ref) []string {
 }
 
 // item makes one question's item from its ratings, or says why it cannot.
-func item(ratings []*rag.Feedback, docs string) (eval.Item, string) {
-	var it eval.Item
+func item(ratings []*rag.Feedback, docs string) (qset.Item, string) {
+	var it qset.Item
 	var comments []string
 	var up []rag.FeedbackPassage
 	var down []rag.FeedbackPassage
@@ -188,8 +188,8 @@ func item(ratings []*rag.Feedback, docs string) (eval.Item, string) {
 		if !ok {
 			return it, fmt.Sprintf("file %q is not under the docs folder %q", p.File, docs)
 		}
-		ref := eval.Ref{File: file, Pages: pages(p)}
-		if !slices.ContainsFunc(it.Avoid, func(r eval.Ref) bool { return r.File == ref.File && slices.Equal(r.Pages, ref.Pages) }) {
+		ref := qset.Ref{File: file, Pages: pages(p)}
+		if !slices.ContainsFunc(it.Avoid, func(r qset.Ref) bool { return r.File == ref.File && slices.Equal(r.Pages, ref.Pages) }) {
 			it.Avoid = append(it.Avoid, ref)
 		}
 	}
@@ -340,4 +340,3 @@ func itemID(collection, question string, ids map[string]bool) string {
 	ids[id] = true
 	return id
 }
-

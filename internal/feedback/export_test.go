@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ragd/ragd/internal/eval"
+	"github.com/ragd/ragd/internal/qset"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -43,7 +43,7 @@ func TestItems(t *testing.T) {
 	if want := []string{"md/react.md", "pdf/bill.pdf", "pdf/minutes.pdf"}; !slices.Equal(ex.Set.Include, want) {
 		t.Errorf("include %v, want %v", ex.Set.Include, want)
 	}
-	by := map[string]eval.Item{}
+	by := map[string]qset.Item{}
 	for _, it := range ex.Items {
 		by[it.Question] = it
 	}
@@ -68,7 +68,7 @@ func TestItems(t *testing.T) {
 		t.Errorf("GA4 item %+v", ga)
 	}
 	// Every item passes the question set's checks.
-	if err := eval.CheckItems(ex.Items); err != nil {
+	if err := qset.CheckItems(ex.Items); err != nil {
 		t.Errorf("exported items do not load: %v", err)
 	}
 	// A file outside the docs folder cannot be cited.
