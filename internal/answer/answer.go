@@ -261,7 +261,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		if err != nil {
 			return nil, err
 		}
-		gen, err := s.generator.Generate(ctx, rag.GenerateRequest{
+		gen, err := s.generate(ctx, p, rag.GenerateRequest{
 			Question:        q,
 			Language:        ans.Language,
 			History:         history,
@@ -270,7 +270,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			NotCovered:      prof.Replies.NotCovered,
 			Temperature:     prof.Generation.Temperature,
 			MaxOutputTokens: prof.Generation.MaxOutputTokens,
-		}, func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) })
+		}, res.Hits, req.Filter.DocumentIDs, emit)
 		if err != nil {
 			return nil, err
 		}
@@ -410,11 +410,21 @@ func allEqual(s []string) bool {
 }
 
 // comparison matches the words of a question that compares things ("A와 B의 차이", "compare A and B").
-var comparison = regexp.MustCompile(`(?i)차이|비교|다른\s*점|공통점|\bcompar|\bdiffer|\bversus\b|\bvs\.?\s`)
+var comparison = regexp.MustCompile(`(?i)차이|비교|다른\s*점|공통점|다른가|다릅니|어떻게\s*다르|\bcompar|\bdiffer|\bversus\b|\bvs\.?\s`)
+
+// margin matches what ends right before a "차이" that is an amount ("15% 차이로", "3점 차이"), not a comparison.
+var margin = regexp.MustCompile(`[0-9%]\s*(점|표|포인트|p|%)?\s*$`)
 
 // Comparison reports whether q asks to compare (its answer over several chosen documents is retrieved per
-// document).
-func Comparison(q string) bool { return comparison.MatchString(q) }
+// document, and laid out per document).
+func Comparison(q string) bool {
+	for _, m := range comparison.FindAllStringIndex(q, -1) {
+		if !strings.HasPrefix(q[m[0]:], "차이") || !margin.MatchString(q[:m[0]]) {
+			return true
+		}
+	}
+	return false
+}
 
 // distinct returns ids without repeats, in order.
 func distinct(ids []string) []string {
