@@ -36,6 +36,9 @@ type Options struct {
 	// CacheTTL keeps answers to questions over one collection for that long (see cache); 0 or no Records
 	// turns the cache off.
 	CacheTTL time.Duration
+	// Expand asks a generator that completes plain prompts (rag.Completer) for other wordings of each
+	// question, searched beside it (rag.SearchRequest.Expansions; RAGD_QUERY_EXPANSION=llm).
+	Expand bool
 }
 
 // Graph answers a question from a collection's knowledge graph (*graph.Service implements it).
@@ -226,6 +229,10 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	ans.RetrievalQuery = query
 	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument,
 		DocumentWeight: rag.AnswerDocumentWeight}
+	if c, ok := s.generator.(rag.Completer); ok && s.opt.Expand {
+		sreq.Expansions = s.expand(ctx, c, query)
+		ans.Expansions = sreq.Expansions
+	}
 	var res *rag.SearchResult
 	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
 		res, err = s.perDocument(ctx, p, sreq, docs)
@@ -512,6 +519,16 @@ func (s *Service) rewrite(ctx context.Context, c rag.Completer, q string, histor
 		out = string([]rune(out)[:rag.MaxQuestionChars])
 	}
 	return out
+}
+
+// expand asks the generator for other wordings of the retrieval query (generate.ExpandSystem). A failed
+// expansion leaves the query alone: retrieval never fails because of it.
+func (s *Service) expand(ctx context.Context, c rag.Completer, query string) []string {
+	out, err := c.Complete(ctx, generate.ExpandSystem, generate.ExpandUser(query))
+	if err != nil {
+		return nil
+	}
+	return generate.ParseExpansions(textproc.Normalize(out), query)
 }
 
 // lastTurns keeps the n most recent non-empty turns.
