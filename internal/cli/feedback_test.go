@@ -56,9 +56,9 @@ func TestFeedbackExport(t *testing.T) {
 	}
 	svc := feedback.New(st, st)
 	for _, r := range []feedback.Request{
-		{Target: rag.FeedbackSource, Rating: 1, Question: q, ChunkID: ids["lease.md"]},
-		{Target: rag.FeedbackSource, Rating: -1, Question: q, ChunkID: ids["rent.md"], Comment: "about rent"},
-		{Target: rag.FeedbackAnswer, Rating: -1, Question: "when is rent due?"}, // nothing cited: skipped
+		{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: 1, Question: q}, ChunkID: ids["lease.md"]},
+		{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Question: q, Comment: "about rent"}, ChunkID: ids["rent.md"]},
+		{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: -1, Question: "when is rent due?"}}, // nothing cited: skipped
 	} {
 		if _, err := svc.Rate(context.Background(), rag.LocalPrincipal, r); err != nil {
 			t.Fatal(err)

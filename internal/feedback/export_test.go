@@ -21,20 +21,17 @@ func TestItems(t *testing.T) {
 	md := passage("/data/docs/md/react.md", "React renders UI in three steps. Trigger, render, commit.", 0)
 	list := []*rag.Feedback{ // newest first, as ListFeedback returns them
 		// A source rated down with a comment: a regression item.
-		{Target: rag.FeedbackSource, Rating: -1, Comment: "회의록이 아니라 법안을 봐야 함", Question: "이 법률안은 누가 대표발의했나요?",
-			Passages: []rag.FeedbackPassage{minutes}},
+		{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Comment: "회의록이 아니라 법안을 봐야 함", Question: "이 법률안은 누가 대표발의했나요?"}, Passages: []rag.FeedbackPassage{minutes}},
 		// The same question's right source rated up: the item is answerable there too.
-		{Target: rag.FeedbackSource, Rating: 1, Question: "이 법률안은 누가 대표발의했나요?", Passages: []rag.FeedbackPassage{bill}},
+		{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: 1, Question: "이 법률안은 누가 대표발의했나요?"}, Passages: []rag.FeedbackPassage{bill}},
 		// An answer rated down that cited a passage of a file without pages.
-		{Target: rag.FeedbackAnswer, Rating: -1, Question: "What are the three steps?", Answer: "Trigger, render, commit. [1]",
-			Passages: []rag.FeedbackPassage{md}},
+		{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: -1, Question: "What are the three steps?", Answer: "Trigger, render, commit. [1]"}, Passages: []rag.FeedbackPassage{md}},
 		// An answer rated up that cited its passage: answerable, the span taken from the answer.
-		{Target: rag.FeedbackAnswer, Rating: 1, Question: "How does React render?", Answer: "React renders UI in three steps. [1]",
-			Passages: []rag.FeedbackPassage{md}},
+		{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "How does React render?", Answer: "React renders UI in three steps. [1]"}, Passages: []rag.FeedbackPassage{md}},
 		// The not-covered reply rated up: unanswerable.
-		{Target: rag.FeedbackAnswer, Rating: 1, Question: "GA4 설정은?", Answer: "제공된 문서에서 이 질문에 대한 내용을 찾지 못했습니다.", NotFound: true},
+		{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "GA4 설정은?", Answer: "제공된 문서에서 이 질문에 대한 내용을 찾지 못했습니다.", NotFound: true}},
 		// A refusal rated down with nothing cited: skipped.
-		{Target: rag.FeedbackAnswer, Rating: -1, Question: "시행일은?", NotFound: true},
+		{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: -1, Question: "시행일은?", NotFound: true}},
 	}
 	ex := Items(list, "feedback", "")
 	if ex.Set.Docs != "/data/docs" || ex.Ratings != 6 {
@@ -95,8 +92,8 @@ func TestItemsSourceDownAnswerUp(t *testing.T) {
 	bill := passage("pdf/bill.pdf", "(이수진의원 대표발의)", 1)
 	minutes := passage("pdf/minutes.pdf", "의사일정 제1항", 3)
 	ex := Items([]*rag.Feedback{
-		{Target: rag.FeedbackAnswer, Rating: 1, Question: "q", Answer: "이수진의원 [2]", Passages: []rag.FeedbackPassage{minutes, bill}},
-		{Target: rag.FeedbackSource, Rating: -1, Question: "q", Passages: []rag.FeedbackPassage{minutes}},
+		{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "q", Answer: "이수진의원 [2]"}, Passages: []rag.FeedbackPassage{minutes, bill}},
+		{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Question: "q"}, Passages: []rag.FeedbackPassage{minutes}},
 	}, "s", "")
 	if len(ex.Items) != 1 {
 		t.Fatalf("items %+v skipped %+v", ex.Items, ex.Skipped)

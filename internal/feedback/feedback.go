@@ -35,14 +35,7 @@ func New(st rag.FeedbackStore, ps Passages) *Service { return &Service{store: st
 // Request is a rating as the API takes it. The passages are named by chunk ID (the sources' chunk_id of
 // an answer) and read from the store, so a rating records what the principal was shown.
 type Request struct {
-	Target rag.FeedbackTarget `json:"target"`
-	// Rating is 1 (thumbs up) or -1 (thumbs down).
-	Rating     int    `json:"rating"`
-	Comment    string `json:"comment"`
-	Question   string `json:"question"`
-	Answer     string `json:"answer"`
-	NotFound   bool   `json:"not_found"`
-	Collection string `json:"collection"`
+	rag.Vote
 	// ChunkID is the rated source (target source); ChunkIDs are the answer's cited sources (target answer).
 	ChunkID  int64   `json:"chunk_id"`
 	ChunkIDs []int64 `json:"chunk_ids"`
@@ -86,8 +79,8 @@ func (s *Service) Rate(ctx context.Context, p rag.Principal, req Request) (*rag.
 	if err != nil {
 		return nil, err
 	}
-	f := &rag.Feedback{Principal: p.ID, Target: req.Target, Rating: req.Rating, Comment: strings.TrimSpace(req.Comment),
-		Question: q, Answer: req.Answer, NotFound: req.NotFound, Collection: req.Collection, Passages: passages}
+	f := &rag.Feedback{Principal: p.ID, Vote: req.Vote, Passages: passages}
+	f.Comment, f.Question = strings.TrimSpace(f.Comment), q
 	if err := s.store.PutFeedback(ctx, f); err != nil {
 		return nil, err
 	}

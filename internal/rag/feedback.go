@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -40,13 +41,10 @@ type FeedbackPassage struct {
 	Text      string `json:"text"`
 }
 
-// Feedback is one principal's thumbs up or down, with an optional comment, on an answer or on one source of
-// it. A principal has at most one rating per (target, question, passage): rating again replaces it.
-type Feedback struct {
-	ID string `json:"id"`
-	// Principal is who rated (the API key's or the local user's principal ID).
-	Principal string         `json:"principal"`
-	Target    FeedbackTarget `json:"target"`
+// Vote is what a principal says of an answer or of one of its sources: thumbs up or down, an optional
+// comment, and the exchange rated.
+type Vote struct {
+	Target FeedbackTarget `json:"target"`
 	// Rating is +1 (thumbs up) or -1 (thumbs down).
 	Rating  int    `json:"rating"`
 	Comment string `json:"comment"`
@@ -56,6 +54,15 @@ type Feedback struct {
 	Answer     string `json:"answer"`
 	NotFound   bool   `json:"not_found"`
 	Collection string `json:"collection"`
+}
+
+// Feedback is one principal's vote, as stored. A principal has at most one rating per (target, question,
+// passage): rating again replaces it.
+type Feedback struct {
+	ID string `json:"id"`
+	// Principal is who rated (the API key's or the local user's principal ID).
+	Principal string `json:"principal"`
+	Vote
 	// Passages are the rated source (target source: exactly one) or the answer's cited sources.
 	Passages  []FeedbackPassage `json:"passages"`
 	CreatedAt time.Time         `json:"created_at"`
@@ -120,11 +127,21 @@ func CheckFeedback(f *Feedback) error {
 	return nil
 }
 
-// Key returns what makes f unique for its principal besides target and question: the rated passage's
-// document and hash for a source, "" for an answer.
-func (f *Feedback) Key() (documentID, hash string) {
-	if f.Target == FeedbackSource && len(f.Passages) == 1 {
-		return f.Passages[0].DocumentID, f.Passages[0].Hash
+// Prepare is what every store does before storing f: it checks f (CheckFeedback) and returns its passages
+// as JSON (an empty list for none) and what makes it unique for its principal besides target and question —
+// the rated passage's document and hash for a source, "" for an answer.
+func (f *Feedback) Prepare() (passages []byte, documentID, hash string, err error) {
+	if err := CheckFeedback(f); err != nil {
+		return nil, "", "", err
 	}
-	return "", ""
+	if f.Passages == nil {
+		f.Passages = []FeedbackPassage{}
+	}
+	if passages, err = json.Marshal(f.Passages); err != nil {
+		return nil, "", "", WrapError(CodeInvalid, err, "feedback passages: %v", err)
+	}
+	if f.Target == FeedbackSource {
+		documentID, hash = f.Passages[0].DocumentID, f.Passages[0].Hash
+	}
+	return passages, documentID, hash, nil
 }

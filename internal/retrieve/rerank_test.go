@@ -112,8 +112,7 @@ func TestFeedbackImportance(t *testing.T) {
 	}
 	rate := func(who string, rating int, h rag.Hit) {
 		t.Helper()
-		f := &rag.Feedback{Principal: who, Target: rag.FeedbackSource, Rating: rating, Question: q.Query,
-			Passages: []rag.FeedbackPassage{{ChunkID: h.ID, DocumentID: h.DocumentID, Hash: rag.PassageHash(h.Text), Text: h.Text}}}
+		f := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: rating, Question: q.Query}, Principal: who, Passages: []rag.FeedbackPassage{{ChunkID: h.ID, DocumentID: h.DocumentID, Hash: rag.PassageHash(h.Text), Text: h.Text}}}
 		if err := b.store.PutFeedback(context.Background(), f); err != nil {
 			t.Fatal(err)
 		}
@@ -147,8 +146,7 @@ func TestFeedbackSignalsDocumentShare(t *testing.T) {
 		{Chunk: rag.Chunk{ID: 2, DocumentID: "d", Text: "second passage"}},
 		{Chunk: rag.Chunk{ID: 3, DocumentID: "e", Text: "first passage"}},
 	}
-	f := &rag.Feedback{Principal: "user:a", Target: rag.FeedbackSource, Rating: -1, Question: "q",
-		Passages: []rag.FeedbackPassage{{ChunkID: 99, DocumentID: "d", Hash: rag.PassageHash("first  passage")}}}
+	f := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Question: "q"}, Principal: "user:a", Passages: []rag.FeedbackPassage{{ChunkID: 99, DocumentID: "d", Hash: rag.PassageHash("first  passage")}}}
 	if err := b.store.PutFeedback(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}

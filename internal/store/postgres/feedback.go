@@ -30,17 +30,10 @@ func scanFeedback(row pgx.Row) (*rag.Feedback, error) {
 
 // PutFeedback stores f, replacing the principal's earlier rating of the same target, question and passage.
 func (s *Store) PutFeedback(ctx context.Context, f *rag.Feedback) error {
-	if err := rag.CheckFeedback(f); err != nil {
+	passages, docID, hash, err := f.Prepare()
+	if err != nil {
 		return err
 	}
-	if f.Passages == nil {
-		f.Passages = []rag.FeedbackPassage{}
-	}
-	passages, err := json.Marshal(f.Passages)
-	if err != nil {
-		return rag.WrapError(rag.CodeInvalid, err, "feedback passages: %v", err)
-	}
-	docID, hash := f.Key()
 	now := s.now()
 	err = s.pool.QueryRow(ctx, s.q(`INSERT INTO {S}.feedback (id, principal, target, rating, comment, question, answer,
 			not_found, collection, document_id, passage_hash, passages, created_at, updated_at)

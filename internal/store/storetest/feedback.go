@@ -27,22 +27,19 @@ func testFeedback(t *testing.T, open func(t *testing.T) rag.Store) {
 		fs := feedbackStore(t, open(t))
 		ctx := t.Context()
 		p1, p2 := ratedPassage("d1", "the deposit is returned in 30 days", 3), ratedPassage("d2", "rent is due monthly", 1)
-		ans := &rag.Feedback{Principal: alice.ID, Target: rag.FeedbackAnswer, Rating: 1, Question: "when is the deposit returned?",
-			Answer: "In 30 days [1].", Collection: "lease", Passages: []rag.FeedbackPassage{p1, p2}}
+		ans := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "when is the deposit returned?", Answer: "In 30 days [1].", Collection: "lease"}, Principal: alice.ID, Passages: []rag.FeedbackPassage{p1, p2}}
 		if err := fs.PutFeedback(ctx, ans); err != nil {
 			t.Fatalf("PutFeedback: %v", err)
 		}
 		if ans.ID == "" || ans.CreatedAt.IsZero() || !ans.CreatedAt.Equal(ans.UpdatedAt) {
 			t.Fatalf("stored %+v", ans)
 		}
-		src := &rag.Feedback{Principal: alice.ID, Target: rag.FeedbackSource, Rating: -1, Comment: "wrong document",
-			Question: ans.Question, Passages: []rag.FeedbackPassage{p2}}
+		src := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Comment: "wrong document", Question: ans.Question}, Principal: alice.ID, Passages: []rag.FeedbackPassage{p2}}
 		if err := fs.PutFeedback(ctx, src); err != nil {
 			t.Fatal(err)
 		}
 		// Rating the same source again replaces the rating: same record, new rating and comment.
-		again := &rag.Feedback{Principal: alice.ID, Target: rag.FeedbackSource, Rating: 1, Comment: "ok after all",
-			Question: ans.Question, Passages: []rag.FeedbackPassage{p2}}
+		again := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: 1, Comment: "ok after all", Question: ans.Question}, Principal: alice.ID, Passages: []rag.FeedbackPassage{p2}}
 		if err := fs.PutFeedback(ctx, again); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +47,7 @@ func testFeedback(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("re-rating made a new record: %s (created %v), first %s (created %v)", again.ID, again.CreatedAt, src.ID, src.CreatedAt)
 		}
 		// Another principal's rating of the same source is its own record.
-		other := &rag.Feedback{Principal: bob.ID, Target: rag.FeedbackSource, Rating: -1, Question: ans.Question, Passages: []rag.FeedbackPassage{p2}}
+		other := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Question: ans.Question}, Principal: bob.ID, Passages: []rag.FeedbackPassage{p2}}
 		if err := fs.PutFeedback(ctx, other); err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +113,7 @@ func testFeedback(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Delete", func(t *testing.T) {
 		fs := feedbackStore(t, open(t))
 		ctx := t.Context()
-		f := &rag.Feedback{Principal: alice.ID, Target: rag.FeedbackAnswer, Rating: -1, Question: "q"}
+		f := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: -1, Question: "q"}, Principal: alice.ID}
 		if err := fs.PutFeedback(ctx, f); err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +136,7 @@ func testFeedback(t *testing.T, open func(t *testing.T) rag.Store) {
 		a, b, c := ratedPassage("d1", "alpha", 1), ratedPassage("d1", "beta", 2), ratedPassage("d2", "gamma", 1)
 		rate := func(who string, target rag.FeedbackTarget, rating int, ps ...rag.FeedbackPassage) {
 			t.Helper()
-			if err := fs.PutFeedback(ctx, &rag.Feedback{Principal: who, Target: target, Rating: rating, Question: "q", Passages: ps}); err != nil {
+			if err := fs.PutFeedback(ctx, &rag.Feedback{Vote: rag.Vote{Target: target, Rating: rating, Question: "q"}, Principal: who, Passages: ps}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -173,13 +170,13 @@ func testFeedback(t *testing.T, open func(t *testing.T) rag.Store) {
 		fs := feedbackStore(t, open(t))
 		p := ratedPassage("d1", "alpha", 1)
 		for name, f := range map[string]*rag.Feedback{
-			"no principal":   {Target: rag.FeedbackAnswer, Rating: 1, Question: "q"},
-			"no question":    {Principal: alice.ID, Target: rag.FeedbackAnswer, Rating: 1, Question: "  "},
-			"rating 0":       {Principal: alice.ID, Target: rag.FeedbackAnswer, Rating: 0, Question: "q"},
-			"rating 2":       {Principal: alice.ID, Target: rag.FeedbackAnswer, Rating: 2, Question: "q"},
-			"source, none":   {Principal: alice.ID, Target: rag.FeedbackSource, Rating: 1, Question: "q"},
-			"source, two":    {Principal: alice.ID, Target: rag.FeedbackSource, Rating: 1, Question: "q", Passages: []rag.FeedbackPassage{p, p}},
-			"unknown target": {Principal: alice.ID, Target: "page", Rating: 1, Question: "q"},
+			"no principal":   {Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "q"}},
+			"no question":    {Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "  "}, Principal: alice.ID},
+			"rating 0":       {Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 0, Question: "q"}, Principal: alice.ID},
+			"rating 2":       {Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 2, Question: "q"}, Principal: alice.ID},
+			"source, none":   {Vote: rag.Vote{Target: rag.FeedbackSource, Rating: 1, Question: "q"}, Principal: alice.ID},
+			"source, two":    {Vote: rag.Vote{Target: rag.FeedbackSource, Rating: 1, Question: "q"}, Principal: alice.ID, Passages: []rag.FeedbackPassage{p, p}},
+			"unknown target": {Vote: rag.Vote{Target: "page", Rating: 1, Question: "q"}, Principal: alice.ID},
 		} {
 			if err := fs.PutFeedback(t.Context(), f); !isCode(err, rag.CodeInvalid) {
 				t.Errorf("%s: %v, want %s", name, err, rag.CodeInvalid)
