@@ -419,14 +419,19 @@ func allEqual(s []string) bool {
 // comparison matches the words of a question that compares things ("A와 B의 차이", "compare A and B").
 var comparison = regexp.MustCompile(`(?i)차이|비교|다른\s*점|공통점|다른가|다릅니|어떻게\s*다르|\bcompar|\bdiffer|\bversus\b|\bvs\.?\s`)
 
-// margin matches what ends right before a "차이" that is an amount ("15% 차이로", "3점 차이"), not a comparison.
-var margin = regexp.MustCompile(`[0-9%]\s*(점|표|포인트|p|%)?\s*$`)
+// margin matches what ends right before a "차이" that is an amount ("15% 차이로", "3점 차이", "몇 표차이로"), not a
+// comparison.
+var margin = regexp.MustCompile(`([0-9%]|몇)\s*(점|표|포인트|p|%)?\s*$`)
 
 // Comparison reports whether q asks to compare (its answer over several chosen documents is retrieved per
 // document, and laid out per document).
 func Comparison(q string) bool {
 	for _, m := range comparison.FindAllStringIndex(q, -1) {
-		if !strings.HasPrefix(q[m[0]:], "차이") || !margin.MatchString(q[:m[0]]) {
+		rest := q[m[0]:]
+		if strings.HasPrefix(rest, "차이나") { // China (인도차이나, 차이나타운)
+			continue
+		}
+		if !strings.HasPrefix(rest, "차이") || !margin.MatchString(q[:m[0]]) {
 			return true
 		}
 	}
