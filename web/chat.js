@@ -349,7 +349,7 @@
         `주어지지 않은 출처를 가리킨 인용 ${check.removed}개를 지웠습니다. ` +
         `(${check.removed} citation${check.removed > 1 ? 's' : ''} to passages that were not given removed.)`));
     }
-    turn.box.append(debugPanel(done));
+    turn.box.append(ragdFeedback.section(done), debugPanel(done));
     turn.box.dataset.state = 'done';
     scrollDown();
   }

@@ -36,6 +36,9 @@ type Options struct {
 	// CacheTTL keeps answers to questions over one collection for that long (see cache); 0 or no Records
 	// turns the cache off.
 	CacheTTL time.Duration
+	// Expand asks a generator that completes plain prompts (rag.Completer) for other wordings of each
+	// question, searched beside it (rag.SearchRequest.Expansions; RAGD_QUERY_EXPANSION=llm).
+	Expand bool
 }
 
 // Graph answers a question from a collection's knowledge graph (*graph.Service implements it).
@@ -226,6 +229,10 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	ans.RetrievalQuery = query
 	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument,
 		DocumentWeight: rag.AnswerDocumentWeight}
+	if c, ok := s.generator.(rag.Completer); ok && s.opt.Expand {
+		sreq.Expansions = s.expand(ctx, c, query)
+		ans.Expansions = sreq.Expansions
+	}
 	var res *rag.SearchResult
 	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
 		res, err = s.perDocument(ctx, p, sreq, docs)
@@ -261,7 +268,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		if err != nil {
 			return nil, err
 		}
-		gen, err := s.generator.Generate(ctx, rag.GenerateRequest{
+		gen, err := s.generate(ctx, p, rag.GenerateRequest{
 			Question:        q,
 			Language:        ans.Language,
 			History:         history,
@@ -270,7 +277,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			NotCovered:      prof.Replies.NotCovered,
 			Temperature:     prof.Generation.Temperature,
 			MaxOutputTokens: prof.Generation.MaxOutputTokens,
-		}, func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) })
+		}, res.Hits, req.Filter.DocumentIDs, emit)
 		if err != nil {
 			return nil, err
 		}
@@ -410,11 +417,26 @@ func allEqual(s []string) bool {
 }
 
 // comparison matches the words of a question that compares things ("A와 B의 차이", "compare A and B").
-var comparison = regexp.MustCompile(`(?i)차이|비교|다른\s*점|공통점|\bcompar|\bdiffer|\bversus\b|\bvs\.?\s`)
+var comparison = regexp.MustCompile(`(?i)차이|비교|다른\s*점|공통점|다른가|다릅니|어떻게\s*다르|\bcompar|\bdiffer|\bversus\b|\bvs\.?\s`)
+
+// margin matches what ends right before a "차이" that is an amount ("15% 차이로", "3점 차이", "몇 표차이로"), not a
+// comparison.
+var margin = regexp.MustCompile(`([0-9%]|몇)\s*(점|표|포인트|p|%)?\s*$`)
 
 // Comparison reports whether q asks to compare (its answer over several chosen documents is retrieved per
-// document).
-func Comparison(q string) bool { return comparison.MatchString(q) }
+// document, and laid out per document).
+func Comparison(q string) bool {
+	for _, m := range comparison.FindAllStringIndex(q, -1) {
+		rest := q[m[0]:]
+		if strings.HasPrefix(rest, "차이나") { // China (인도차이나, 차이나타운)
+			continue
+		}
+		if !strings.HasPrefix(rest, "차이") || !margin.MatchString(q[:m[0]]) {
+			return true
+		}
+	}
+	return false
+}
 
 // distinct returns ids without repeats, in order.
 func distinct(ids []string) []string {
@@ -502,6 +524,16 @@ func (s *Service) rewrite(ctx context.Context, c rag.Completer, q string, histor
 		out = string([]rune(out)[:rag.MaxQuestionChars])
 	}
 	return out
+}
+
+// expand asks the generator for other wordings of the retrieval query (generate.ExpandSystem). A failed
+// expansion leaves the query alone: retrieval never fails because of it.
+func (s *Service) expand(ctx context.Context, c rag.Completer, query string) []string {
+	out, err := c.Complete(ctx, generate.ExpandSystem, generate.ExpandUser(query))
+	if err != nil {
+		return nil
+	}
+	return generate.ParseExpansions(textproc.Normalize(out), query)
 }
 
 // lastTurns keeps the n most recent non-empty turns.

@@ -22,6 +22,7 @@ import (
 	"github.com/ragd/ragd/internal/embed"
 	"github.com/ragd/ragd/internal/embed/hash"
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/feedback"
 	"github.com/ragd/ragd/internal/generate/extractive"
 	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
@@ -54,6 +55,8 @@ type App struct {
 	Ingest *ingest.Pipeline
 	// Board is the collections' Q&A boards and their answer pass (the "qa.answer" periodic job).
 	Board *qa.Service
+	// Feedback is users' ratings of answers and sources, and their export as eval items.
+	Feedback *feedback.Service
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
 
@@ -97,7 +100,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if a.Generator, err = newGenerator(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
-	rr, err := newRerank(cfg)
+	rr, err := newRerank(cfg, a.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +126,8 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, fmt.Errorf("store %T keeps no knowledge graphs", a.Store)
 	}
 	a.Graph = graph.New(gs, a.Embedder, profile.GraphSettings)
-	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph, Records: a.Store, CacheTTL: cfg.AnswerCacheTTL})
+	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph, Records: a.Store, CacheTTL: cfg.AnswerCacheTTL,
+		Expand: cfg.QueryExpansion == "llm"})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes:  cfg.MaxUploadBytes,
 		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
@@ -138,6 +142,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Board = qa.New(questions, a.Store, a.Embedder, a.Store, a.Answers, qa.Options{
 		Batch: cfg.QA.Batch, Delay: cfg.QA.Delay, MaxAttempts: cfg.QA.MaxAttempts, Logger: logger,
 	})
+	ratings, rates := a.Store.(rag.FeedbackStore)
+	if !rates {
+		return nil, fmt.Errorf("store %T keeps no feedback", a.Store)
+	}
+	a.Feedback = feedback.New(ratings, a.Store)
 	ok = true
 	return a, nil
 }
@@ -291,13 +300,17 @@ func embedderOf(ctx context.Context, cfg config.Config, cache embed.Cache, sp ra
 	return newEmbedder(ctx, cfg, cache, logger)
 }
 
-// newRerank returns the re-ranking stage the configuration asks for (off by default).
-func newRerank(cfg config.Config) (rerank.Options, error) {
+// newRerank returns the re-ranking stage the configuration asks for (off by default). Importance comes from
+// users' ratings of sources (rerank.FeedbackSignals) when the store keeps feedback.
+func newRerank(cfg config.Config, st rag.Store) (rerank.Options, error) {
 	w, err := rerank.Preset(cfg.RerankPreset)
 	if err != nil {
 		return rerank.Options{}, err
 	}
 	opt := rerank.Options{Weights: w, TopN: cfg.RerankTopN}
+	if fs, ok := st.(rag.FeedbackStore); ok {
+		opt.Signals = rerank.FeedbackSignals{Tallies: fs}
+	}
 	if cfg.Reranker != "" && cfg.Reranker != "none" {
 		opt.Encoder, err = rerank.New(rerank.Config{Reranker: cfg.Reranker, Model: cfg.RerankModel, BaseURL: cfg.RerankURL,
 			APIKey: cfg.RerankAPIKey, Timeout: cfg.ModelTimeout})

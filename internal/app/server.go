@@ -25,6 +25,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Enqueuer:    enq,
 		Board:       a.Board,
 		Graph:       a.Graph,
+		Feedback:    a.Feedback,
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

@@ -66,6 +66,11 @@ func commands() []command {
 				{"graph", "make the bundle in DIR (sections, entities, relations, chunks .jsonl) the collection's graph"},
 				{"table", "replace a record table declared in the collection's graph section with a CSV file's rows"},
 			}, run: runImport},
+		{name: "feedback", summary: "users' ratings of answers and sources; export them as an eval question set",
+			synopsis: "list [--limit N] [--json] | export [--out DIR] [--docs DIR] [--name N] [--json]", subs: []subcommand{
+				{"list", "list every principal's ratings, newest first"},
+				{"export", "turn the ratings into eval items (a set folder with --out; ragd eval runs it)"},
+			}, run: runFeedback},
 		{name: "eval", summary: "measure retrieval (and answer) quality on a dataset", synopsis: "[--k 10] [--answers] [--baseline bm25|none] [--json] DATASET", run: runEval},
 		{name: "migrate", summary: "apply database migrations and exit", run: runMigrate},
 		{name: "spaces", summary: "list embedding spaces; re-embed now; drop an old embedder's vectors",

@@ -131,6 +131,9 @@ func printReport(env *Env, rep *eval.Report) {
 			*rep.AnswerContains, *rep.AnswerCharsP50, *rep.AnswerMSP95, *rep.NotFound)
 		fmt.Fprintf(env.Stdout, "              answered %.4f of answerable\n", *rep.Answered)
 	}
+	if rep.Avoided != nil {
+		fmt.Fprintf(env.Stdout, "rated down    avoided@5 %.4f of %d questions (no passage rated down in the top 5)\n", *rep.Avoided, rep.AvoidQueries)
+	}
 	if rep.RefusedUnanswerable != nil {
 		fmt.Fprintf(env.Stdout, "unanswerable  refused %.4f, false answers %d of %d\n", *rep.RefusedUnanswerable, *rep.FalseAnswers, rep.Unanswerable)
 	}

@@ -81,6 +81,10 @@ type Config struct {
 	// (RAGD_RERANK_TOP_N, default 50, at most 1000).
 	RerankPreset, Reranker, RerankModel, RerankURL, RerankAPIKey string
 	RerankTopN                                                   int
+	// QueryExpansion is "llm" to have the generator (when it completes plain prompts: OpenAI-compatible)
+	// list other wordings of each question, searched beside it (RAGD_QUERY_EXPANSION: none, the default, or
+	// llm).
+	QueryExpansion string
 
 	// APIKeys protect /api/* when non-empty (RAGD_API_KEYS comma list, or RAGD_API_KEYS_FILE one per line;
 	// lines starting with # and text after " #" are comments). Either set but holding no key is an error,
@@ -214,6 +218,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
 	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
 	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
+	e.str(&c.QueryExpansion, "RAGD_QUERY_EXPANSION")
 	e.str(&c.Reranker, "RAGD_RERANKER")
 	e.str(&c.RerankModel, "RAGD_RERANK_MODEL")
 	e.str(&c.RerankURL, "RAGD_RERANK_URL")
@@ -312,6 +317,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_QA_DELAY must not be negative")
 	case c.QA.MaxAttempts < 1 || c.QA.MaxAttempts > 100:
 		return fmt.Errorf("RAGD_QA_MAX_ATTEMPTS must be between 1 and 100 (got %d)", c.QA.MaxAttempts)
+	}
+	switch c.QueryExpansion {
+	case "", "none", "llm":
+	default:
+		return fmt.Errorf("RAGD_QUERY_EXPANSION must be none or llm (got %q)", c.QueryExpansion)
 	}
 	switch c.RerankPreset {
 	case "", "none", "seed003":

@@ -34,6 +34,14 @@ func TestLoad(t *testing.T) {
 			t.Errorf("got %+v", c)
 		}
 	})
+	t.Run("QueryExpansion", func(t *testing.T) {
+		if c, err := Load(envOf(map[string]string{"RAGD_QUERY_EXPANSION": "llm"})); err != nil || c.QueryExpansion != "llm" {
+			t.Errorf("got %q, %v", c.QueryExpansion, err)
+		}
+		if _, err := Load(envOf(map[string]string{"RAGD_QUERY_EXPANSION": "synonyms"})); err == nil {
+			t.Error("RAGD_QUERY_EXPANSION=synonyms accepted")
+		}
+	})
 	t.Run("Rerank", func(t *testing.T) {
 		key := filepath.Join(t.TempDir(), "rerank-key")
 		if err := os.WriteFile(key, []byte("rk\n"), 0o600); err != nil {

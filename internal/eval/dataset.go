@@ -38,6 +38,9 @@ type Query struct {
 	Unanswerable bool
 	// History holds the conversation's earlier questions, oldest first.
 	History []string
+	// Avoid holds the passages users rated down for the question: pages (PageID) and, for formats without
+	// pages, files. avoided@5 counts the questions none of whose top 5 hits is one of them.
+	Avoid map[string]bool
 }
 
 // Dataset is a corpus with queries.

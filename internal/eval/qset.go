@@ -8,32 +8,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ragd/ragd/internal/qset"
 )
 
-// Item is one question of a project question set (testdata/eval/NAME/questions.jsonl; the format is
-// documented in testdata/eval/README.md).
-type Item struct {
-	ID       string `json:"id"`
-	Question string `json:"question"`
-	// History holds the earlier questions of a conversation, oldest first; Question is the follow-up.
-	History []string `json:"history,omitempty"`
-	// File is the answering document, relative to the set's docs folder; Pages are the 1-based pages of it
-	// that answer (empty for formats without pages).
-	File  string `json:"file,omitempty"`
-	Pages []int  `json:"pages,omitempty"`
-	// Answer is an expected answer span, verbatim in the answering page's text.
-	Answer string `json:"answer,omitempty"`
-	// Paraphrase marks a question worded differently from the text that answers it.
-	Paraphrase bool `json:"paraphrase,omitempty"`
-	// Unanswerable marks a plausible question that no document of the set answers.
-	Unanswerable bool `json:"unanswerable,omitempty"`
-	// Extraction names a known fault of ragd's extraction of the cited page ("mirrored": the page's text
-	// comes out reversed), under which Answer is not found verbatim.
-	Extraction string `json:"extraction,omitempty"`
-	// KorQuADID is the id of the KorQuAD question this one rewords (korquad sets): its paragraph and gold
-	// answers come from the KorQuAD file.
-	KorQuADID string `json:"korquad_id,omitempty"`
-}
+// Item is one question of a project question set (package qset: the format of testdata/eval, which
+// ragd feedback export also writes).
+type Item = qset.Item
+
+// Ref is a passage of an item's avoid list.
+type Ref = qset.Ref
 
 // QuestionSet is a project question set: set.json plus questions.jsonl in one folder.
 type QuestionSet struct {
@@ -53,8 +37,8 @@ type QuestionSet struct {
 
 // Set kinds.
 const (
-	KindDocuments = "documents"
-	KindKorQuAD   = "korquad"
+	KindDocuments = qset.KindDocuments
+	KindKorQuAD   = qset.KindKorQuAD
 )
 
 // IsQuestionSet reports whether dir holds a project question set (a set.json).
@@ -141,37 +125,7 @@ func inDir(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-func (qs *QuestionSet) check(it Item) error {
-	switch {
-	case it.ID == "":
-		return fmt.Errorf("an item needs an id")
-	case strings.TrimSpace(it.Question) == "":
-		return fmt.Errorf("%s: empty question", it.ID)
-	case slices.ContainsFunc(it.History, func(h string) bool { return strings.TrimSpace(h) == "" }):
-		return fmt.Errorf("%s: empty history question", it.ID)
-	case slices.ContainsFunc(it.Pages, func(p int) bool { return p < 1 }):
-		return fmt.Errorf("%s: pages are 1-based", it.ID)
-	}
-	if qs.Kind == KindKorQuAD {
-		if it.KorQuADID == "" {
-			return fmt.Errorf("%s: a korquad item needs korquad_id", it.ID)
-		}
-		return nil
-	}
-	if it.Unanswerable {
-		if it.File != "" || it.Answer != "" {
-			return fmt.Errorf("%s: an unanswerable item has no file or answer", it.ID)
-		}
-		return nil
-	}
-	if it.File == "" || strings.TrimSpace(it.Answer) == "" {
-		return fmt.Errorf("%s: an answerable item needs file and answer (or \"unanswerable\": true)", it.ID)
-	}
-	if filepath.IsAbs(it.File) || strings.HasPrefix(filepath.Clean(it.File), "..") {
-		return fmt.Errorf("%s: file %q must be relative to the docs folder", it.ID, it.File)
-	}
-	return nil
-}
+func (qs *QuestionSet) check(it Item) error { return qset.Check(it, qs.Kind) }
 
 // Files returns the files the set indexes (matches of Include under Docs, relative to Docs, sorted), and an
 // error when a pattern matches nothing or an item cites a file that is not among them.
@@ -199,6 +153,11 @@ func (qs *QuestionSet) Files() ([]string, error) {
 	for _, it := range qs.Items {
 		if it.File != "" && !slices.Contains(out, it.File) {
 			return nil, fmt.Errorf("question set %s: %s cites %q, which include does not match", qs.Name, it.ID, it.File)
+		}
+		for _, a := range it.Avoid {
+			if !slices.Contains(out, a.File) {
+				return nil, fmt.Errorf("question set %s: %s avoids %q, which include does not match", qs.Name, it.ID, a.File)
+			}
 		}
 	}
 	return out, nil
@@ -242,7 +201,18 @@ func (qs *QuestionSet) Dataset() (*Dataset, error) {
 	}
 	for _, it := range qs.Items {
 		q := Query{ID: it.ID, Text: it.Question, History: it.History, Unanswerable: it.Unanswerable}
-		if !it.Unanswerable {
+		for _, a := range it.Avoid {
+			if q.Avoid == nil {
+				q.Avoid = map[string]bool{}
+			}
+			if len(a.Pages) == 0 {
+				q.Avoid[a.File] = true
+			}
+			for _, p := range a.Pages {
+				q.Avoid[PageID(a.File, p)] = true
+			}
+		}
+		if !it.Unanswerable && it.File != "" {
 			q.Relevant = map[string]int{it.File: 1}
 			q.Answers = []string{it.Answer}
 			if len(it.Pages) > 0 {

@@ -174,6 +174,41 @@ func TestLoadKorQuADParaphrase(t *testing.T) {
 }
 
 // TestLoadQuestionSetErrors: a malformed set is refused with a message naming the file, line and fault.
+// TestAvoid: an item exported from feedback with only passages to avoid loads, and its query avoids them
+// by page or, without pages, by file; hitsAny finds them among hits.
+func TestAvoid(t *testing.T) {
+	docs := t.TempDir()
+	for _, f := range []string{"a.md", "b.pdf"} {
+		if err := os.WriteFile(filepath.Join(docs, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "set.json"), []byte(`{"kind": "documents", "docs": "`+docs+`", "include": ["*"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "questions.jsonl"), []byte(`{"id": "fb-1", "question": "q", "avoid": [{"file": "a.md"}, {"file": "b.pdf", "pages": [2, 3]}], "comment": "wrong"}`), 0o644)
+	ds, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ds.Queries[0]
+	if len(q.Relevant) != 0 || len(q.Answers) != 0 || !q.Avoid["a.md"] || !q.Avoid["b.pdf#2"] || !q.Avoid["b.pdf#3"] || len(q.Avoid) != 3 {
+		t.Fatalf("query %+v", q)
+	}
+	for _, c := range []struct {
+		hits []hitRef
+		want bool
+	}{
+		{[]hitRef{{"a.md", 0, 0}}, true},
+		{[]hitRef{{"b.pdf", 1, 1}}, false},
+		{[]hitRef{{"b.pdf", 1, 2}}, true},
+		{[]hitRef{{"c.md", 0, 0}, {"b.pdf", 4, 4}}, false},
+	} {
+		if got := hitsAny(c.hits, q.Avoid); got != c.want {
+			t.Errorf("hitsAny(%v) = %v, want %v", c.hits, got, c.want)
+		}
+	}
+}
+
 func TestLoadQuestionSetErrors(t *testing.T) {
 	docs := t.TempDir()
 	if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\ntext"), 0o644); err != nil {
@@ -193,6 +228,10 @@ func TestLoadQuestionSetErrors(t *testing.T) {
 		{"BadKind", `{"kind": "beir"}`, `{"id": "a", "question": "q"}`, `kind "beir"`},
 		{"NoInclude", `{"kind": "documents", "docs": "x"}`, `{"id": "a", "question": "q"}`, `"include"`},
 		{"KorQuADWithoutID", `{"kind": "korquad", "source": "x.json"}`, `{"id": "a", "question": "q"}`, "needs korquad_id"},
+		{"AvoidWithoutFile", set, `{"id": "a", "question": "q", "avoid": [{"pages": [1]}]}`, "a passage to avoid needs its file"},
+		{"AvoidPageZero", set, `{"id": "a", "question": "q", "avoid": [{"file": "a.md", "pages": [0]}]}`, "pages are 1-based"},
+		{"AvoidUnindexedFile", set, `{"id": "a", "question": "q", "avoid": [{"file": "b.md"}]}`, `avoids "b.md"`},
+		{"AvoidAndFileWithoutAnswer", set, `{"id": "a", "question": "q", "file": "a.md", "avoid": [{"file": "a.md"}]}`, "needs file and answer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

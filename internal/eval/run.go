@@ -51,6 +51,10 @@ type Report struct {
 	Unanswerable int `json:"unanswerable,omitempty"`
 	// Pages are the figures by file+page, over the queries whose judgments give pages.
 	Pages *Retrieval `json:"pages,omitempty"`
+	// Avoided is the share of the AvoidQueries questions with passages rated down (sets exported from
+	// feedback) none of whose top 5 hits is one of those passages.
+	Avoided      *float64 `json:"avoided@5,omitempty"`
+	AvoidQueries int      `json:"avoid_queries,omitempty"`
 	// Baseline is plain BM25 (bm25.PlainTerms, k1 0.9, b 0.4) over the same passages, when asked for.
 	Baseline *Baseline `json:"baseline_bm25,omitempty"`
 
@@ -197,6 +201,7 @@ func Evaluate(ctx context.Context, ret *retrieve.Retriever, ans *answer.Service,
 	rep := &Report{Dataset: ds.Name, Documents: len(ds.Docs), Queries: len(ds.Queries)}
 	lat := make([]float64, 0, len(ds.Queries))
 	var docs, pages Retrieval
+	avoided := 0
 	history := map[string][]rag.Turn{}
 	for i, q := range ds.Queries {
 		if q.Unanswerable {
@@ -239,6 +244,12 @@ func Evaluate(ctx context.Context, ret *retrieve.Retriever, ans *answer.Service,
 		if len(q.RelevantPages) > 0 {
 			pages.accumulate(rankedPages(refs, k), q.RelevantPages)
 		}
+		if len(q.Avoid) > 0 {
+			rep.AvoidQueries++
+			if !hitsAny(refs[:min(5, len(refs))], q.Avoid) {
+				avoided++
+			}
+		}
 		if opt.Progress != nil {
 			opt.Progress("search", i+1, len(ds.Queries))
 		}
@@ -248,6 +259,10 @@ func Evaluate(ctx context.Context, ret *retrieve.Retriever, ans *answer.Service,
 	if pages.Queries > 0 {
 		pages.mean()
 		rep.Pages = &pages
+	}
+	if rep.AvoidQueries > 0 {
+		share := float64(avoided) / float64(rep.AvoidQueries)
+		rep.Avoided = &share
 	}
 	rep.LatencyP50 = percentile(lat, 50)
 	rep.LatencyP95 = percentile(lat, 95)
@@ -347,6 +362,21 @@ func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 type hitRef struct {
 	ext                string
 	pageStart, pageEnd int
+}
+
+// hitsAny reports whether one of hits is in avoid: by one of its pages, or by its file.
+func hitsAny(hits []hitRef, avoid map[string]bool) bool {
+	for _, h := range hits {
+		if avoid[h.ext] {
+			return true
+		}
+		for p := h.pageStart; p <= max(h.pageEnd, h.pageStart); p++ {
+			if avoid[PageID(h.ext, p)] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rankedDocs turns ranked passages into the ranked list of distinct external ids.

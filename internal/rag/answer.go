@@ -69,10 +69,12 @@ type Answer struct {
 	// the rows, "content" from the documents of the matching rows; "" for an ordinary question.
 	Route string `json:"route,omitempty"`
 	// Cached is true when the answer came from the answer cache.
-	Cached     bool    `json:"cached,omitempty"`
-	RetrieveMS float64 `json:"retrieve_ms"`
-	GenerateMS float64 `json:"generate_ms"`
-	TotalMS    float64 `json:"total_ms"`
+	Cached bool `json:"cached,omitempty"`
+	// Expansions are the other wordings of it the generator gave (RAGD_QUERY_EXPANSION=llm), searched beside it.
+	Expansions []string `json:"expansions,omitempty"`
+	RetrieveMS float64  `json:"retrieve_ms"`
+	GenerateMS float64  `json:"generate_ms"`
+	TotalMS    float64  `json:"total_ms"`
 }
 
 // Span is a sentence of an answer's Text, by byte offsets (Text[Start:End]), with the passages it cites and

@@ -23,6 +23,11 @@ type SearchRequest struct {
 	// retrieve.Options.DocumentWeight) for this request, overriding the retriever's setting. The answer
 	// service sets AnswerDocumentWeight; not part of the /api/search body.
 	DocumentWeight float64 `json:"-"`
+	// Expansions are other wordings of the query (the answer service's LLM query expansion): they are
+	// searched as the collection's synonym variants are — their terms join the keyword query and the
+	// threshold takes the best covered wording — while the query vector stays the query's. Not part of the
+	// /api/search body.
+	Expansions []string `json:"-"`
 }
 
 // AnswerMaxPerDocument is the per-document cap of the passages an answer is given: a generator that sees

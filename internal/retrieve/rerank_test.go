@@ -83,3 +83,80 @@ func TestSeed003(t *testing.T) {
 		t.Errorf("hits %d, first %s", len(res.Hits), res.Hits[0].Source)
 	}
 }
+
+// TestFeedbackImportance: with the preset and importance from users' ratings (rerank.FeedbackSignals over
+// the real store), a passage rated down by two users drops below an equally matching unrated one, and one
+// rated up rises above it; a rating of another passage of the same document moves it by half as much.
+func TestFeedbackImportance(t *testing.T) {
+	b := setup(t)
+	text := "Compressor stall margins shrink as the inlet distortion grows."
+	b.add(t, "c", "a.txt", text, nil)
+	b.add(t, "c", "b.txt", text+" ", nil)
+	w, _ := rerank.Preset("seed003")
+	r := b.retriever(t, retrieve.Options{Rerank: rerank.Options{Weights: w, Signals: rerank.FeedbackSignals{Tallies: b.store}}})
+	q := rag.SearchRequest{Query: "compressor stall inlet distortion", K: 2}
+	search := func() []rag.Hit {
+		t.Helper()
+		res, err := r.Search(context.Background(), rag.LocalPrincipal, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 2 {
+			t.Fatalf("%d hits", len(res.Hits))
+		}
+		return res.Hits
+	}
+	before := search()
+	if *before[0].Importance != rerank.NeutralImportance || *before[1].Importance != rerank.NeutralImportance {
+		t.Fatalf("unrated importance %v, %v, want %v", *before[0].Importance, *before[1].Importance, rerank.NeutralImportance)
+	}
+	rate := func(who string, rating int, h rag.Hit) {
+		t.Helper()
+		f := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: rating, Question: q.Query}, Principal: who, Passages: []rag.FeedbackPassage{{ChunkID: h.ID, DocumentID: h.DocumentID, Hash: rag.PassageHash(h.Text), Text: h.Text}}}
+		if err := b.store.PutFeedback(context.Background(), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := before[0]
+	rate("user:a", -1, top)
+	rate("user:b", -1, top)
+	after := search()
+	if after[0].ID == top.ID || after[1].ID != top.ID {
+		t.Fatalf("the passage rated down is still first: %s then %s", after[0].Source, after[1].Source)
+	}
+	if got := *after[1].Importance; got >= rerank.NeutralImportance {
+		t.Errorf("importance of the passage rated down %v, want below %v", got, rerank.NeutralImportance)
+	}
+	// Rated up by three users, it rises above the unrated one again.
+	rate("user:a", 1, top)
+	rate("user:b", 1, top)
+	rate("user:c", 1, top)
+	if again := search(); again[0].ID != top.ID || *again[0].Importance <= rerank.NeutralImportance {
+		t.Errorf("the passage rated up is not first: %s (importance %v)", again[0].Source, *again[0].Importance)
+	}
+}
+
+// TestFeedbackSignalsDocumentShare: a rating of one passage moves the other passages of its document by
+// DocumentShare, and a passage's hash (not its chunk ID) carries its ratings.
+func TestFeedbackSignalsDocumentShare(t *testing.T) {
+	b := setup(t)
+	b.add(t, "c", "a.txt", "unused", nil)
+	hits := []rag.Hit{
+		{Chunk: rag.Chunk{ID: 1, DocumentID: "d", Text: "first passage"}},
+		{Chunk: rag.Chunk{ID: 2, DocumentID: "d", Text: "second passage"}},
+		{Chunk: rag.Chunk{ID: 3, DocumentID: "e", Text: "first passage"}},
+	}
+	f := &rag.Feedback{Vote: rag.Vote{Target: rag.FeedbackSource, Rating: -1, Question: "q"}, Principal: "user:a", Passages: []rag.FeedbackPassage{{ChunkID: 99, DocumentID: "d", Hash: rag.PassageHash("first  passage")}}}
+	if err := b.store.PutFeedback(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	imp, perm, err := rerank.FeedbackSignals{Tallies: b.store}.Signals(context.Background(), rag.LocalPrincipal, hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := rerank.PriorWeight * rerank.NeutralImportance / (rerank.PriorWeight + 1)
+	share := rerank.PriorWeight * rerank.NeutralImportance / (rerank.PriorWeight + rerank.DocumentShare)
+	if imp[1] != own || imp[2] != share || imp[3] != rerank.NeutralImportance || len(perm) != 0 {
+		t.Errorf("importance %v (want %v, %v, %v), permission %v", imp, own, share, rerank.NeutralImportance, perm)
+	}
+}

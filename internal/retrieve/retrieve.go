@@ -174,13 +174,18 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	nc := max(r.opt.Candidates, k)
 	res := &rag.SearchResult{}
 
-	// Synonyms of the searched collections reword the query; the keyword queries look for every wording,
-	// the threshold takes the best covered one.
+	// Synonyms of the searched collections (and an LLM's expansions, req.Expansions) reword the query; the
+	// keyword queries look for every wording, the threshold takes the best covered one.
 	groups, err := r.synonymsFor(ctx, req.Filter)
 	if err != nil {
 		return nil, err
 	}
 	queries := append([]string{query}, variants(query, groups)...)
+	for _, e := range req.Expansions {
+		if e = textproc.Normalize(e); strings.TrimSpace(e) != "" {
+			queries = append(queries, e)
+		}
+	}
 	terms := textproc.QueryTerms(query)
 	for _, v := range queries[1:] {
 		terms = union(terms, textproc.QueryTerms(v))
@@ -645,7 +650,7 @@ const floorFactor = 0.5
 // judge applies the threshold to a hit: relevant means it clears a bar (similarity to the query itself, or
 // term coverage), kept that it clears the floor. The text is analysed for coverage only when the similarity
 // does not settle both answers (analysing every hit would cost more than the search).
-// queries are the question and its synonym variants: the best covered one counts.
+// queries are the question, its synonym variants and expansions: the best covered one counts.
 func (r *Retriever) judge(h *rag.Hit, s scored, queries []string, covered bool) (relevant, kept bool) {
 	sim := -1.0
 	if s.hasSim {

@@ -94,7 +94,9 @@ type Deps struct {
 	// Board serves the collections' Q&A boards and starts answer passes.
 	Board Board
 	// Graph imports collections' knowledge graphs and record tables.
-	Graph    Graphs
+	Graph Graphs
+	// Feedback rates answers and sources.
+	Feedback Feedback
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -142,8 +144,8 @@ type Server struct {
 // New returns a Server over d. It fails when a service is missing.
 func New(d Deps) (*Server, error) {
 	if d.Documents == nil || d.Collections == nil || d.Store == nil || d.Answers == nil || d.Search == nil ||
-		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil || d.Graph == nil {
-		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph)")
+		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil || d.Graph == nil || d.Feedback == nil {
+		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph, feedback)")
 	}
 	s := &Server{deps: d, set: d.Settings, log: d.Logger, mux: http.NewServeMux(), now: d.Now}
 	if s.log == nil {
@@ -202,6 +204,11 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/qa/runs", s.handleListRuns)
 	s.mux.HandleFunc("POST /api/qa/runs", s.handleStartRun)
 	s.mux.HandleFunc("GET /api/qa/runs/{id}", s.handleGetRun)
+
+	s.mux.HandleFunc("POST /api/feedback", s.handleRate)
+	s.mux.HandleFunc("GET /api/feedback", s.handleListFeedback)
+	s.mux.HandleFunc("GET /api/feedback/export", s.handleExportFeedback)
+	s.mux.HandleFunc("DELETE /api/feedback/{id}", s.handleDeleteFeedback)
 
 	// Anything else under /api/ is a JSON not_found 404, never the UI — a known path with a method it does
 	// not take included: this pattern matches every method, so the mux never answers 405 (SPEC.md's error

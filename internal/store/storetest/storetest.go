@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, open) })
 	t.Run("Questions", func(t *testing.T) { testQuestions(t, open) })
 	t.Run("Graph", func(t *testing.T) { testGraph(t, open) })
+	t.Run("Feedback", func(t *testing.T) { testFeedback(t, open) })
 	t.Run("Ping", func(t *testing.T) {
 		s := open(t)
 		if err := s.Ping(t.Context()); err != nil {
