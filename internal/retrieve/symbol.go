@@ -14,11 +14,13 @@ import (
 const symbolWindow = 20
 
 // queryIdentifiers returns the words of a query as written, case kept, with their dots: the names a
-// question can give a function or method ("LimitListener", "byteBudget.reserve").
+// question can give a function or method ("LimitListener", "byteBudget.reserve"). Only ASCII words count:
+// the splitters name symbols in the languages' ASCII identifiers, and a question in Korean (or any other
+// script) with no such word then costs no extra store lookup (see symbolsFirst).
 func queryIdentifiers(query string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(query, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '.'
+		return r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '.'
 	}) {
 		if w = strings.Trim(w, "."); w != "" && (unicode.IsLetter(rune(w[0])) || w[0] == '_') {
 			out[w] = true

@@ -18,3 +18,15 @@ func TestNamesSymbol(t *testing.T) {
 		}
 	}
 }
+
+// A question with no ASCII word names no symbol, so symbolsFirst loads nothing for it; ASCII names
+// inside a Korean question still count.
+func TestQueryIdentifiersASCII(t *testing.T) {
+	if ids := queryIdentifiers("개정법률은 언제부터 시행되나요?"); len(ids) != 0 {
+		t.Errorf("Korean question: identifiers %v, want none", ids)
+	}
+	ids := queryIdentifiers("LimitListener는 무엇을 하나요? byteBudget.reserve의 규칙은?")
+	if !ids["LimitListener"] || !ids["byteBudget.reserve"] || len(ids) != 2 {
+		t.Errorf("mixed question: identifiers %v, want LimitListener and byteBudget.reserve", ids)
+	}
+}
