@@ -175,20 +175,20 @@ func firstLine(s string, n int) string {
 }
 
 func (s *Service) embed(ctx context.Context, q *rag.Question) error {
-	v, err := s.vectorOf(ctx, q.CollectionID, q.Text())
+	v, ps, err := s.signature(ctx, q.CollectionID, q.Text())
 	if err != nil {
 		return err
 	}
 	sp := s.embedder.Space()
-	if err := s.store.SetQuestionVector(ctx, q.ID, sp, v); err != nil {
+	if err := s.store.SetQuestionVector(ctx, q.ID, sp, v, ps); err != nil {
 		return err
 	}
-	q.Space, q.Vector = sp.ID(), v
+	q.Space, q.Vector, q.Passages = sp.ID(), v, ps
 	return nil
 }
 
 // Backfill embeds up to limit questions that have no vector in the configured space (older questions, or
-// all of them after a change of embedder) and returns how many it embedded.
+// all of them after a change of embedder) or no passages, and returns how many it embedded.
 func (s *Service) Backfill(ctx context.Context, limit int) (int, error) {
 	todo, err := s.store.QuestionsWithoutVector(ctx, s.embedder.Space(), limit)
 	if err != nil {
@@ -263,8 +263,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	return s.store.DeleteQuestion(ctx, id)
 }
 
-// Similar is an earlier question like another, with its scores: Score mixes the cosine similarity of the
-// embeddings (Similarity) and the share of keyword terms in common (Keyword) half and half.
+// Similar is an earlier question like another, with its scores: Score is half the overlap of the
+// documents the two questions' best passages come from (Passages), a quarter the cosine similarity of the
+// embeddings (Similarity) and a quarter the share of keyword terms in common (Keyword).
 type Similar struct {
 	ID         string             `json:"id"`
 	Title      string             `json:"title"`
@@ -272,6 +273,7 @@ type Similar struct {
 	Score      float64            `json:"score"`
 	Similarity float64            `json:"similarity"`
 	Keyword    float64            `json:"keyword"`
+	Passages   float64            `json:"passages"`
 	CreatedAt  time.Time          `json:"created_at"`
 }
 
@@ -312,10 +314,11 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 	if k > MaxSimilar {
 		return nil, rag.Errorf(rag.CodeInvalid, "k must be at most %d", MaxSimilar)
 	}
-	vec, err := s.vectorOf(ctx, collectionID, text)
+	vec, ps, err := s.signature(ctx, collectionID, text)
 	if err != nil {
 		return nil, err
 	}
+	docs := documentWeights(ps)
 	qs, err := s.store.QuestionVectors(ctx, collectionID, s.embedder.Space())
 	if err != nil {
 		return nil, err
@@ -328,8 +331,9 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 		}
 		cos := dot(vec, q.Vector)
 		kw := overlap(terms, termSet(q.Text()))
-		out = append(out, Similar{ID: q.ID, Title: q.Title, Status: q.Status, Similarity: cos, Keyword: kw,
-			Score: (cos + kw) / 2, CreatedAt: q.CreatedAt})
+		pas := cosine(docs, documentWeights(q.Passages))
+		out = append(out, Similar{ID: q.ID, Title: q.Title, Status: q.Status, Similarity: cos, Keyword: kw, Passages: pas,
+			Score: (cos+kw)/4 + pas/2, CreatedAt: q.CreatedAt})
 	}
 	slices.SortStableFunc(out, func(a, b Similar) int {
 		if a.Score != b.Score {
@@ -346,66 +350,65 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 	return out, nil
 }
 
-// contextPassages is how many of the board's passages a question's vector takes in (see vectorOf).
-const contextPassages = 3
-
-// vectorOf is the vector a question is compared with: its embedding moved towards the embeddings of the
-// passages of the board's collection that best match its words. Two students rarely ask the same thing in the same
-// words ("유사타겟" and "룩어라이크 오디언스"), but their questions find the same lecture passages, so the
-// documents bridge vocabularies that the question texts alone do not share. Without passages (an empty
-// collection) it is the plain embedding.
-func (s *Service) vectorOf(ctx context.Context, collectionID, text string) ([]float32, error) {
+// signature is what a question is compared with: its embedding in the configured space, and the
+// passages of the board's collection that best match its words (keyword candidates, so also when none
+// clears the answer's relevance threshold), best first. Two students rarely ask the same thing in the same
+// words ("유사타겟" and "룩어라이크 오디언스"), but their questions find the same lecture: the documents
+// bridge vocabularies the question texts alone do not share. An empty collection gives no passages.
+func (s *Service) signature(ctx context.Context, collectionID, text string) ([]float32, []rag.QuestionPassage, error) {
 	v, err := s.embedder.EmbedQuery(ctx, text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Keyword candidates, not retrieval: a question is still compared through the passages it touches when
-	// none of them clears the answer's relevance threshold.
 	cands, err := s.passages.KeywordCandidates(ctx, *s.opt.Principal, rag.KeywordQuery{Terms: textproc.QueryTerms(text),
-		K: contextPassages, Filter: rag.Filter{Collections: []string{collectionID}}})
+		K: rag.MaxQuestionPassages, Filter: rag.Filter{Collections: []string{collectionID}}})
 	if err != nil || len(cands) == 0 {
-		return v, err
+		return v, nil, err
 	}
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = c.ChunkID
 	}
-	hits, err := s.passages.Hits(ctx, ids)
-	if err != nil || len(hits) == 0 {
-		return v, err
-	}
-	texts := make([]string, len(hits))
-	for i, h := range hits {
-		texts[i] = h.Text
-	}
-	pv, err := s.embedder.EmbedDocuments(ctx, texts)
+	hits, err := s.passages.Hits(ctx, ids) // in the order of ids: best first
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]float32, len(v))
-	for i := range v {
-		var c float32
-		for _, p := range pv {
-			c += p[i]
-		}
-		out[i] = v[i] + c/float32(len(pv))
+	ps := make([]rag.QuestionPassage, len(hits))
+	for i, h := range hits {
+		ps[i] = rag.QuestionPassage{ChunkID: h.ID, DocumentID: h.DocumentID}
 	}
-	return normalize(out), nil
+	return v, ps, nil
 }
 
-func normalize(v []float32) []float32 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
+// documentWeights weighs the documents of a question's passages by the rank of their best passage, 1/rank:
+// the first passages say what a question is about, the tail is what its filler words happen to match.
+// Documents rather than passages, because two questions about one topic often land on neighbouring
+// passages of the lecture that covers it (measured in docs/qa.md).
+func documentWeights(ps []rag.QuestionPassage) map[string]float64 {
+	m := make(map[string]float64, len(ps))
+	for i, p := range ps {
+		w := 1 / float64(i+1)
+		if w > m[p.DocumentID] {
+			m[p.DocumentID] = w
+		}
 	}
-	if n == 0 {
-		return v
+	return m
+}
+
+// cosine is the cosine similarity of two sparse weight vectors (0 when either is empty).
+func cosine(a, b map[string]float64) float64 {
+	var d, na, nb float64
+	for k, x := range a {
+		d += x * b[k]
+		na += x * x
 	}
-	inv := float32(1 / math.Sqrt(n))
-	for i := range v {
-		v[i] *= inv
+	for _, y := range b {
+		nb += y * y
 	}
-	return v
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return d / math.Sqrt(na*nb)
 }
 
 func termSet(text string) map[string]bool {

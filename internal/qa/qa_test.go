@@ -302,3 +302,50 @@ func BenchmarkPass(b *testing.B) {
 		}
 	}
 }
+
+// TestSimilarPassages: two questions that share no word but are about one lecture find each other through
+// the documents their best passages come from, above questions about another lecture or about nothing the
+// course covers; questions sharing words keep the embedding and keyword scores.
+func TestSimilarPassages(t *testing.T) {
+	st := openSQLite(t)
+	b := newBoard(t, st, nil, qa.Options{})
+	ctx := t.Context()
+	// A second lecture, so that the course has two documents to tell apart.
+	emb := hash.New(hash.DefaultDim)
+	ex, err := extract.New(extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ex.Close() })
+	pipe := ingest.New(st, ex, emb, ingest.Options{Chunk: chunk.Options{Size: 300, Overlap: 50}})
+	if _, _, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Collection: "course", Name: "2-2.md",
+		Data: []byte("# 유사 타겟\n\n유사 타겟은 소스 타겟과 비슷한 사람들을 찾아요. 영어로는 룩어라이크라고 불러요. " +
+			"1%가 소스와 가장 비슷한 사람들이고, 10%로 갈수록 범위가 넓어져요. 처음에는 1%로 시작하세요.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	exit := ask(t, b, "학습 단계는 보통 언제 끝나나요?")
+	phase := ask(t, b, "러닝 페이즈 벗어나려면 최적화 이벤트 몇 번 필요함?")
+	ask(t, b, "룩어라이크 크기 비율은 어느 정도로 설정하는 게 좋을까요?")
+	ask(t, b, "유사 타겟 1%랑 10%는 뭐가 달라요?")
+	ask(t, b, "틱톡 픽셀은 어디에 설치해요?")
+	if len(phase.Passages) == 0 || phase.Passages[0].DocumentID == "" {
+		t.Fatalf("question passages = %+v", phase.Passages)
+	}
+	sim, err := b.svc.SimilarTo(ctx, phase.ID, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sim) != 3 || sim[0].ID != exit.ID || sim[0].Keyword != 0 || sim[0].Passages <= sim[1].Passages {
+		t.Fatalf("similar to %q = %+v; want %q first, by its passages alone", phase.Title, sim, exit.Title)
+	}
+	// The ask form while typing: the same signal for a text not yet posted.
+	sim, err = b.svc.SimilarText(ctx, "course", "룩어라이크 오디언스는 몇 퍼센트로 만들어요?", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sim {
+		if s.ID == exit.ID || s.ID == phase.ID || s.Passages == 0 {
+			t.Errorf("similar while typing = %+v; want the two questions about the other lecture", sim)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -37,10 +38,13 @@ type Question struct {
 	Attempts  int            `json:"attempts"`
 	LastError string         `json:"last_error,omitempty"`
 	// Space is the ID of the embedding space of Vector ("" until the question is embedded).
-	Space     string    `json:"space,omitempty"`
-	Vector    []float32 `json:"-"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Space  string    `json:"space,omitempty"`
+	Vector []float32 `json:"-"`
+	// Passages are the passages of the collection that best matched the question when it was embedded,
+	// best first (the board compares two questions by the documents they touch).
+	Passages  []QuestionPassage `json:"-"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
 }
 
 // Text is what is embedded and answered: the title and the body.
@@ -52,6 +56,28 @@ func (q *Question) Text() string {
 		return q.Body
 	}
 	return q.Title + "\n" + q.Body
+}
+
+// QuestionPassage is a passage a question matched: the chunk and its document.
+type QuestionPassage struct {
+	ChunkID    int64  `json:"chunk_id"`
+	DocumentID string `json:"document_id"`
+}
+
+// MaxQuestionPassages is the most passages a question keeps.
+const MaxQuestionPassages = 10
+
+// QuestionPassagesJSON is the stored form of a question's passages (a JSON list; nil is []). CodeInvalid
+// beyond MaxQuestionPassages.
+func QuestionPassagesJSON(ps []QuestionPassage) (string, error) {
+	if len(ps) > MaxQuestionPassages {
+		return "", Errorf(CodeInvalid, "%d passages; a question keeps at most %d", len(ps), MaxQuestionPassages)
+	}
+	if ps == nil {
+		ps = []QuestionPassage{}
+	}
+	b, err := json.Marshal(ps)
+	return string(b), err
 }
 
 // SourceRef is a passage an AI answer cites: the document, its metadata (e.g. lecture_name and week), the
@@ -148,13 +174,16 @@ type QuestionStore interface {
 	ListQuestions(ctx context.Context, q QuestionQuery) ([]*Question, error)
 	// DeleteQuestion removes a question with its answers. ErrNotFound.
 	DeleteQuestion(ctx context.Context, id string) error
-	// QuestionVectors returns the questions of a collection that have a vector in space, with it.
+	// QuestionVectors returns the questions of a collection that have a vector in space, with it and their
+	// passages.
 	QuestionVectors(ctx context.Context, collectionID string, space Space) ([]*Question, error)
 	// QuestionsWithoutVector returns up to limit questions (any collection, oldest first) with no vector in
-	// space: the work list of the embedding backfill.
+	// space, or whose passages were never recorded (questions embedded before the passages were kept): the
+	// work list of the embedding backfill.
 	QuestionsWithoutVector(ctx context.Context, space Space, limit int) ([]*Question, error)
-	// SetQuestionVector records a question's vector in space (replacing one of another space). ErrNotFound.
-	SetQuestionVector(ctx context.Context, id string, space Space, vector []float32) error
+	// SetQuestionVector records a question's vector in space (replacing one of another space) and its
+	// passages (nil: none; at most MaxQuestionPassages, CodeInvalid beyond). ErrNotFound.
+	SetQuestionVector(ctx context.Context, id string, space Space, vector []float32, passages []QuestionPassage) error
 
 	// AddAnswer stores a, assigning ID and timestamps. An AI answer also marks the question answered and
 	// ends its claim, in the same transaction; a second AI answer to a question is ErrConflict. ErrNotFound

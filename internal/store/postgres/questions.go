@@ -36,9 +36,10 @@ func (s *Store) queryQuestions(ctx context.Context, withVector bool, sql string,
 			return scanQuestion(r)
 		}
 		var v []float32
-		q, err := scanQuestion(r, &v)
+		var passages []rag.QuestionPassage
+		q, err := scanQuestion(r, &v, &passages)
 		if err == nil {
-			q.Vector = v
+			q.Vector, q.Passages = v, passages
 		}
 		return q, err
 	})
@@ -103,7 +104,7 @@ func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
 
 // QuestionVectors returns a collection's questions that have a vector in space, with it.
 func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space rag.Space) ([]*rag.Question, error) {
-	out, err := s.queryQuestions(ctx, true, `SELECT `+questionColumns+`, vector FROM {S}.questions
+	out, err := s.queryQuestions(ctx, true, `SELECT `+questionColumns+`, vector, passages FROM {S}.questions
 		WHERE collection_id = $1 AND space = $2 AND vector IS NOT NULL ORDER BY created_at, id`, collectionID, space.ID())
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("question vectors: %w", err))
@@ -117,22 +118,26 @@ func (s *Store) QuestionsWithoutVector(ctx context.Context, space rag.Space, lim
 		limit = 100
 	}
 	out, err := s.queryQuestions(ctx, false, `SELECT `+questionColumns+` FROM {S}.questions
-		WHERE space <> $1 OR vector IS NULL ORDER BY created_at, id LIMIT $2`, space.ID(), limit)
+		WHERE space <> $1 OR vector IS NULL OR passages IS NULL ORDER BY created_at, id LIMIT $2`, space.ID(), limit)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("questions without vector: %w", err))
 	}
 	return out, nil
 }
 
-// SetQuestionVector records a question's vector in space. ErrNotFound.
-func (s *Store) SetQuestionVector(ctx context.Context, id string, space rag.Space, vector []float32) error {
+// SetQuestionVector records a question's vector in space and its passages. ErrNotFound.
+func (s *Store) SetQuestionVector(ctx context.Context, id string, space rag.Space, vector []float32, passages []rag.QuestionPassage) error {
 	if space.Dim <= 0 || space.Provider == "" {
 		return rag.Errorf(rag.CodeInvalid, "embedding space %q is not valid", space.ID())
 	}
 	if len(vector) != space.Dim {
 		return rag.Errorf(rag.CodeInvalid, "vector has %d dimensions, space %s has %d", len(vector), space.ID(), space.Dim)
 	}
-	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.questions SET space = $1, vector = $2 WHERE id = $3`), space.ID(), vector, id)
+	ps, err := rag.QuestionPassagesJSON(passages)
+	if err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.questions SET space = $1, vector = $2, passages = $3 WHERE id = $4`), space.ID(), vector, ps, id)
 	if err != nil {
 		return interpretError(fmt.Errorf("set question vector: %w", err))
 	}

@@ -32,3 +32,7 @@ func PruneAllTombstones(t *testing.T, s *Store) {
 
 // KeywordRounds returns how many keyword queries the pruned round answered and how many ran in full.
 func KeywordRounds(s *Store) (pruned, full int64) { return s.terms.pruned.Load(), s.terms.full.Load() }
+
+// MigrationCount is the number of migration files: one schema_migrations row each once all are applied
+// (versions may leave gaps, so it is not LatestMigration).
+func MigrationCount() int { return len(migrations()) }

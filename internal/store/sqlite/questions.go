@@ -33,9 +33,10 @@ func collectQuestions(rows *sql.Rows, err error, withVector bool) ([]*rag.Questi
 	var out []*rag.Question
 	for rows.Next() {
 		var raw []byte
+		var passages sql.NullString
 		var extra []any
 		if withVector {
-			extra = append(extra, &raw)
+			extra = append(extra, &raw, &passages)
 		}
 		q, err := scanQuestion(rows, extra...)
 		if err != nil {
@@ -43,6 +44,11 @@ func collectQuestions(rows *sql.Rows, err error, withVector bool) ([]*rag.Questi
 		}
 		if withVector {
 			q.Vector = decodeVector(nil, raw)
+			if passages.Valid {
+				if err := json.Unmarshal([]byte(passages.String), &q.Passages); err != nil {
+					return nil, fmt.Errorf("question %s passages: %w", q.ID, err)
+				}
+			}
 		}
 		out = append(out, q)
 	}
@@ -125,7 +131,7 @@ func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
 
 // QuestionVectors returns a collection's questions that have a vector in space, with it.
 func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space rag.Space) ([]*rag.Question, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+`, vector FROM questions
+	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+`, vector, passages FROM questions
 		WHERE collection_id = ? AND space = ? AND vector IS NOT NULL ORDER BY created_at, id`, collectionID, space.ID())
 	out, err := collectQuestions(rows, err, true)
 	if err != nil {
@@ -140,7 +146,7 @@ func (s *Store) QuestionsWithoutVector(ctx context.Context, space rag.Space, lim
 		limit = 100
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+` FROM questions
-		WHERE space <> ? OR vector IS NULL ORDER BY created_at, id LIMIT ?`, space.ID(), limit)
+		WHERE space <> ? OR vector IS NULL OR passages IS NULL ORDER BY created_at, id LIMIT ?`, space.ID(), limit)
 	out, err := collectQuestions(rows, err, false)
 	if err != nil {
 		return nil, dbError(err, "questions without vector")
@@ -148,16 +154,20 @@ func (s *Store) QuestionsWithoutVector(ctx context.Context, space rag.Space, lim
 	return out, nil
 }
 
-// SetQuestionVector records a question's vector in space. ErrNotFound.
-func (s *Store) SetQuestionVector(ctx context.Context, id string, space rag.Space, vector []float32) error {
+// SetQuestionVector records a question's vector in space and its passages. ErrNotFound.
+func (s *Store) SetQuestionVector(ctx context.Context, id string, space rag.Space, vector []float32, passages []rag.QuestionPassage) error {
 	if err := checkSpace(space); err != nil {
 		return err
 	}
 	if len(vector) != space.Dim {
 		return rag.Errorf(rag.CodeInvalid, "vector has %d dimensions, space %s has %d", len(vector), space.ID(), space.Dim)
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE questions SET space = ?, vector = ? WHERE id = ?`, space.ID(), encodeVector(vector), id)
+	ps, err := rag.QuestionPassagesJSON(passages)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE questions SET space = ?, vector = ?, passages = ? WHERE id = ?`, space.ID(), encodeVector(vector), ps, id)
 		if err != nil {
 			return err
 		}

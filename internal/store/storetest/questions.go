@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -86,7 +88,7 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := qs.AddAnswer(ctx, &rag.BoardAnswer{QuestionID: "nope", IsAI: true, Body: "x"}); !errors.Is(err, rag.ErrNotFound) {
 			t.Errorf("answer to unknown question: %v", err)
 		}
-		if err := qs.SetQuestionVector(ctx, "nope", spaceB, []float32{1, 0, 0, 0}); !errors.Is(err, rag.ErrNotFound) {
+		if err := qs.SetQuestionVector(ctx, "nope", spaceB, []float32{1, 0, 0, 0}, nil); !errors.Is(err, rag.ErrNotFound) {
 			t.Errorf("vector of unknown question: %v", err)
 		}
 	})
@@ -98,15 +100,42 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err != nil || len(todo) != 2 || todo[0].ID != q1.ID {
 			t.Fatalf("without vector = %v, %v", todo, err)
 		}
-		if err := qs.SetQuestionVector(ctx, q1.ID, spaceB, []float32{1, 0, 0, 0}); err != nil {
+		passages := []rag.QuestionPassage{{ChunkID: 7, DocumentID: "doc-b"}, {ChunkID: 3, DocumentID: "doc-a"}}
+		if err := qs.SetQuestionVector(ctx, q1.ID, spaceB, []float32{1, 0, 0, 0}, passages); err != nil {
 			t.Fatal(err)
 		}
-		if err := qs.SetQuestionVector(ctx, q2.ID, spaceB, []float32{1, 0}); rag.ErrorCode(err) != rag.CodeInvalid {
+		if err := qs.SetQuestionVector(ctx, q2.ID, spaceB, []float32{1, 0}, nil); rag.ErrorCode(err) != rag.CodeInvalid {
 			t.Errorf("short vector: %v, want invalid", err)
+		}
+		// At most MaxQuestionPassages passages: one more is refused and nothing changes.
+		tooMany := make([]rag.QuestionPassage, rag.MaxQuestionPassages+1)
+		if err := qs.SetQuestionVector(ctx, q2.ID, spaceB, []float32{0, 1, 0, 0}, tooMany); rag.ErrorCode(err) != rag.CodeInvalid {
+			t.Errorf("%d passages: %v, want invalid", len(tooMany), err)
 		}
 		vs, err := qs.QuestionVectors(ctx, c.ID, spaceB)
 		if err != nil || len(vs) != 1 || vs[0].ID != q1.ID || len(vs[0].Vector) != 4 || vs[0].Vector[0] != 1 {
 			t.Fatalf("vectors = %+v, %v", vs, err)
+		}
+		if !slices.Equal(vs[0].Passages, passages) {
+			t.Errorf("passages = %+v, want %+v in that order", vs[0].Passages, passages)
+		}
+		// The most passages a question keeps, and none.
+		full := make([]rag.QuestionPassage, rag.MaxQuestionPassages)
+		for i := range full {
+			full[i] = rag.QuestionPassage{ChunkID: int64(i + 1), DocumentID: fmt.Sprintf("doc-%d", i)}
+		}
+		if err := qs.SetQuestionVector(ctx, q2.ID, spaceB, []float32{0, 1, 0, 0}, full); err != nil {
+			t.Fatal(err)
+		}
+		if err := qs.SetQuestionVector(ctx, q1.ID, spaceB, []float32{1, 0, 0, 0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		vs, _ = qs.QuestionVectors(ctx, c.ID, spaceB)
+		if len(vs) != 2 || len(vs[0].Passages) != 0 || !slices.Equal(vs[1].Passages, full) {
+			t.Errorf("after a re-embed: %+v", vs)
+		}
+		if todo, _ := qs.QuestionsWithoutVector(ctx, spaceB, 10); len(todo) != 0 {
+			t.Errorf("%d questions due in space B after both were embedded (no passages is an answer too)", len(todo))
 		}
 		if vs, _ := qs.QuestionVectors(ctx, c.ID, spaceA); len(vs) != 0 {
 			t.Errorf("space A has %d question vectors, want 0", len(vs))
