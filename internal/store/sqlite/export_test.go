@@ -36,3 +36,15 @@ func KeywordRounds(s *Store) (pruned, full int64) { return s.terms.pruned.Load()
 // MigrationCount is the number of migration files: one schema_migrations row each once all are applied
 // (versions may leave gaps, so it is not LatestMigration).
 func MigrationCount() int { return len(migrations()) }
+
+// ForgetQuestionPassages sets every question's passages to NULL, as migration 0012 leaves the questions
+// embedded before it.
+func ForgetQuestionPassages(t *testing.T, s *Store) {
+	t.Helper()
+	if err := s.write(t.Context(), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(t.Context(), `UPDATE questions SET passages = NULL`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
