@@ -108,11 +108,13 @@ func aiAnswers(th qa.Thread) []*rag.BoardAnswer {
 
 // Quality floors of the lecture board on the offline defaults, below which TestLecturesBoard fails. The
 // issue's targets are 22 of 24, 6 of 6 and 4 of 4; the answers come from the answer service (the
-// offline extractive answerer), so these floors are what it reaches today and rise with it.
+// offline extractive answerer), so these floors are what it reaches today and rise with it. The
+// duplicate pairs are found by the board's similar questions (embedding, terms and the documents of the
+// questions' best passages; docs/qa.md "Similar questions").
 const (
 	floorAnswered  = 12
 	floorNotFound  = 3
-	floorDupsFound = 1
+	floorDupsFound = 3
 )
 
 // TestLecturesBoard is the "Show" on the real binary and the offline defaults: load the sample
