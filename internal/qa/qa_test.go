@@ -349,3 +349,19 @@ func TestSimilarPassages(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSimilar is one GET /api/questions/{id}/similar on a board of 300 questions (offline defaults,
+// embedded store): the question's vector and passages are stored, so a call is one scan of the board.
+func BenchmarkSimilar(b *testing.B) {
+	bd := newBoard(b, openSQLite(b), nil, qa.Options{})
+	titles := []string{"학습 단계는 언제 끝나요?", "학습 제한은 어떻게 풀어요?", "일일 예산보다 더 쓰일 수 있나요?", "주 단위 예산 한도는?"}
+	var last *rag.Question
+	for i := range 300 {
+		last = ask(b, bd, fmt.Sprintf("%s %d", titles[i%len(titles)], i))
+	}
+	for b.Loop() {
+		if sim, err := bd.svc.SimilarTo(context.Background(), last.ID, 5); err != nil || len(sim) != 5 {
+			b.Fatalf("similar = %v, %v", sim, err)
+		}
+	}
+}
