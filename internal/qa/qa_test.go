@@ -44,20 +44,30 @@ type board struct {
 	space rag.Space
 }
 
-func newBoard(t testing.TB, st store, gen rag.Generator, opt qa.Options) *board {
+// ingestAll ingests the requests into st with the offline hash embedder in chunks of size characters (an
+// existing document is left as it is) and returns the embedder.
+func ingestAll(t testing.TB, st store, size int, reqs ...ingest.Request) rag.Embedder {
 	t.Helper()
-	ctx := context.Background()
 	emb := hash.New(hash.DefaultDim)
 	ex, err := extract.New(extract.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ex.Close() })
-	pipe := ingest.New(st, ex, emb, ingest.Options{Chunk: chunk.Options{Size: 300, Overlap: 50}})
-	if _, _, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Collection: "course", Name: "6-2.md", Data: lecture,
-		Metadata: map[string]any{"lecture_name": "학습 단계", "week": "6주차"}}); err != nil && !errors.Is(err, rag.ErrConflict) {
-		t.Fatal(err)
+	pipe := ingest.New(st, ex, emb, ingest.Options{Chunk: chunk.Options{Size: size, Overlap: size / 5}})
+	for _, r := range reqs {
+		if _, _, err := pipe.Ingest(context.Background(), rag.LocalPrincipal, r); err != nil && !errors.Is(err, rag.ErrConflict) {
+			t.Fatal(err)
+		}
 	}
+	return emb
+}
+
+func newBoard(t testing.TB, st store, gen rag.Generator, opt qa.Options) *board {
+	t.Helper()
+	ctx := context.Background()
+	emb := ingestAll(t, st, 300, ingest.Request{Collection: "course", Name: "6-2.md", Data: lecture,
+		Metadata: map[string]any{"lecture_name": "학습 단계", "week": "6주차"}})
 	spaces, err := reembed.New(ctx, st, emb, nil, reembed.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -311,18 +321,9 @@ func TestSimilarPassages(t *testing.T) {
 	b := newBoard(t, st, nil, qa.Options{})
 	ctx := t.Context()
 	// A second lecture, so that the course has two documents to tell apart.
-	emb := hash.New(hash.DefaultDim)
-	ex, err := extract.New(extract.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ex.Close() })
-	pipe := ingest.New(st, ex, emb, ingest.Options{Chunk: chunk.Options{Size: 300, Overlap: 50}})
-	if _, _, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Collection: "course", Name: "2-2.md",
+	ingestAll(t, st, 300, ingest.Request{Collection: "course", Name: "2-2.md",
 		Data: []byte("# 유사 타겟\n\n유사 타겟은 소스 타겟과 비슷한 사람들을 찾아요. 영어로는 룩어라이크라고 불러요. " +
-			"1%가 소스와 가장 비슷한 사람들이고, 10%로 갈수록 범위가 넓어져요. 처음에는 1%로 시작하세요.\n")}); err != nil {
-		t.Fatal(err)
-	}
+			"1%가 소스와 가장 비슷한 사람들이고, 10%로 갈수록 범위가 넓어져요. 처음에는 1%로 시작하세요.\n")})
 	exit := ask(t, b, "학습 단계는 보통 언제 끝나나요?")
 	phase := ask(t, b, "러닝 페이즈 벗어나려면 최적화 이벤트 몇 번 필요함?")
 	ask(t, b, "룩어라이크 크기 비율은 어느 정도로 설정하는 게 좋을까요?")

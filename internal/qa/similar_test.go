@@ -1,7 +1,6 @@
 package qa_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragd/ragd/internal/chunk"
-	"github.com/ragd/ragd/internal/embed/hash"
-	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
@@ -48,18 +44,11 @@ func measurePairs(t *testing.T, docs []pairDoc, qs []pairQuestion) pairFigures {
 	t.Helper()
 	ctx := t.Context()
 	st := openSQLite(t)
-	emb := hash.New(hash.DefaultDim)
-	ex, err := extract.New(extract.Options{})
-	if err != nil {
-		t.Fatal(err)
+	reqs := make([]ingest.Request, len(docs))
+	for i, d := range docs {
+		reqs[i] = ingest.Request{Collection: "board", Name: d.name, Data: d.data}
 	}
-	t.Cleanup(func() { _ = ex.Close() })
-	pipe := ingest.New(st, ex, emb, ingest.Options{Chunk: chunk.Options{Size: 1000, Overlap: 200}})
-	for _, d := range docs {
-		if _, _, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Collection: "board", Name: d.name, Data: d.data}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	emb := ingestAll(t, st, 1000, reqs...)
 	svc := qa.New(st, st, emb, st, nil, qa.Options{})
 	ids := make([]string, len(qs))
 	group := map[string]string{}
@@ -142,21 +131,11 @@ func TestSimilarPairs(t *testing.T) {
 			}
 			docs = append(docs, pairDoc{filepath.Base(f), b})
 		}
-		fh, err := os.Open(filepath.Join(dir, "questions.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer fh.Close()
 		var qs []pairQuestion
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			var q struct {
-				Question string  `json:"question"`
-				DupGroup *string `json:"dup_group"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-				t.Fatal(err)
-			}
+		for _, q := range testkit.ReadJSONL[struct {
+			Question string  `json:"question"`
+			DupGroup *string `json:"dup_group"`
+		}](t, filepath.Join(dir, "questions.jsonl")) {
 			pq := pairQuestion{title: q.Question}
 			if q.DupGroup != nil {
 				pq.group = *q.DupGroup

@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
@@ -33,27 +32,7 @@ type sampleQuestion struct {
 }
 
 func readSampleQuestions(t *testing.T) []sampleQuestion {
-	return readJSONL[sampleQuestion](t, filepath.Join(lectures, "questions.jsonl"))
-}
-
-// readJSONL reads a file of one JSON T a line.
-func readJSONL[T any](t *testing.T, path string) []T {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	return out
+	return testkit.ReadJSONL[sampleQuestion](t, filepath.Join(lectures, "questions.jsonl"))
 }
 
 // loadLectures runs examples/lectures/load against a running server.

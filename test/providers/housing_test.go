@@ -57,7 +57,7 @@ func TestHousingAssistant(t *testing.T) {
 	notStated, _, _ := strings.Cut(prof.Schema.NotStatedReply, "{contact}")
 	notStated = strings.TrimPrefix(notStated, "{title}")
 
-	qs := readJSONL[housingQuestion](t, filepath.Join(housing, "questions.jsonl"))
+	qs := testkit.ReadJSONL[housingQuestion](t, filepath.Join(housing, "questions.jsonl"))
 	if len(qs) != 30 {
 		t.Fatalf("%d questions, want 30", len(qs))
 	}

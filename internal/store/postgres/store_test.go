@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragd/ragd/internal/migration"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/storetest"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -113,38 +114,14 @@ func TestMigrate(t *testing.T) {
 	})
 }
 
-// TestQuestionPassagesUpgrade: a question embedded before migration 0011 has a vector but no passages
-// (NULL, what ADD COLUMN leaves): it is due for the backfill, and embedding it again clears it.
+// TestQuestionPassagesUpgrade: a question embedded before migration 0011 (storetest.QuestionPassagesUpgrade).
 func TestQuestionPassagesUpgrade(t *testing.T) {
 	s := openStore(t, Options{Schema: testSchema(t, testURL(t))})
-	ctx := t.Context()
-	c := &rag.Collection{Name: "lectures"}
-	if err := s.CreateCollection(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	q := &rag.Question{CollectionID: c.ID, Title: "학습 단계는 언제 끝나요?"}
-	if err := s.CreateQuestion(ctx, q); err != nil {
-		t.Fatal(err)
-	}
-	sp := rag.Space{Provider: "hash", Model: "v1", Dim: 2}
-	if err := s.SetQuestionVector(ctx, q.ID, sp, []float32{1, 0}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.pool.Exec(ctx, s.q("UPDATE {S}.questions SET passages = NULL")); err != nil {
-		t.Fatal(err)
-	}
-	if todo, err := s.QuestionsWithoutVector(ctx, sp, 10); err != nil || len(todo) != 1 || todo[0].ID != q.ID {
-		t.Fatalf("due after the upgrade: %v, %v; want the question", todo, err)
-	}
-	if vs, err := s.QuestionVectors(ctx, c.ID, sp); err != nil || len(vs) != 1 || vs[0].Passages != nil {
-		t.Fatalf("vectors after the upgrade: %+v, %v; want the question without passages", vs, err)
-	}
-	if err := s.SetQuestionVector(ctx, q.ID, sp, []float32{1, 0}, []rag.QuestionPassage{{ChunkID: 1, DocumentID: "d"}}); err != nil {
-		t.Fatal(err)
-	}
-	if todo, _ := s.QuestionsWithoutVector(ctx, sp, 10); len(todo) != 0 {
-		t.Errorf("still due after the backfill: %v", todo)
-	}
+	storetest.QuestionPassagesUpgrade(t, s, func(t *testing.T) {
+		if _, err := s.pool.Exec(t.Context(), s.q("UPDATE {S}.questions SET passages = NULL")); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestVersionCheck(t *testing.T) {

@@ -319,3 +319,28 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 	})
 }
+
+// QuestionPassagesUpgrade checks a question embedded before the store kept passages: forget sets every
+// question's passages to NULL, what the migration that added them leaves. The question is due for the
+// backfill, its vector is still found (without passages), and embedding it again clears it.
+func QuestionPassagesUpgrade(t *testing.T, s rag.Store, forget func(t *testing.T)) {
+	qs, c := newBoard(t, func(*testing.T) rag.Store { return s })
+	ctx := t.Context()
+	q := ask(t, qs, c, "학습 단계는 언제 끝나요?")
+	if err := qs.SetQuestionVector(ctx, q.ID, spaceB, []float32{1, 0, 0, 0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	forget(t)
+	if todo, err := qs.QuestionsWithoutVector(ctx, spaceB, 10); err != nil || len(todo) != 1 || todo[0].ID != q.ID {
+		t.Fatalf("due after the upgrade: %v, %v; want the question", todo, err)
+	}
+	if vs, err := qs.QuestionVectors(ctx, c.ID, spaceB); err != nil || len(vs) != 1 || vs[0].Passages != nil {
+		t.Fatalf("vectors after the upgrade: %+v, %v; want the question without passages", vs, err)
+	}
+	if err := qs.SetQuestionVector(ctx, q.ID, spaceB, []float32{1, 0, 0, 0}, []rag.QuestionPassage{{ChunkID: 1, DocumentID: "d"}}); err != nil {
+		t.Fatal(err)
+	}
+	if todo, _ := qs.QuestionsWithoutVector(ctx, spaceB, 10); len(todo) != 0 {
+		t.Errorf("still due after the backfill: %v", todo)
+	}
+}
