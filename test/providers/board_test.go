@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,4 +278,59 @@ func TestBoardModelFaults(t *testing.T) {
 		}
 	}
 	mustNotContain(t, "ragd output", p.Output.String(), openaiKey)
+}
+
+// TestBoardTwoWorkersPostgres: on PostgreSQL (PGlite), two `ragd questions answer-now` processes work through
+// the lecture board's backlog at once, pass after pass, beside a running server: every question ends with
+// exactly one AI answer, and the two together answered each once.
+func TestBoardTwoWorkersPostgres(t *testing.T) {
+	t.Parallel()
+	base := testkit.DatabaseURL(t)
+	url := testkit.SearchPath(base, testkit.Schema(t, base, "board_"))
+	p := serve(t, t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_QA_INTERVAL=1h")
+	loadLectures(t, p.URL)
+	var ids []string
+	for _, q := range readSampleQuestions(t) {
+		ids = append(ids, postQuestion(t, p.URL, "lectures", q.Question).ID)
+	}
+
+	bin := testkit.Binary(t)
+	answered := make([]int, 2)
+	var wg sync.WaitGroup
+	for w := range answered {
+		env := testkit.CleanEnv("RAGD_DATABASE_URL="+url, "RAGD_DATA_DIR="+t.TempDir(), "RAGD_QA_BATCH=4")
+		wg.Go(func() {
+			for pass := 1; pass <= len(ids); pass++ {
+				cmd := exec.Command(bin, "questions", "answer-now", "--json")
+				cmd.Env = env
+				out, err := cmd.Output()
+				if err != nil {
+					t.Errorf("worker %d pass %d: %v\n%s", w+1, pass, err, out)
+					return
+				}
+				var run rag.QARun
+				if err := json.Unmarshal(out, &run); err != nil {
+					t.Errorf("worker %d pass %d: %v\n%s", w+1, pass, err, out)
+					return
+				}
+				if run.Failed != 0 {
+					t.Errorf("worker %d pass %d: %+v", w+1, pass, run)
+				}
+				answered[w] += run.Answered
+				if run.Answered == 0 && run.Skipped == 0 {
+					return // nothing left to claim
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("worker 1 answered %d, worker 2 %d", answered[0], answered[1])
+	if answered[0]+answered[1] != len(ids) || answered[0] == 0 || answered[1] == 0 {
+		t.Errorf("answered %v; want %d in all, by both", answered, len(ids))
+	}
+	for _, id := range ids {
+		if th := thread(t, p.URL, id); len(aiAnswers(th)) != 1 || th.Status != rag.QuestionAnswered {
+			t.Errorf("question %s: %d AI answers, status %s", id, len(aiAnswers(th)), th.Status)
+		}
+	}
 }
