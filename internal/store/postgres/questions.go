@@ -102,7 +102,7 @@ func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
 	return nil
 }
 
-// QuestionVectors returns a collection's questions that have a vector in space, with it.
+// QuestionVectors returns a collection's questions that have a vector in space, with it and their passages.
 func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space rag.Space) ([]*rag.Question, error) {
 	out, err := s.queryQuestions(ctx, true, `SELECT `+questionColumns+`, vector, passages FROM {S}.questions
 		WHERE collection_id = $1 AND space = $2 AND vector IS NOT NULL ORDER BY created_at, id`, collectionID, space.ID())
@@ -112,7 +112,7 @@ func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space 
 	return out, nil
 }
 
-// QuestionsWithoutVector returns up to limit questions, oldest first, with no vector in space.
+// QuestionsWithoutVector returns up to limit questions, oldest first, with no vector in space or no passages.
 func (s *Store) QuestionsWithoutVector(ctx context.Context, space rag.Space, limit int) ([]*rag.Question, error) {
 	if limit <= 0 {
 		limit = 100

@@ -129,7 +129,7 @@ func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
 	return dbError(err, "delete question")
 }
 
-// QuestionVectors returns a collection's questions that have a vector in space, with it.
+// QuestionVectors returns a collection's questions that have a vector in space, with it and their passages.
 func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space rag.Space) ([]*rag.Question, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+`, vector, passages FROM questions
 		WHERE collection_id = ? AND space = ? AND vector IS NOT NULL ORDER BY created_at, id`, collectionID, space.ID())
@@ -140,7 +140,7 @@ func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space 
 	return out, nil
 }
 
-// QuestionsWithoutVector returns up to limit questions, oldest first, with no vector in space.
+// QuestionsWithoutVector returns up to limit questions, oldest first, with no vector in space or no passages.
 func (s *Store) QuestionsWithoutVector(ctx context.Context, space rag.Space, limit int) ([]*rag.Question, error) {
 	if limit <= 0 {
 		limit = 100
