@@ -57,6 +57,8 @@ type App struct {
 	Board *qa.Service
 	// Feedback is users' ratings of answers and sources, and their export as eval items.
 	Feedback *feedback.Service
+	// Conversations keeps the principals' chats (the store's).
+	Conversations rag.ConversationStore
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
 
@@ -147,6 +149,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, fmt.Errorf("store %T keeps no feedback", a.Store)
 	}
 	a.Feedback = feedback.New(ratings, a.Store)
+	conversations, chats := a.Store.(rag.ConversationStore)
+	if !chats {
+		return nil, fmt.Errorf("store %T keeps no conversations", a.Store)
+	}
+	a.Conversations = conversations
 	ok = true
 	return a, nil
 }

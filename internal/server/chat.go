@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -23,6 +24,19 @@ type chatRequest struct {
 	AsOf string `json:"as_of"`
 	// Stream asks for server-sent events, like "Accept: text/event-stream".
 	Stream bool `json:"stream"`
+	// ConversationID appends the question and its answer to that conversation of the principal; without
+	// history, the conversation's last turns are the history. ReplaceFrom (a message of it) first removes
+	// that message and the ones after it: a regenerated answer, an edited question.
+	ConversationID string `json:"conversation_id"`
+	ReplaceFrom    string `json:"replace_from"`
+}
+
+// chatAnswer is an answer as /api/chat returns it: with the conversation it was saved in and the IDs of
+// the question's and the answer's messages there.
+type chatAnswer struct {
+	rag.AnswerView
+	ConversationID string   `json:"conversation_id,omitempty"`
+	MessageIDs     []string `json:"message_ids,omitempty"`
 }
 
 // recentTurns keeps the last n turns that have a role and content; older ones are dropped, not an error.
@@ -67,7 +81,22 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if req.ReplaceFrom != "" && req.ConversationID == "" {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "replace_from needs a conversation_id"))
+		return
+	}
+	var conv *chatConversation
+	if req.ConversationID != "" {
+		var err error
+		if conv, err = s.openConversation(r.Context(), principalOf(r), req.ConversationID, req.ReplaceFrom); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	history := recentTurns(req.History, rag.MaxHistoryTurns)
+	if len(history) == 0 && conv != nil {
+		history = conv.history(rag.MaxHistoryTurns)
+	}
 	ask := rag.AskRequest{Question: req.Question, History: history, Filter: f, K: req.K}
 	if req.AsOf != "" {
 		d, err := time.Parse(time.DateOnly, strings.TrimSpace(req.AsOf))
@@ -91,7 +120,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, rag.ViewAnswer(ans, passages, len(history)))
+		out, err := s.saved(r.Context(), principalOf(r), conv, req.Question, rag.ViewAnswer(ans, passages, len(history)), false)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 
@@ -100,15 +134,21 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	// an "error" event.
 	sse := &eventStream{w: w, rc: http.NewResponseController(w)}
 	var passages []rag.Source
+	var partial strings.Builder // the answer so far, kept when the client stops it
 	_, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
 		switch ev.Type {
 		case rag.AnswerSources:
 			passages = ev.Sources
 			return sse.send("sources", map[string]any{"sources": rag.ViewSources(ev.Sources)})
 		case rag.AnswerDelta:
+			partial.WriteString(ev.Delta)
 			return sse.send("delta", map[string]string{"text": ev.Delta})
 		case rag.AnswerDone:
-			return sse.send("done", rag.ViewAnswer(ev.Answer, passages, len(history)))
+			out, err := s.saved(r.Context(), principalOf(r), conv, req.Question, rag.ViewAnswer(ev.Answer, passages, len(history)), false)
+			if err != nil {
+				return err
+			}
+			return sse.send("done", out)
 		}
 		return nil
 	})
@@ -120,11 +160,34 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sse.broken || r.Context().Err() != nil {
-		return // the client went away
+		// The client went away or stopped the answer: what it was shown stays in the conversation.
+		if conv != nil {
+			stopped := rag.AnswerView{Answer: partial.String(), Question: req.Question, Sources: rag.ViewSources(passages),
+				Passages: rag.ViewSources(passages)}
+			if _, err := s.saved(context.WithoutCancel(r.Context()), principalOf(r), conv, req.Question, stopped, true); err != nil {
+				s.logFailure(r, http.StatusInternalServerError, err)
+			}
+		}
+		return
 	}
 	body := errorBodyOf(err)
 	s.logFailure(r, rag.HTTPStatus(body.Error), err)
 	_ = sse.send("error", body)
+}
+
+// saved saves the exchange in the request's conversation, when it names one, and returns the answer as
+// /api/chat returns it.
+func (s *Server) saved(ctx context.Context, p rag.Principal, conv *chatConversation, question string, view rag.AnswerView, stopped bool) (chatAnswer, error) {
+	out := chatAnswer{AnswerView: view}
+	if conv == nil {
+		return out, nil
+	}
+	ids, err := s.saveExchange(ctx, p, conv, question, view, stopped)
+	if err != nil {
+		return out, err
+	}
+	out.ConversationID, out.MessageIDs = conv.c.ID, ids
+	return out, nil
 }
 
 // eventStream writes server-sent events, starting the response on the first one.

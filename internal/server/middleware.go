@@ -110,7 +110,7 @@ type corsPolicy struct {
 }
 
 const (
-	corsMethods = "GET, POST, PUT, DELETE, OPTIONS"
+	corsMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
 	corsHeaders = "Content-Type, Authorization, X-RAG-API-Key"
 )
 

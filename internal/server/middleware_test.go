@@ -118,7 +118,7 @@ func TestCORS(t *testing.T) {
 		{name: "PreflightAllowed", method: "OPTIONS", path: "/api/chat", headers: preflight(allowed), status: 204,
 			wantHeaders: map[string]string{
 				"Access-Control-Allow-Origin":  allowed,
-				"Access-Control-Allow-Methods": "GET, POST, PUT, DELETE, OPTIONS",
+				"Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
 				"Access-Control-Allow-Headers": "Content-Type, Authorization, X-RAG-API-Key",
 				"Access-Control-Max-Age":       "600",
 			}},

@@ -97,8 +97,10 @@ type Deps struct {
 	Graph Graphs
 	// Feedback rates answers and sources.
 	Feedback Feedback
-	Settings Settings
-	Logger   *slog.Logger // nil discards
+	// Conversations keeps the principals' chats (rag.Store implementations implement it).
+	Conversations rag.ConversationStore
+	Settings      Settings
+	Logger        *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
 	Now func() time.Time
 }
@@ -144,8 +146,9 @@ type Server struct {
 // New returns a Server over d. It fails when a service is missing.
 func New(d Deps) (*Server, error) {
 	if d.Documents == nil || d.Collections == nil || d.Store == nil || d.Answers == nil || d.Search == nil ||
-		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil || d.Graph == nil || d.Feedback == nil {
-		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph, feedback)")
+		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil || d.Graph == nil || d.Feedback == nil ||
+		d.Conversations == nil {
+		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph, feedback, conversations)")
 	}
 	s := &Server{deps: d, set: d.Settings, log: d.Logger, mux: http.NewServeMux(), now: d.Now}
 	if s.log == nil {
@@ -209,6 +212,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/feedback", s.handleListFeedback)
 	s.mux.HandleFunc("GET /api/feedback/export", s.handleExportFeedback)
 	s.mux.HandleFunc("DELETE /api/feedback/{id}", s.handleDeleteFeedback)
+
+	s.mux.HandleFunc("GET /api/conversations", s.handleListConversations)
+	s.mux.HandleFunc("POST /api/conversations", s.handleCreateConversation)
+	s.mux.HandleFunc("GET /api/conversations/{id}", s.handleGetConversation)
+	s.mux.HandleFunc("PATCH /api/conversations/{id}", s.handleUpdateConversation)
+	s.mux.HandleFunc("DELETE /api/conversations/{id}", s.handleDeleteConversation)
 
 	// Anything else under /api/ is a JSON not_found 404, never the UI — a known path with a method it does
 	// not take included: this pattern matches every method, so the mux never answers 405 (SPEC.md's error

@@ -141,7 +141,7 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	set.Embedder, set.Generator = b.emb.Space(), b.gen.Name()
 	b.board = qa.New(st, st, b.emb, st, b.answers, qa.Options{Logger: logger, RetryBase: time.Millisecond})
 	b.deps = Deps{Documents: st, Collections: st, Store: st, Answers: b.answers, Search: b.spaces, Embedding: b.spaces,
-		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Graph: b.graph, Feedback: feedback.New(st, st), Settings: set, Logger: logger, Now: b.clock.now}
+		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Graph: b.graph, Feedback: feedback.New(st, st), Conversations: st, Settings: set, Logger: logger, Now: b.clock.now}
 	b.serve(t)
 	return b
 }
