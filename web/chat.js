@@ -16,9 +16,12 @@
   const counter = $('counter');
 
   const state = {
-    history: [],      // [{role, content}] — the last turns, sent with each question
+    history: [],        // [{role, content}] — the last turns, sent with each question
     busy: false,
-    controller: null, // AbortController of the answer being streamed
+    controller: null,   // AbortController of the answer being streamed
+    conversation: null, // the conversation shown, as the server keeps it ({id, title, collections, document_ids})
+    editing: null,      // the question being edited (its message box)
+    saving: null,       // a promise: the IDs of a stopped exchange, once the server has kept it
   };
 
   DOMPurify.addHook('afterSanitizeAttributes', (node) => {
@@ -37,14 +40,29 @@
   /**
    * renderAnswer renders markdown text as sanitised DOM with clickable citations for the known sources.
    * weak (optional) are the answer's weakly supported sentences, as the API reports them; they are marked.
+   * labels (optional) maps a source's number to the number its chip shows (citationLabels).
    */
-  function renderAnswer(text, sources, onCite, weak) {
+  function renderAnswer(text, sources, onCite, weak, labels) {
     const { text: source, spans } = withWeakMarks(text || '', weak);
     const html = marked.parse(source, { gfm: true, breaks: true, async: false });
     const frag = DOMPurify.sanitize(html, PURIFY);
     if (spans.length) markWeak(frag, spans);
-    linkCitations(frag, sources, onCite);
+    linkCitations(frag, sources, onCite, labels || new Map());
     return frag;
+  }
+
+  /**
+   * citationLabels numbers the sources an answer cites in the order the answer first cites them, so that its
+   * chips read [1] [2] [3] whatever the passages' retrieval ranks ([1] … [4] … [3] before). The chip keeps
+   * the source's own number in data-n.
+   */
+  function citationLabels(text, sources) {
+    const labels = new Map();
+    for (const m of (text || '').matchAll(/\[(\d{1,3})\]/g)) {
+      const n = Number(m[1]);
+      if (sources.has(n) && !labels.has(n)) labels.set(n, labels.size + 1);
+    }
+    return labels;
   }
 
   // Private-use characters bracket the weakly supported sentences in the markdown: they pass through marked
@@ -120,7 +138,7 @@
   }
 
   /** linkCitations replaces "[n]" in text nodes (outside code and links) with buttons for known sources. */
-  function linkCitations(root, sources, onCite) {
+  function linkCitations(root, sources, onCite, labels) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     const nodes = [];
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -133,7 +151,8 @@
         const m = /^\[(\d{1,3})\]$/.exec(part);
         if (m && sources.has(Number(m[1]))) {
           const n = Number(m[1]);
-          const b = el('button', { type: 'button', class: 'cite', 'data-n': n, 'aria-label': `source ${n}` }, `[${n}]`);
+          const label = labels.get(n) || n;
+          const b = el('button', { type: 'button', class: 'cite', 'data-n': n, 'data-label': label, 'aria-label': `source ${label}` }, `[${label}]`);
           b.addEventListener('click', () => onCite(n));
           out.append(b);
         } else if (part) {
@@ -217,8 +236,6 @@
       last = to;
     }
     if (last < passage.length) target.append(document.createTextNode(passage.slice(last)));
-    const first = target.querySelector('mark');
-    if (first) first.scrollIntoView({ block: 'nearest' });
   }
 
   function pages(s) {
@@ -233,7 +250,7 @@
     const s = turn.sources.get(n);
     if (!s) return;
     $('source-title').textContent = s.title || s.source || s.document_id;
-    $('source-n').textContent = `[${n}]`;
+    $('source-n').textContent = `[${turn.labels.get(n) || n}]`;
     $('source-doc').textContent = s.source || s.document_id;
     $('source-page').textContent = pages(s);
     $('source-section').textContent = s.section || '—';
@@ -244,6 +261,11 @@
     panel.hidden = false;
     panel.dataset.n = String(n);
     $('source-close').focus({ preventScroll: true });
+    // Scroll once the panel is laid out (a hidden one has no geometry): the first highlight in view, in the
+    // middle of the sheet on a phone.
+    panel.scrollTop = 0;
+    const first = $('source-passage').querySelector('mark');
+    if (first) first.scrollIntoView({ block: 'center' });
   }
 
   function closeSource() { $('source-panel').hidden = true; }
@@ -301,30 +323,52 @@
 
   function scrollDown() { conversation.scrollTop = conversation.scrollHeight; }
 
-  function addUser(text) {
-    conversation.append(el('article', { class: 'msg msg-user' }, text));
+  // ---- messages ----
+
+  /** addUser shows a question; id is its message in the conversation (when saved). */
+  function addUser(text, id) {
+    const edit = el('button', { type: 'button', class: 'msg-action edit', title: '고쳐서 다시 묻기 (edit and resend)', 'aria-label': 'edit and resend' }, '✎');
+    const box = el('article', { class: 'msg msg-user', 'data-role': 'user' }, el('span', { class: 'msg-text' }, text), edit);
+    if (id) box.dataset.id = id;
+    edit.addEventListener('click', () => startEdit(box));
+    conversation.append(box);
+    return box;
   }
 
-  /** Turn is one assistant answer as it streams. */
-  function newTurn() {
+  // The turn of each finished answer's box (for the history when a conversation is edited).
+  const turns = new WeakMap();
+
+  /** Turn is one assistant answer as it streams; question is the user message it answers. */
+  function newTurn(question) {
     const answerEl = el('div', { class: 'answer' });
     const typing = el('span', { class: 'typing', 'aria-label': 'answering' }, el('span'), el('span'), el('span'));
-    const box = el('article', { class: 'msg msg-assistant streaming', 'data-state': 'waiting' }, typing, answerEl);
+    const box = el('article', { class: 'msg msg-assistant streaming', 'data-role': 'assistant', 'data-state': 'waiting' }, typing, answerEl);
     conversation.append(box);
-    const turn = { box, answerEl, typing, text: '', sources: new Map(), frame: 0 };
+    const turn = { box, answerEl, typing, question, text: '', sources: new Map(), labels: new Map(), frame: 0 };
     turn.render = () => {
       if (turn.frame) return;
       turn.frame = requestAnimationFrame(() => {
         turn.frame = 0;
-        turn.answerEl.replaceChildren(renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n)));
+        turn.answerEl.replaceChildren(renderTurn(turn));
         scrollDown();
       });
     };
     return turn;
   }
 
+  function renderTurn(turn, weak) {
+    turn.labels = citationLabels(turn.text, turn.sources);
+    return renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n), weak, turn.labels);
+  }
+
   function setSources(turn, list) {
     turn.sources = new Map((list || []).map((s) => [s.n, s]));
+  }
+
+  /** relabelled returns the answer's sources in citation order, each numbered as its chip shows it. */
+  function relabelled(turn, sources) {
+    return (sources || []).map((s) => Object.assign({}, s, { n: turn.labels.get(s.n) || s.n }))
+      .sort((a, b) => a.n - b.n);
   }
 
   function finish(turn, done) {
@@ -333,8 +377,7 @@
     turn.box.classList.remove('streaming');
     if (done.passages) setSources(turn, done.passages);
     turn.text = done.answer || '';
-    const frag = renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n), done.weak);
-    turn.answerEl.replaceChildren(frag);
+    turn.answerEl.replaceChildren(renderTurn(turn, done.weak));
     if (done.truncated) {
       turn.box.insertBefore(el('p', { class: 'notice' }, `질문이 ${MAX_QUESTION}자를 넘어 잘라서 답했습니다. (The question was truncated to ${MAX_QUESTION} characters.)`), turn.answerEl);
     }
@@ -349,9 +392,20 @@
         `주어지지 않은 출처를 가리킨 인용 ${check.removed}개를 지웠습니다. ` +
         `(${check.removed} citation${check.removed > 1 ? 's' : ''} to passages that were not given removed.)`));
     }
-    turn.box.append(ragdFeedback.section(done), debugPanel(done));
-    turn.box.dataset.state = 'done';
+    if (done.stopped) turn.box.append(el('p', { class: 'notice stopped-note' }, '답변을 멈췄습니다. (Stopped.)'));
+    const collection = (state.conversation && state.conversation.collections.length === 1) ? state.conversation.collections[0] : '';
+    turn.box.append(actions(turn), ragdFeedback.section(Object.assign({}, done, { sources: relabelled(turn, done.sources) }), collection), debugPanel(done));
+    setIds(turn, done.message_ids);
+    turns.set(turn.box, turn);
+    turn.documents = citedDocuments(done);
+    turn.box.dataset.state = done.stopped ? 'stopped' : 'done';
     scrollDown();
+  }
+
+  function setIds(turn, ids) {
+    if (!ids || ids.length !== 2) return;
+    turn.question.dataset.id = ids[0];
+    turn.box.dataset.id = ids[1];
   }
 
   function fail(turn, err) {
@@ -359,12 +413,89 @@
     turn.typing.remove();
     turn.box.classList.remove('streaming');
     turn.box.classList.add('msg-error');
-    if (turn.text) turn.answerEl.replaceChildren(renderAnswer(turn.text, turn.sources, (n) => openSource(turn, n)));
+    if (turn.text) turn.answerEl.replaceChildren(renderTurn(turn));
     const e = err instanceof ApiError ? err : new ApiError('network', String(err && err.message || err));
     turn.box.append(el('p', { class: 'error-text', 'data-code': e.code }, e.human()));
     turn.box.dataset.state = 'error';
     scrollDown();
   }
+
+  /** stopped ends a turn the user stopped: what arrived stays, as the server keeps it. */
+  function stopped(turn) {
+    if (turn.frame) { cancelAnimationFrame(turn.frame); turn.frame = 0; }
+    turn.typing.remove();
+    turn.box.classList.remove('streaming');
+    turn.answerEl.replaceChildren(renderTurn(turn));
+    turn.box.append(el('p', { class: 'notice stopped-note' }, '답변을 멈췄습니다. (Stopped.)'), actions(turn));
+    turns.set(turn.box, turn);
+    turn.documents = [];
+    turn.box.dataset.state = 'stopped';
+  }
+
+  // ---- answer actions: copy, regenerate; a question's edit-and-resend ----
+
+  function actions(turn) {
+    const copy = el('button', { type: 'button', class: 'msg-action copy', title: '마크다운으로 복사 (copy as markdown)' }, '⧉ Copy');
+    const again = el('button', { type: 'button', class: 'msg-action regenerate', title: '답변 다시 만들기 (regenerate)' }, '↻ Regenerate');
+    copy.addEventListener('click', async () => {
+      try {
+        await copyText(turn.text);
+        copy.textContent = '✓ Copied';
+      } catch (_) {
+        copy.textContent = '✗ Copy failed';
+      }
+      setTimeout(() => { copy.textContent = '⧉ Copy'; }, 1500);
+    });
+    again.addEventListener('click', () => regenerate(turn));
+    return el('div', { class: 'answer-actions' }, copy, again);
+  }
+
+  async function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    const area = el('textarea', { class: 'visually-hidden', readonly: true });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    if (!ok) throw new Error('copy failed');
+  }
+
+  /** removeFrom removes a message and everything after it from the page and the history. */
+  function removeFrom(box) {
+    const all = [...conversation.querySelectorAll('.msg[data-role]')];
+    const i = all.indexOf(box);
+    if (i < 0) return;
+    for (const m of all.slice(i)) m.remove();
+    state.history = historyOf(all.slice(0, i));
+  }
+
+  async function regenerate(turn) {
+    if (state.busy) return;
+    await whenSaved();
+    const q = turn.question;
+    const text = q.querySelector('.msg-text').textContent;
+    const replaceFrom = q.dataset.id || '';
+    removeFrom(q);
+    ask(text, replaceFrom);
+  }
+
+  function startEdit(box) {
+    if (state.busy) return;
+    state.editing = box;
+    input.value = box.querySelector('.msg-text').textContent;
+    $('editing').hidden = false;
+    updateCounter();
+    autosize();
+    input.focus();
+  }
+  function cancelEdit() {
+    state.editing = null;
+    $('editing').hidden = true;
+  }
+  $('edit-cancel').addEventListener('click', () => { cancelEdit(); input.value = ''; updateCounter(); autosize(); });
+
+  // ---- streaming ----
 
   /** sse yields {event, data} from a text/event-stream response body. */
   async function* sse(resp) {
@@ -390,18 +521,30 @@
     }
   }
 
-  async function ask(question) {
-    state.busy = true;
-    sendButton.disabled = true;
-    addUser(question);
-    const turn = newTurn();
+  function setBusy(busy) {
+    state.busy = busy;
+    sendButton.disabled = busy;
+    sendButton.hidden = busy;
+    $('stop').hidden = !busy;
+  }
+
+  /** ask sends a question (replaceFrom: the saved message it replaces, with everything after it). */
+  async function ask(question, replaceFrom) {
+    setBusy(true);
+    const qbox = addUser(question);
+    const turn = newTurn(qbox);
     scrollDown();
     const controller = new AbortController();
     state.controller = controller;
-    const body = { question, history: state.history.slice(-HISTORY_TURNS), stream: true };
-    const chosen = pickedDocuments();
-    if (chosen.length) body.document_ids = chosen;
+    let saving = null;
     try {
+      const conv = await ensureConversation();
+      const body = { question, history: state.history.slice(-2 * HISTORY_TURNS), stream: true, conversation_id: conv.id };
+      if (replaceFrom) body.replace_from = replaceFrom;
+      const chosen = pickedDocuments();
+      if (chosen.length) body.document_ids = chosen;
+      const collections = pickedCollections();
+      if (collections.length) body.filters = { collections };
       const resp = await fetchAPI('/api/chat', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
@@ -432,13 +575,44 @@
       finish(turn, done);
       state.history.push({ role: 'user', content: done.question || question }, { role: 'assistant', content: done.answer || '', document_ids: citedDocuments(done) });
       state.history = state.history.slice(-2 * HISTORY_TURNS);
+      loadConversations();
     } catch (err) {
-      if (err && err.name === 'AbortError') { turn.box.remove(); return; }
-      fail(turn, err);
+      if (err && err.name === 'AbortError') {
+        stopped(turn);
+        // The server keeps the stopped exchange once it sees the client go: learn its message IDs.
+        saving = syncIds(turn);
+        state.saving = saving;
+      } else {
+        fail(turn, err);
+      }
     } finally {
       if (state.controller === controller) state.controller = null;
-      state.busy = false;
-      sendButton.disabled = false;
+      setBusy(false);
+    }
+    if (saving) { await saving; loadConversations(); }
+  }
+
+  /** whenSaved waits for a stopped exchange's IDs, so that regenerating or editing replaces it. */
+  async function whenSaved() {
+    if (state.saving) await state.saving;
+    state.saving = null;
+  }
+
+  /** syncIds reads the conversation until it holds a stopped exchange's messages, and sets their IDs. */
+  async function syncIds(turn) {
+    const id = state.conversation && state.conversation.id;
+    if (!id) return;
+    const count = conversation.querySelectorAll('.msg[data-role]').length;
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      try {
+        const c = await ragd.api(`/api/conversations/${encodeURIComponent(id)}`);
+        if (c.messages.length >= count) {
+          const last = c.messages.slice(-2);
+          setIds(turn, last.map((m) => m.id));
+          return;
+        }
+      } catch (_) { return; }
     }
   }
 
@@ -455,10 +629,19 @@
     input.value = '';
     updateCounter();
     autosize();
+    const editing = state.editing;
+    cancelEdit();
+    if (editing && editing.isConnected) {
+      const replaceFrom = editing.dataset.id || '';
+      removeFrom(editing);
+      ask(q, replaceFrom);
+      return;
+    }
     ask(q);
   }
 
   form.addEventListener('submit', (e) => { e.preventDefault(); submit(); });
+  $('stop').addEventListener('click', () => { if (state.controller) state.controller.abort(); });
 
   // Korean (and any) IME: Enter that confirms a composition must not send. keydown during composition has
   // isComposing (keyCode 229 in older engines); Safari fires compositionend before that keydown, so a flag
@@ -467,6 +650,7 @@
   input.addEventListener('compositionstart', () => { composing = true; });
   input.addEventListener('compositionend', () => { setTimeout(() => { composing = false; }, 0); });
   input.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && state.editing) { cancelEdit(); return; }
     if (e.key !== 'Enter' || e.shiftKey) return;
     if (e.isComposing || e.keyCode === 229 || composing) return;
     e.preventDefault();
@@ -485,21 +669,36 @@
   }
   input.addEventListener('input', () => { updateCounter(); autosize(); });
 
+  // ---- scope: collections and documents, remembered per conversation ----
+
   /** pickedDocuments returns the ids of the documents checked in the picker ([] means all documents). */
   function pickedDocuments() {
     return [...document.querySelectorAll('#doc-options input:checked')].map((c) => c.value);
   }
-
-  function updatePicked() {
-    const n = pickedDocuments().length;
-    $('doc-picked').textContent = n ? `(${n})` : '(all)';
+  /** pickedCollections returns the names of the collections checked ([] means every readable one). */
+  function pickedCollections() {
+    return [...document.querySelectorAll('#coll-options input:checked')].map((c) => c.value);
   }
 
-  /** loadDocuments lists the ready documents in the picker (the first 500), keeping what was checked. */
+  // What the pickers hold before their lists are loaded (a conversation's remembered scope).
+  const scope = { collections: [], documents: [] };
+
+  function updatePicked() {
+    const docs = $('doc-options').childElementCount ? pickedDocuments() : scope.documents;
+    const colls = $('coll-options').childElementCount ? pickedCollections() : scope.collections;
+    scope.documents = docs;
+    scope.collections = colls;
+    $('doc-picked').textContent = docs.length ? `(${docs.length})` : '(all)';
+    $('coll-picked').textContent = colls.length ? `(${colls.join(', ')})` : '(all)';
+  }
+
+  /** loadDocuments lists the ready documents of the picked collections (the first 500), keeping what was checked. */
   async function loadDocuments() {
-    const keep = new Set(pickedDocuments());
+    const keep = new Set(scope.documents);
+    const colls = scope.collections;
     try {
-      const page = await ragd.api('/api/documents?status=ready&limit=500');
+      const filter = colls.length ? '&collection=' + encodeURIComponent(colls.join(',')) : '';
+      const page = await ragd.api('/api/documents?status=ready&limit=500' + filter);
       $('doc-options').replaceChildren(...(page.documents || []).map((d) => el('label', { class: 'doc-option' },
         el('input', { type: 'checkbox', value: d.id, checked: keep.has(d.id) }), ' ', d.title || d.id)));
     } catch (err) {
@@ -507,17 +706,221 @@
     }
     updatePicked();
   }
-  $('doc-picker').addEventListener('toggle', () => { if ($('doc-picker').open) loadDocuments(); });
-  $('doc-options').addEventListener('change', updatePicked);
 
-  $('new-conversation').addEventListener('click', () => {
+  /** loadCollections lists the collections in the picker, keeping what was checked. */
+  async function loadCollections() {
+    const keep = new Set(scope.collections);
+    try {
+      const list = (await ragd.api('/api/collections')).collections || [];
+      $('coll-options').replaceChildren(...list.map((c) => el('label', { class: 'doc-option' },
+        el('input', { type: 'checkbox', value: c.name, checked: keep.has(c.name) }), ' ', c.name,
+        c.description ? el('span', { class: 'hint' }, ' — ' + c.description) : null)));
+    } catch (err) {
+      $('coll-options').replaceChildren(el('span', { class: 'error' }, (err && err.message) || 'could not list the collections'));
+    }
+    updatePicked();
+  }
+
+  /** setScope shows a conversation's remembered scope in the pickers. */
+  function setScope(collections, documents) {
+    scope.collections = collections || [];
+    scope.documents = documents || [];
+    for (const c of document.querySelectorAll('#coll-options input')) c.checked = scope.collections.includes(c.value);
+    for (const c of document.querySelectorAll('#doc-options input')) c.checked = scope.documents.includes(c.value);
+    updatePicked();
+  }
+
+  /** saveScope remembers the pickers' scope in the current conversation. */
+  async function saveScope() {
+    updatePicked();
+    const conv = state.conversation;
+    if (!conv) return;
+    conv.collections = scope.collections;
+    conv.document_ids = scope.documents;
+    try {
+      await ragd.api(`/api/conversations/${encodeURIComponent(conv.id)}`, {
+        method: 'PATCH', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ collections: scope.collections, document_ids: scope.documents }),
+      });
+    } catch (err) {
+      showSidebarError(err);
+    }
+  }
+
+  $('doc-picker').addEventListener('toggle', () => { if ($('doc-picker').open) loadDocuments(); });
+  $('coll-picker').addEventListener('toggle', () => { if ($('coll-picker').open) loadCollections(); });
+  $('doc-options').addEventListener('change', saveScope);
+  $('coll-options').addEventListener('change', () => {
+    saveScope();
+    if ($('doc-picker').open) loadDocuments();
+  });
+
+  // ---- conversations: kept on the server (GET/POST/PATCH/DELETE /api/conversations) ----
+
+  const CURRENT = 'ragd.conversation';
+  function remember(id) {
+    try { if (id) localStorage.setItem(CURRENT, id); else localStorage.removeItem(CURRENT); } catch (_) { /* storage off */ }
+  }
+  function remembered() {
+    try { return localStorage.getItem(CURRENT) || ''; } catch (_) { return ''; }
+  }
+
+  /** ensureConversation returns the current conversation, creating it (with the pickers' scope) first. */
+  async function ensureConversation() {
+    if (state.conversation) return state.conversation;
+    updatePicked();
+    const c = await ragd.api('/api/conversations', {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ collections: scope.collections, document_ids: scope.documents }),
+    });
+    state.conversation = c;
+    remember(c.id);
+    return c;
+  }
+
+  function showSidebarError(err) {
+    const e = err instanceof ApiError ? err : new ApiError('network', String(err && err.message || err));
+    $('conv-list').prepend(el('li', { class: 'error-text', 'data-code': e.code }, e.human()));
+  }
+
+  /** loadConversations lists the principal's conversations in the sidebar, newest first. */
+  async function loadConversations() {
+    let list;
+    try {
+      list = (await ragd.api('/api/conversations?limit=200')).conversations || [];
+    } catch (err) {
+      $('conv-list').replaceChildren();
+      showSidebarError(err);
+      return [];
+    }
+    const current = state.conversation && state.conversation.id;
+    $('conv-list').replaceChildren(...list.map((c) => {
+      const open = el('button', { type: 'button', class: 'conv-open', title: c.title || '(untitled)' }, c.title || '(제목 없음 · untitled)');
+      const rename = el('button', { type: 'button', class: 'msg-action conv-rename', 'aria-label': 'rename', title: '이름 바꾸기 (rename)' }, '✎');
+      const del = el('button', { type: 'button', class: 'msg-action conv-delete', 'aria-label': 'delete', title: '지우기 (delete)' }, '🗑');
+      const li = el('li', { class: 'conv-item', 'data-id': c.id, 'aria-current': c.id === current ? 'true' : false }, open, rename, del);
+      open.addEventListener('click', () => { openConversation(c.id); closeSidebar(); });
+      rename.addEventListener('click', () => renameConversation(li, c));
+      del.addEventListener('click', () => deleteConversation(c));
+      return li;
+    }));
+    return list;
+  }
+
+  function renameConversation(li, c) {
+    const field = el('input', { type: 'text', class: 'conv-title-input', maxlength: 200, 'aria-label': 'conversation title' });
+    field.value = c.title || '';
+    li.replaceChildren(field);
+    field.focus();
+    field.select();
+    let done = false;
+    const save = async (keep) => {
+      if (done) return;
+      done = true;
+      if (keep && field.value.trim() !== c.title) {
+        try {
+          await ragd.api(`/api/conversations/${encodeURIComponent(c.id)}`, {
+            method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: field.value }),
+          });
+        } catch (err) {
+          await loadConversations();
+          showSidebarError(err);
+          return;
+        }
+      }
+      loadConversations();
+    };
+    field.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); save(true); }
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); save(false); }
+    });
+    field.addEventListener('blur', () => save(true));
+  }
+
+  async function deleteConversation(c) {
+    if (!window.confirm(`"${c.title || 'untitled'}" 대화를 지울까요? (Delete this conversation?)`)) return;
+    try {
+      await ragd.api(`/api/conversations/${encodeURIComponent(c.id)}`, { method: 'DELETE' });
+    } catch (err) {
+      showSidebarError(err);
+      return;
+    }
+    if (state.conversation && state.conversation.id === c.id) clearConversation();
+    loadConversations();
+  }
+
+  /** historyOf rebuilds the history sent with a question from the messages on the page. */
+  function historyOf(boxes) {
+    const out = [];
+    for (const b of boxes) {
+      if (b.dataset.role === 'user') out.push({ role: 'user', content: b.querySelector('.msg-text').textContent });
+      else if (turns.has(b) && b.dataset.state !== 'error') out.push({ role: 'assistant', content: turns.get(b).text, document_ids: turns.get(b).documents || [] });
+    }
+    return out.slice(-2 * HISTORY_TURNS);
+  }
+
+  function clearConversation() {
     if (state.controller) state.controller.abort();
+    state.conversation = null;
     state.history = [];
+    cancelEdit();
+    remember('');
     closeSource();
     for (const m of [...conversation.children]) if (m.id !== 'welcome') m.remove();
-    input.focus();
+    setScope([], []);
+  }
+
+  /** openConversation shows a saved conversation: its messages, answers with their sources, and its scope. */
+  async function openConversation(id) {
+    let c;
+    try {
+      c = await ragd.api(`/api/conversations/${encodeURIComponent(id)}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'not_found') { remember(''); return; }
+      showSidebarError(err);
+      return;
+    }
+    clearConversation();
+    state.conversation = c;
+    remember(c.id);
+    setScope(c.collections, c.document_ids);
+    let question = null;
+    for (const m of c.messages || []) {
+      if (m.role === 'user') {
+        question = addUser(m.content, m.id);
+        continue;
+      }
+      const turn = newTurn(question || addUser(''));
+      setSources(turn, m.passages || m.sources);
+      const done = { answer: m.content, question: question ? question.querySelector('.msg-text').textContent : '', sources: m.sources || [],
+        passages: m.passages || [], search_info: m.search_info || {}, not_found: m.not_found, stopped: m.stopped,
+        message_ids: question ? [question.dataset.id, m.id] : null };
+      finish(turn, done);
+      question = null;
+    }
+    state.history = historyOf([...conversation.querySelectorAll('.msg[data-role]')]);
+    for (const li of $('conv-list').children) li.setAttribute('aria-current', String(li.dataset.id === c.id));
+    scrollDown();
+  }
+
+  $('new-conversation').addEventListener('click', () => { clearConversation(); loadConversations(); input.focus(); });
+  $('new-chat').addEventListener('click', () => { clearConversation(); loadConversations(); closeSidebar(); input.focus(); });
+
+  // On narrow screens the sidebar is a drawer.
+  function closeSidebar() {
+    document.body.classList.remove('sidebar-open');
+    $('sidebar-toggle').setAttribute('aria-expanded', 'false');
+  }
+  $('sidebar-toggle').addEventListener('click', () => {
+    const open = document.body.classList.toggle('sidebar-open');
+    $('sidebar-toggle').setAttribute('aria-expanded', String(open));
   });
 
   ragd.renderStatus($('model-status'));
+  (async () => {
+    await loadConversations();
+    const id = remembered();
+    if (id) await openConversation(id);
+  })();
   input.focus();
 })();

@@ -218,5 +218,47 @@ const ragd = (() => {
     }
   }
 
-  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, MESSAGES };
+  // ---- theme: the system's light or dark (prefers-color-scheme) until the header's toggle picks one ----
+  const THEME_STORAGE = 'ragd.theme';
+
+  function storedTheme() {
+    try { return localStorage.getItem(THEME_STORAGE) || ''; } catch (_) { return ''; }
+  }
+  /** theme is the theme shown: "dark" or "light". */
+  function theme() {
+    const t = document.documentElement.dataset.theme;
+    if (t === 'dark' || t === 'light') return t;
+    return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  }
+  /** setTheme shows and remembers a theme ("" follows the system again). */
+  function setTheme(t) {
+    if (t) document.documentElement.dataset.theme = t;
+    else delete document.documentElement.dataset.theme;
+    try { if (t) localStorage.setItem(THEME_STORAGE, t); else localStorage.removeItem(THEME_STORAGE); } catch (_) { /* storage off */ }
+    const b = document.getElementById('theme-toggle');
+    if (b) {
+      const dark = theme() === 'dark';
+      b.textContent = dark ? '☀' : '☾';
+      b.setAttribute('aria-label', dark ? 'light theme' : 'dark theme');
+      b.title = dark ? '밝은 화면 (light theme)' : '어두운 화면 (dark theme)';
+    }
+  }
+
+  /** setupPage adds what every page's header has: the theme toggle; on a phone, the status line opens on a tap. */
+  function setupPage() {
+    const bar = document.querySelector('.topbar');
+    if (bar && !document.getElementById('theme-toggle')) {
+      const b = el('button', { type: 'button', class: 'theme-toggle', id: 'theme-toggle' });
+      b.addEventListener('click', () => setTheme(theme() === 'dark' ? 'light' : 'dark'));
+      const nav = bar.querySelector('nav');
+      if (nav) nav.after(b); else bar.append(b);
+    }
+    setTheme(storedTheme());
+    const status = document.getElementById('model-status');
+    if (status) status.addEventListener('click', () => status.classList.toggle('expanded'));
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setupPage);
+  else setupPage();
+
+  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, MESSAGES };
 })();

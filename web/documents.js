@@ -65,6 +65,7 @@
       result.textContent = d ? (d.outcome === 'unchanged' ? 'unchanged (same content)' : 'uploaded — ' + d.status) : 'uploaded';
       result.classList.add('ok');
       item.dataset.state = 'ok';
+      if (d && d.id) { item.dataset.doc = d.id; item.dataset.status = d.status; }
     } catch (e) {
       result.textContent = errText(e);
       result.classList.add('bad');
@@ -141,6 +142,7 @@
       $('page-info').textContent = state.total ? `${state.offset + 1}–${state.offset + docs.length} of ${state.total}` : '';
       $('prev').disabled = state.offset === 0;
       $('next').disabled = state.offset + docs.length >= state.total;
+      await followUploads(docs);
       if (state.active > 0 || state.wasActive) ragd.renderStatus($('model-status'));
       state.wasActive = state.active > 0;
     } catch (e) {
@@ -148,6 +150,32 @@
     } finally {
       inflight = false;
       schedule();
+    }
+  }
+
+  /**
+   * followUploads brings the upload rows up to date with their documents' status (queued → processing →
+   * ready or failed), from the page's listing or, for a document not on this page, its own record. While
+   * one is still working it counts as active, so the polling stays quick.
+   */
+  async function followUploads(docs) {
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    for (const item of document.querySelectorAll('#uploads li[data-doc]')) {
+      if (item.dataset.status === 'ready' || item.dataset.status === 'failed') continue;
+      let d = byId.get(item.dataset.doc);
+      if (!d) {
+        try { d = await api(`/api/documents/${encodeURIComponent(item.dataset.doc)}`); } catch (_) { continue; }
+      }
+      const result = item.querySelector('.result');
+      item.dataset.status = d.status;
+      if (d.status === 'failed') {
+        result.textContent = 'failed — ' + (d.error || '');
+        result.classList.replace('ok', 'bad');
+        item.dataset.state = 'error';
+      } else {
+        result.textContent = d.status === 'ready' ? 'ready' : 'uploaded — ' + d.status;
+        if (d.status !== 'ready' && !byId.has(d.id)) state.active++;
+      }
     }
   }
 

@@ -5,7 +5,8 @@ package web
 
 import "embed"
 
-// FS is the UI's files: index.html (chat), documents.html, board.html (Q&A), the page scripts, app.css and vendor/.
+// FS is the UI's files: index.html (chat), documents.html, board.html (Q&A), the page scripts, app.css,
+// favicon.ico and vendor/.
 //
-//go:embed *.html *.css *.js vendor
+//go:embed *.html *.css *.js favicon.ico vendor
 var FS embed.FS

@@ -1,0 +1,349 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/ragd/ragd/internal/fakeapi"
+	"github.com/ragd/ragd/internal/testkit"
+)
+
+// consoleErrors records the page's uncaught exceptions, console.error calls and the browser's error log
+// entries (a failed request such as a missing /favicon.ico is one), from now on.
+func consoleErrors(t *testing.T, ctx context.Context) func() []string {
+	t.Helper()
+	var mu sync.Mutex
+	var out []string
+	add := func(s string) {
+		mu.Lock()
+		out = append(out, s)
+		mu.Unlock()
+	}
+	watch := func(seq func(yield func(string) bool)) { go seq(func(s string) bool { add(s); return true }) }
+	exceptions := chromedp.Events(ctx, runtime.ExceptionThrown)
+	consoles := chromedp.Events(ctx, runtime.ConsoleAPICalled)
+	logs := chromedp.Events(ctx, log.EntryAdded)
+	watch(func(yield func(string) bool) {
+		for ev, err := range exceptions {
+			if err != nil {
+				return
+			}
+			d := ev.ExceptionDetails
+			text := d.Text
+			if d.Exception != nil {
+				text += " " + d.Exception.Description
+			}
+			if !yield("exception: " + text) {
+				return
+			}
+		}
+	})
+	watch(func(yield func(string) bool) {
+		for ev, err := range consoles {
+			if err != nil {
+				return
+			}
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				if !yield("console.error: " + strings.Join(parts, " ")) {
+					return
+				}
+			}
+		}
+	})
+	watch(func(yield func(string) bool) {
+		for ev, err := range logs {
+			if err != nil {
+				return
+			}
+			if ev.Entry.Level == log.EntryLevelError && !yield(fmt.Sprintf("log: %s %s", ev.Entry.Text, ev.Entry.URL)) {
+				return
+			}
+		}
+	})
+	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), out...)
+	}
+}
+
+// conversationOf reads a conversation through the API.
+func conversationOf(t *testing.T, base, id string) (title string, messages []string) {
+	t.Helper()
+	resp, err := http.Get(base + "/api/conversations/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c struct {
+		Title    string
+		Messages []struct{ Role, Content string }
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET conversation %s: %d", id, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Messages {
+		messages = append(messages, m.Role+": "+m.Content)
+	}
+	return c.Title, messages
+}
+
+// TestConversationSurvivesReload: a question asked in the chat is kept on the server: after a reload the
+// sidebar lists the conversation and the answer is shown again with its citations. Copy puts the answer's
+// markdown on the clipboard, regenerate replaces the answer, edit-and-resend replaces the question and its
+// answer, renaming and deleting in the sidebar reach the server — and no page logs an error.
+func TestConversationSurvivesReload(t *testing.T) {
+	ctx, _ := browser(t)
+	srv := serveIngested(t, "pdf/bill_2125318_original.pdf")
+	errs := consoleErrors(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	const q = "시행일은 공포 후 몇 개월인가요?"
+	ask(t, ctx, q)
+	done := `.msg-assistant[data-state="done"]`
+	answer := eval[string](t, ctx, `document.querySelector('`+done+` .answer').textContent`)
+	waitFor(t, ctx, "the sidebar to list the conversation", `document.querySelectorAll('#conv-list .conv-item').length === 1 && document.querySelector('#conv-list .conv-open').textContent.includes('시행일')`, 30*time.Second)
+	id := eval[string](t, ctx, `document.querySelector('#conv-list .conv-item').dataset.id`)
+
+	// Chips read in citation order: [1], [2], … whatever the passages' ranks.
+	labels := eval[[]string](t, ctx, `[...document.querySelectorAll('`+done+` .answer button.cite')].map((b) => b.dataset.label)`)
+	seen := map[string]bool{}
+	next := 1
+	for _, l := range labels {
+		if !seen[l] {
+			if l != fmt.Sprint(next) {
+				t.Fatalf("citation chips %v are not numbered in order", labels)
+			}
+			seen[l] = true
+			next++
+		}
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the conversation after the reload", `document.querySelector('`+done+` .answer')`, 30*time.Second)
+	if got := eval[string](t, ctx, `document.querySelector('`+done+` .answer').textContent`); got != answer {
+		t.Fatalf("after the reload the answer reads %q, want %q", got, answer)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('.msg-user .msg-text').textContent`); got != q {
+		t.Fatalf("after the reload the question reads %q", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('`+done+` .answer button.cite').length`); n == 0 {
+		t.Fatal("the reloaded answer has no citations")
+	}
+	src := eval[string](t, ctx, `(() => { document.querySelector('`+done+` .answer button.cite').click(); return document.getElementById('source-title').textContent; })()`)
+	if !strings.Contains(src, "bill_2125318") {
+		t.Fatalf("the reloaded citation opens %q", src)
+	}
+	if eval[string](t, ctx, `document.querySelector('#conv-list .conv-item').getAttribute('aria-current')`) != "true" {
+		t.Error("the sidebar does not mark the open conversation")
+	}
+
+	// Copy: the answer's markdown.
+	eval[bool](t, ctx, `(() => { window.__copied = null; navigator.clipboard.writeText = async (t) => { window.__copied = t; }; return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.Click(done+` .answer-actions .copy`, chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the copy", `window.__copied !== null`, 10*time.Second)
+	copied := eval[string](t, ctx, `window.__copied`)
+	if !strings.Contains(copied, "[") || strings.Contains(copied, "<") {
+		t.Errorf("copied %q, want the answer's markdown with its citation markers", copied)
+	}
+
+	// Regenerate: the conversation still holds one question and one answer.
+	eval[bool](t, ctx, recordStates)
+	if err := chromedp.Do(ctx, chromedp.Click(done+` .answer-actions .regenerate`, chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the regenerated answer", `window.__states.includes('done')`, time.Minute)
+	if _, msgs := conversationOf(t, srv.URL, id); len(msgs) != 2 || msgs[0] != "user: "+q {
+		t.Fatalf("after regenerating, the conversation holds %q", msgs)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.msg[data-role]').length`); n != 2 {
+		t.Fatalf("after regenerating, the page shows %d messages, want 2", n)
+	}
+
+	// Edit and resend the question.
+	const edited = "이 법률안의 제안이유는 무엇인가요?"
+	eval[bool](t, ctx, recordStates)
+	if err := chromedp.Do(ctx,
+		chromedp.Click(`.msg-user .edit`, chromedp.NodeVisible),
+		chromedp.WaitVisible(chromedp.ID("editing")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.getElementById('question').value`); got != q {
+		t.Fatalf("editing puts %q in the question box", got)
+	}
+	eval[bool](t, ctx, `(() => { document.getElementById('question').value = ''; return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("question"), edited+kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the answer to the edited question", `window.__states.includes('done')`, time.Minute)
+	if _, msgs := conversationOf(t, srv.URL, id); len(msgs) != 2 || msgs[0] != "user: "+edited {
+		t.Fatalf("after editing, the conversation holds %q", msgs)
+	}
+
+	// Rename in the sidebar, then delete.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(`#conv-list .conv-rename`, chromedp.NodeVisible),
+		chromedp.WaitVisible(`#conv-list .conv-title-input`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `(() => { document.querySelector('#conv-list .conv-title-input').value = ''; return true; })()`)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(`#conv-list .conv-title-input`, "법안 시행일"+kb.Enter),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the new title", `(document.querySelector('#conv-list .conv-open') || {}).textContent === '법안 시행일'`, 10*time.Second)
+	if title, _ := conversationOf(t, srv.URL, id); title != "법안 시행일" {
+		t.Fatalf("the server has the title %q", title)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(`#conv-list .conv-delete`, chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the conversation to be deleted", `document.querySelectorAll('#conv-list .conv-item').length === 0 && !document.querySelector('.msg[data-role]')`, 10*time.Second)
+	if resp, err := http.Get(srv.URL + "/api/conversations/" + id); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("the deleted conversation: %v %v", resp.StatusCode, err)
+	}
+
+	// Every page, with no error in the console (a missing favicon is one).
+	for _, p := range []string{"/", "/documents", "/board"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady("body")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // the favicon and the API calls of the page
+	}
+	if e := errs(); len(e) > 0 {
+		t.Fatalf("console errors: %q", e)
+	}
+}
+
+// TestCollectionPicker: documents in two collections; with one collection picked, the question is sent
+// with that collection and answered from it only, and the pick is remembered with the conversation.
+func TestCollectionPicker(t *testing.T) {
+	ctx, _ := browser(t)
+	dir := t.TempDir()
+	env := testkit.CleanEnv("RAGD_LOG_LEVEL=info")
+	for coll, f := range map[string]string{"react": "md/ko_react_render-and-commit.md", "bills": "pdf/bill_2125318_original.pdf"} {
+		cmd := exec.Command(testkit.Binary(t), "ingest", "--data-dir", dir, "--collection", coll, testkit.FixturePath(f))
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("ragd ingest: %v\n%s", err, out)
+		}
+	}
+	srv := testkit.Serve(t, env, "--data-dir", dir)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("question")),
+		chromedp.Click(`#coll-picker summary`, chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the collections to be listed", `document.querySelectorAll('#coll-options input').length === 2`, 30*time.Second)
+	eval[bool](t, ctx, `(() => { document.querySelector('#coll-options input[value="react"]').click(); return true; })()`)
+	if got := eval[string](t, ctx, `document.getElementById('coll-picked').textContent`); got != "(react)" {
+		t.Fatalf("the picker says %q", got)
+	}
+	// The document picker then lists only that collection's documents.
+	if err := chromedp.Do(ctx, chromedp.Click(`#doc-picker summary`, chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the react documents", `document.querySelectorAll('#doc-options input').length === 1`, 30*time.Second)
+	eval[bool](t, ctx, `(() => { window.__bodies = []; const f = window.fetch; window.fetch = (u, o) => { if (String(u).includes('/api/chat')) window.__bodies.push(JSON.parse(o.body)); return f(u, o); }; return true; })()`)
+	// A question about the bill: the bill is not in the picked collection, so it must not be a source.
+	ask(t, ctx, "이 법률안의 시행일은 공포 후 몇 개월인가요?")
+	if got := eval[[]string](t, ctx, `(window.__bodies[0].filters || {}).collections || []`); len(got) != 1 || got[0] != "react" {
+		t.Fatalf("sent collections %v, want [react]", got)
+	}
+	srcs := eval[[]string](t, ctx, `[...document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite')].map((b) => { b.click(); return document.getElementById('source-doc').textContent; })`)
+	for _, s := range srcs {
+		if !strings.Contains(s, "react") {
+			t.Fatalf("a source outside the picked collection: %q", srcs)
+		}
+	}
+	passages := eval[[]string](t, ctx, `[...document.querySelectorAll('.msg-assistant[data-state="done"] details.debug tbody tr td:nth-child(2)')].map((td) => td.textContent)`)
+	for _, p := range passages {
+		if strings.Contains(p, "bill") {
+			t.Fatalf("a passage outside the picked collection was retrieved: %q", passages)
+		}
+	}
+	// Remembered with the conversation: after a reload the picker still says react.
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the conversation's scope", `document.getElementById('coll-picked').textContent === '(react)'`, 30*time.Second)
+}
+
+// TestStopWhileStreaming: with a hosted generator that is slow to answer, Stop ends the answer; the
+// exchange stays in the conversation marked stopped, and the page logs no error.
+func TestStopWhileStreaming(t *testing.T) {
+	ctx, _ := browser(t)
+	fake := fakeapi.NewOpenAI("sk-test")
+	t.Cleanup(fake.Close)
+	dir := t.TempDir()
+	env := testkit.CleanEnv("RAGD_LOG_LEVEL=info")
+	cmd := exec.Command(testkit.Binary(t), "ingest", "--data-dir", dir, testkit.FixturePath("md/ko_react_render-and-commit.md"))
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ragd ingest: %v\n%s", err, out)
+	}
+	srv := testkit.Serve(t, append(env, "RAGD_GENERATOR=openai", "RAGD_GENERATE_MODEL=gpt-4o-mini", "OPENAI_API_KEY=sk-test",
+		"OPENAI_BASE_URL="+fake.BaseURL()), "--data-dir", dir)
+	fake.FailNext(1, fakeapi.Fault{Delay: time.Minute})
+	errs := consoleErrors(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("question"))); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, recordStates)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("question"), "렌더링은 왜 일어나나요?"+kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the answer to stream", `window.__states.includes('streaming')`, 30*time.Second)
+	if eval[bool](t, ctx, `document.getElementById('stop').hidden`) {
+		t.Fatal("no Stop button while the answer streams")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("stop"), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the answer to stop", `document.querySelector('.msg-assistant[data-state="stopped"]')`, 10*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById('stop').hidden && !document.getElementById('send').hidden`) {
+		t.Error("after stopping, Send does not come back")
+	}
+	waitFor(t, ctx, "the stopped exchange to be saved", `document.querySelector('.msg-assistant[data-state="stopped"]').dataset.id`, 10*time.Second)
+	id := eval[string](t, ctx, `localStorage.getItem('ragd.conversation')`)
+	if _, msgs := conversationOf(t, srv.URL, id); len(msgs) != 2 || !strings.HasPrefix(msgs[0], "user: 렌더링") {
+		t.Fatalf("the conversation holds %q", msgs)
+	}
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the stopped answer after a reload", `document.querySelector('.msg-assistant[data-state="stopped"] .stopped-note')`, 30*time.Second)
+	if e := errs(); len(e) > 0 {
+		t.Fatalf("console errors: %q", e)
+	}
+}
