@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -346,4 +349,153 @@ func TestStopWhileStreaming(t *testing.T) {
 	if e := errs(); len(e) > 0 {
 		t.Fatalf("console errors: %q", e)
 	}
+}
+
+// TestUploadRowsAndPhone: on the documents page an upload row follows its document to "ready", and a
+// rejected file keeps its name visible with a red bar; then, at 390 px (a phone), no page scrolls
+// sideways, the header's status is one line, the question box shows its whole placeholder, the debug table
+// stays inside the answer and a citation opens the source sheet with its highlight in view.
+func TestUploadRowsAndPhone(t *testing.T) {
+	ctx, _ := browser(t)
+	srv := startRagd(t)
+	pdf, err := filepath.Abs(testkit.FixturePath("pdf/bill_2125318_original.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "a-rather-long-file-name-of-a-program-that-ragd-cannot-read-"+strings.Repeat("x", 40)+".exe")
+	if err := os.WriteFile(bad, []byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00binary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/documents"),
+		chromedp.WaitVisible(chromedp.ID("dropzone")),
+		chromedp.SetUploadFiles(chromedp.ID("file-input"), []string{pdf, bad}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the upload row to turn ready", `(() => { const li = document.querySelector('#uploads li[data-file="bill_2125318_original.pdf"]'); return li && li.dataset.status === 'ready' && li.querySelector('.result').textContent === 'ready'; })()`, 3*time.Minute)
+	waitFor(t, ctx, "the rejected file", `document.querySelector('#uploads li[data-state="error"]')`, time.Minute)
+	rejected := eval[map[string]any](t, ctx, `(() => {
+	  const li = document.querySelector('#uploads li[data-state="error"]');
+	  const name = li.querySelector('.name').getBoundingClientRect();
+	  return { nameWidth: name.width, accent: getComputedStyle(li.querySelector('progress')).accentColor,
+	    bad: getComputedStyle(document.documentElement).getPropertyValue('--bad').trim(), text: li.querySelector('.result').textContent };
+	})()`)
+	if w, _ := rejected["nameWidth"].(float64); w < 200 {
+		t.Errorf("the rejected file's name is %.0f px wide: its error hides it (%v)", w, rejected)
+	}
+	if rejected["accent"] != "rgb(179, 38, 30)" { // --bad, #b3261e
+		t.Errorf("the rejected file's bar has accent colour %v, want --bad %v", rejected["accent"], rejected["bad"])
+	}
+
+	// A phone. (The rejected upload's 415 was logged by the browser, as it should be: the errors counted
+	// start here.)
+	errs := consoleErrors(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3)), chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the status line", `document.getElementById('status-generator')`, 30*time.Second)
+	if h := eval[float64](t, ctx, `document.getElementById('model-status').getBoundingClientRect().height`); h > 24 {
+		t.Errorf("the header's status is %.0f px high at 390 px: more than one line", h)
+	}
+	fits := eval[map[string]any](t, ctx, `(() => {
+	  const q = document.getElementById('question');
+	  const cs = getComputedStyle(q);
+	  const c = document.createElement('canvas').getContext('2d');
+	  c.font = cs.font;
+	  const room = q.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+	  return { text: c.measureText(q.placeholder).width, room };
+	})()`)
+	if fits["text"].(float64) > fits["room"].(float64) {
+		t.Errorf("the placeholder needs %.0f px, the question box has %.0f", fits["text"], fits["room"])
+	}
+	ask(t, ctx, "시행일은 공포 후 몇 개월인가요?")
+	eval[bool](t, ctx, `(() => { document.querySelector('.msg-assistant[data-state="done"] details.debug').open = true; return true; })()`)
+	overflow := `document.scrollingElement.scrollWidth <= window.innerWidth`
+	if !eval[bool](t, ctx, overflow) {
+		t.Errorf("the chat page scrolls sideways at 390 px: %d > %d", eval[int](t, ctx, `document.scrollingElement.scrollWidth`), eval[int](t, ctx, `window.innerWidth`))
+	}
+	debug := eval[map[string]float64](t, ctx, `(() => {
+	  const a = document.querySelector('.msg-assistant[data-state="done"]').getBoundingClientRect();
+	  const d = document.querySelector('.msg-assistant[data-state="done"] details.debug table').getBoundingClientRect();
+	  return { answerRight: a.right, tableRight: d.right };
+	})()`)
+	if debug["tableRight"] > debug["answerRight"]+0.5 {
+		t.Errorf("the debug table overflows the answer: right edge %.0f > %.0f", debug["tableRight"], debug["answerRight"])
+	}
+	// Each citation: the sheet opens with its first highlight inside the visible part of the sheet.
+	n := eval[int](t, ctx, `document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite').length`)
+	if n == 0 {
+		t.Fatal("no citation to open")
+	}
+	for i := range n {
+		got := eval[map[string]any](t, ctx, fmt.Sprintf(`(() => {
+		  document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite')[%d].click();
+		  const panel = document.getElementById('source-panel').getBoundingClientRect();
+		  const m = document.querySelector('#source-passage mark');
+		  if (!m) return { mark: false };
+		  const r = m.getBoundingClientRect();
+		  return { mark: true, top: r.top, bottom: r.bottom, panelTop: panel.top, panelBottom: Math.min(panel.bottom, window.innerHeight) };
+		})()`, i))
+		if got["mark"] != true {
+			continue
+		}
+		if got["top"].(float64) < got["panelTop"].(float64) || got["bottom"].(float64) > got["panelBottom"].(float64) {
+			t.Errorf("citation %d: the highlight (%v–%v) is outside the sheet's view (%v–%v)", i+1, got["top"], got["bottom"], got["panelTop"], got["panelBottom"])
+		}
+	}
+	screenshot(t, ctx, "chat-390.png")
+	for _, p := range []string{"/documents", "/board"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady("body")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if !eval[bool](t, ctx, overflow) {
+			t.Errorf("%s scrolls sideways at 390 px: %d > %d", p, eval[int](t, ctx, `document.scrollingElement.scrollWidth`), eval[int](t, ctx, `window.innerWidth`))
+		}
+	}
+	if e := errs(); len(e) > 0 {
+		t.Fatalf("console errors: %q", e)
+	}
+}
+
+// TestDarkMode: the header's toggle switches the theme, which a reload keeps; without a choice the page
+// follows the system's prefers-color-scheme.
+func TestDarkMode(t *testing.T) {
+	ctx, _ := browser(t)
+	srv := startRagd(t)
+	bg := `getComputedStyle(document.documentElement).backgroundColor`
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("theme-toggle"))); err != nil {
+		t.Fatal(err)
+	}
+	light := eval[string](t, ctx, bg)
+	if light != "rgb(246, 247, 249)" {
+		t.Fatalf("light background %s", light)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("theme-toggle"), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, bg); got != "rgb(18, 21, 25)" {
+		t.Fatalf("after the toggle the background is %s, want the dark one", got)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/documents"), chromedp.WaitVisible(chromedp.ID("theme-toggle"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, bg); got != "rgb(18, 21, 25)" {
+		t.Fatalf("another page forgot the dark theme: %s", got)
+	}
+	screenshot(t, ctx, "documents-dark.png")
+	// No choice: the system's scheme.
+	eval[bool](t, ctx, `(() => { localStorage.removeItem('ragd.theme'); return true; })()`)
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("theme-toggle"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, bg); got != "rgb(18, 21, 25)" {
+		t.Fatalf("with a dark system the background is %s", got)
+	}
+	screenshot(t, ctx, "chat-dark.png")
 }
