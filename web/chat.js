@@ -539,7 +539,7 @@
     let saving = null;
     try {
       const conv = await ensureConversation();
-      const body = { question, history: state.history.slice(-2 * HISTORY_TURNS), stream: true, conversation_id: conv.id };
+      const body = { question, history: state.history.slice(-HISTORY_TURNS), stream: true, conversation_id: conv.id };
       if (replaceFrom) body.replace_from = replaceFrom;
       const chosen = pickedDocuments();
       if (chosen.length) body.document_ids = chosen;
@@ -616,7 +616,7 @@
     }
   }
 
-  function submit() {
+  async function submit() {
     const q = input.value.trim();
     if (state.busy) return;
     if (!q) {
@@ -632,6 +632,7 @@
     const editing = state.editing;
     cancelEdit();
     if (editing && editing.isConnected) {
+      await whenSaved();
       const replaceFrom = editing.dataset.id || '';
       removeFrom(editing);
       ask(q, replaceFrom);

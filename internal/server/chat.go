@@ -155,10 +155,6 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		return
 	}
-	if !sse.started {
-		s.writeError(w, r, err)
-		return
-	}
 	if sse.broken || r.Context().Err() != nil {
 		// The client went away or stopped the answer: what it was shown stays in the conversation.
 		if conv != nil {
@@ -168,6 +164,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 				s.logFailure(r, http.StatusInternalServerError, err)
 			}
 		}
+		return
+	}
+	if !sse.started {
+		s.writeError(w, r, err)
 		return
 	}
 	body := errorBodyOf(err)

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -161,4 +163,67 @@ func TestConversations(t *testing.T) {
 		{name: "Delete", method: "DELETE", path: "/api/conversations/" + full.ID, headers: asA, status: 204},
 		{name: "ErrDeleted", method: "GET", path: "/api/conversations/" + full.ID, headers: asA, status: 404, code: rag.CodeNotFound},
 	})
+}
+
+// stalling answers with one passage and a first piece of text, then waits until the client goes away.
+type stalling struct{ started chan struct{} }
+
+func (a stalling) Ask(ctx context.Context, _ rag.Principal, req rag.AskRequest, emit func(rag.AnswerEvent) error) (*rag.Answer, error) {
+	src := rag.Source{N: 1, Hit: rag.Hit{Chunk: rag.Chunk{ID: 7, DocumentID: "d1", Text: "the passage"}}}
+	if err := emit(rag.AnswerEvent{Type: rag.AnswerSources, Sources: []rag.Source{src}}); err != nil {
+		return nil, err
+	}
+	if err := emit(rag.AnswerEvent{Type: rag.AnswerDelta, Delta: "the first part"}); err != nil {
+		return nil, err
+	}
+	close(a.started)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestConversationStopped: a client that stops a streamed answer (closes the connection) leaves the
+// question and the part of the answer it was shown in the conversation, marked stopped.
+func TestConversationStopped(t *testing.T) {
+	b := setup(t, nil)
+	started := make(chan struct{})
+	b.deps.Answers = stalling{started: started}
+	b.serve(t)
+	c := &rag.Conversation{Principal: rag.LocalPrincipal.ID}
+	if err := b.store.CreateConversation(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	r, ctype := jsonBody(map[string]any{"question": "what is it?", "conversation_id": c.ID, "stream": true})(t)
+	req, err := http.NewRequestWithContext(ctx, "POST", b.ts.URL+"/api/chat", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	resp, err := b.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	cancel()
+	resp.Body.Close()
+	var got *rag.Conversation
+	for range 100 {
+		if got, err = b.store.GetConversation(t.Context(), rag.LocalPrincipal.ID, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got.MessageCount == 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got.MessageCount != 2 {
+		t.Fatalf("after the client stopped, the conversation holds %d messages, want 2", got.MessageCount)
+	}
+	q, a := got.Messages[0], got.Messages[1]
+	if q.Content != "what is it?" || a.Content != "the first part" || !a.Stopped || q.Stopped {
+		t.Fatalf("kept %+v and %+v", q, a)
+	}
+	if !strings.Contains(string(a.Sources), `"chunk_id":7`) {
+		t.Fatalf("the stopped answer's sources %s", a.Sources)
+	}
 }
