@@ -435,7 +435,7 @@
   // ---- answer actions: copy, regenerate; a question's edit-and-resend ----
 
   function actions(turn) {
-    const copy = el('button', { type: 'button', class: 'msg-action copy', title: '마크다운으로 복사 (copy as markdown)' }, '⧉ Copy');
+    const copy = el('button', { type: 'button', class: 'msg-action copy', title: '마크다운으로 복사 (copy as markdown)' }, 'Copy');
     const again = el('button', { type: 'button', class: 'msg-action regenerate', title: '답변 다시 만들기 (regenerate)' }, '↻ Regenerate');
     copy.addEventListener('click', async () => {
       try {
@@ -444,7 +444,7 @@
       } catch (_) {
         copy.textContent = '✗ Copy failed';
       }
-      setTimeout(() => { copy.textContent = '⧉ Copy'; }, 1500);
+      setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
     });
     again.addEventListener('click', () => regenerate(turn));
     return el('div', { class: 'answer-actions' }, copy, again);
@@ -759,10 +759,16 @@
   // ---- conversations: kept on the server (GET/POST/PATCH/DELETE /api/conversations) ----
 
   const CURRENT = 'ragd.conversation';
+  // The open conversation is remembered in localStorage and shown in the address (#c=ID), so that a reload,
+  // a bookmark or the back button opens it again.
   function remember(id) {
     try { if (id) localStorage.setItem(CURRENT, id); else localStorage.removeItem(CURRENT); } catch (_) { /* storage off */ }
+    const hash = id ? '#c=' + encodeURIComponent(id) : '';
+    if (location.hash !== hash) history.replaceState(null, '', location.pathname + location.search + hash);
   }
   function remembered() {
+    const m = /^#c=([^&]+)$/.exec(location.hash);
+    if (m) return decodeURIComponent(m[1]);
     try { return localStorage.getItem(CURRENT) || ''; } catch (_) { return ''; }
   }
 
@@ -798,7 +804,7 @@
     $('conv-list').replaceChildren(...list.map((c) => {
       const open = el('button', { type: 'button', class: 'conv-open', title: c.title || '(untitled)' }, c.title || '(제목 없음 · untitled)');
       const rename = el('button', { type: 'button', class: 'msg-action conv-rename', 'aria-label': 'rename', title: '이름 바꾸기 (rename)' }, '✎');
-      const del = el('button', { type: 'button', class: 'msg-action conv-delete', 'aria-label': 'delete', title: '지우기 (delete)' }, '🗑');
+      const del = el('button', { type: 'button', class: 'msg-action conv-delete', 'aria-label': 'delete', title: '지우기 (delete)' }, '✕');
       const li = el('li', { class: 'conv-item', 'data-id': c.id, 'aria-current': c.id === current ? 'true' : false }, open, rename, del);
       open.addEventListener('click', () => { openConversation(c.id); closeSidebar(); });
       rename.addEventListener('click', () => renameConversation(li, c));
