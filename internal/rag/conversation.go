@@ -135,6 +135,21 @@ func CheckMessages(msgs []*Message, total int) error {
 	return nil
 }
 
+// ScopeJSON returns c's collections and documents as the JSON lists the stores keep.
+func (c *Conversation) ScopeJSON() (collections, documents string) {
+	a, _ := json.Marshal(c.Collections)
+	b, _ := json.Marshal(c.DocumentIDs)
+	return string(a), string(b)
+}
+
+// NullJSON is v as a store keeps a JSON value that may be absent: nil (NULL) when empty.
+func NullJSON(v json.RawMessage) any {
+	if len(v) == 0 {
+		return nil
+	}
+	return string(v)
+}
+
 // ConversationTitle is the default title of a conversation: the start of its first question, on one line.
 func ConversationTitle(question string) string {
 	t := strings.Join(strings.Fields(question), " ")

@@ -31,21 +31,6 @@ func scanConversation(row pgx.Row) (*rag.Conversation, error) {
 	return &c, nil
 }
 
-// scopeJSON returns c's collections and documents as JSON lists.
-func scopeJSON(c *rag.Conversation) (collections, docs string) {
-	a, _ := json.Marshal(c.Collections)
-	b, _ := json.Marshal(c.DocumentIDs)
-	return string(a), string(b)
-}
-
-// rawOrNull stores a JSON value, or NULL for none.
-func rawOrNull(v json.RawMessage) any {
-	if len(v) == 0 {
-		return nil
-	}
-	return string(v)
-}
-
 // CreateConversation stores c for c.Principal.
 func (s *Store) CreateConversation(ctx context.Context, c *rag.Conversation) error {
 	if err := rag.CheckConversation(c); err != nil {
@@ -53,7 +38,7 @@ func (s *Store) CreateConversation(ctx context.Context, c *rag.Conversation) err
 	}
 	now := s.now()
 	c.ID, c.CreatedAt, c.UpdatedAt, c.MessageCount, c.Messages = uuid.NewString(), now, now, 0, nil
-	collections, docs := scopeJSON(c)
+	collections, docs := c.ScopeJSON()
 	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.conversations (id, principal, title, collections, document_ids, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $6)`), c.ID, c.Principal, c.Title, collections, docs, now)
 	return interpretError(errorf(err, "create conversation"))
@@ -152,7 +137,7 @@ func (s *Store) UpdateConversation(ctx context.Context, principal, id string, u 
 			return err
 		}
 		c.UpdatedAt = s.now()
-		collections, docs := scopeJSON(c)
+		collections, docs := c.ScopeJSON()
 		_, err = tx.Exec(ctx, s.q(`UPDATE {S}.conversations SET title = $1, collections = $2, document_ids = $3, updated_at = $4
 			WHERE id = $5`), c.Title, collections, docs, c.UpdatedAt, id)
 		return err
@@ -212,8 +197,8 @@ func (s *Store) AppendMessages(ctx context.Context, principal, id, replaceFrom s
 			m.ID, m.Seq, m.CreatedAt = uuid.NewString(), next+i, now
 			if _, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.conversation_messages (id, conversation_id, seq, role, content,
 				not_found, stopped, sources, passages, search_info, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`),
-				m.ID, id, m.Seq, string(m.Role), m.Content, m.NotFound, m.Stopped, rawOrNull(m.Sources), rawOrNull(m.Passages),
-				rawOrNull(m.SearchInfo), now); err != nil {
+				m.ID, id, m.Seq, string(m.Role), m.Content, m.NotFound, m.Stopped, rag.NullJSON(m.Sources), rag.NullJSON(m.Passages),
+				rag.NullJSON(m.SearchInfo), now); err != nil {
 				return err
 			}
 		}

@@ -30,21 +30,6 @@ func scanConversation(row interface{ Scan(...any) error }) (*rag.Conversation, e
 	return &c, nil
 }
 
-// scopeJSON returns c's collections and documents as JSON lists.
-func scopeJSON(c *rag.Conversation) (collections, docs string) {
-	a, _ := json.Marshal(c.Collections)
-	b, _ := json.Marshal(c.DocumentIDs)
-	return string(a), string(b)
-}
-
-// rawOrNull stores a JSON value, or NULL for none.
-func rawOrNull(v json.RawMessage) any {
-	if len(v) == 0 {
-		return nil
-	}
-	return string(v)
-}
-
 // CreateConversation stores c for c.Principal.
 func (s *Store) CreateConversation(ctx context.Context, c *rag.Conversation) error {
 	if err := rag.CheckConversation(c); err != nil {
@@ -52,7 +37,7 @@ func (s *Store) CreateConversation(ctx context.Context, c *rag.Conversation) err
 	}
 	now := s.now()
 	c.ID, c.CreatedAt, c.UpdatedAt, c.MessageCount, c.Messages = newID(), now, now, 0, nil
-	collections, docs := scopeJSON(c)
+	collections, docs := c.ScopeJSON()
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO conversations (id, principal, title, collections, document_ids, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, c.ID, c.Principal, c.Title, collections, docs, now.UnixMicro(), now.UnixMicro())
@@ -147,7 +132,7 @@ func (s *Store) UpdateConversation(ctx context.Context, principal, id string, u 
 			return err
 		}
 		c.UpdatedAt = s.now()
-		collections, docs := scopeJSON(c)
+		collections, docs := c.ScopeJSON()
 		_, err = tx.ExecContext(ctx, `UPDATE conversations SET title = ?, collections = ?, document_ids = ?, updated_at = ?
 			WHERE id = ?`, c.Title, collections, docs, c.UpdatedAt.UnixMicro(), id)
 		return err
@@ -211,8 +196,8 @@ func (s *Store) AppendMessages(ctx context.Context, principal, id, replaceFrom s
 			m.ID, m.Seq, m.CreatedAt = newID(), next+i, now
 			if _, err := tx.ExecContext(ctx, `INSERT INTO conversation_messages (id, conversation_id, seq, role, content,
 				not_found, stopped, sources, passages, search_info, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				m.ID, id, m.Seq, string(m.Role), m.Content, m.NotFound, m.Stopped, rawOrNull(m.Sources), rawOrNull(m.Passages),
-				rawOrNull(m.SearchInfo), now.UnixMicro()); err != nil {
+				m.ID, id, m.Seq, string(m.Role), m.Content, m.NotFound, m.Stopped, rag.NullJSON(m.Sources), rag.NullJSON(m.Passages),
+				rag.NullJSON(m.SearchInfo), now.UnixMicro()); err != nil {
 				return err
 			}
 		}
