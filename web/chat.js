@@ -541,10 +541,10 @@
       const conv = await ensureConversation();
       const body = { question, history: state.history.slice(-HISTORY_TURNS), stream: true, conversation_id: conv.id };
       if (replaceFrom) body.replace_from = replaceFrom;
-      const chosen = pickedDocuments();
-      if (chosen.length) body.document_ids = chosen;
-      const collections = pickedCollections();
-      if (collections.length) body.filters = { collections };
+      // The pickers' scope, also when their lists were never opened (a reopened conversation's).
+      updatePicked();
+      if (scope.documents.length) body.document_ids = scope.documents;
+      if (scope.collections.length) body.filters = { collections: scope.collections };
       const resp = await fetchAPI('/api/chat', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },

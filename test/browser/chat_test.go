@@ -300,6 +300,12 @@ func TestCollectionPicker(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the conversation's scope", `document.getElementById('coll-picked').textContent === '(react)'`, 30*time.Second)
+	// … and a question asked then, without opening the picker, is limited to it.
+	eval[bool](t, ctx, `(() => { window.__bodies = []; const f = window.fetch; window.fetch = (u, o) => { if (String(u).includes('/api/chat')) window.__bodies.push(JSON.parse(o.body)); return f(u, o); }; document.querySelector('.msg-assistant[data-state="done"]').dataset.state = 'first'; return true; })()`)
+	ask(t, ctx, "커밋 단계에서는 무엇을 하나요?")
+	if got := eval[[]string](t, ctx, `(window.__bodies[0].filters || {}).collections || []`); len(got) != 1 || got[0] != "react" {
+		t.Fatalf("after the reload, sent collections %v, want the remembered [react]", got)
+	}
 }
 
 // TestStopWhileStreaming: with a hosted generator that is slow to answer, Stop ends the answer; the
