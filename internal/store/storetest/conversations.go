@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -196,6 +197,40 @@ func testConversations(t *testing.T, open func(t *testing.T) rag.Store) {
 		got, err := cs.GetConversation(ctx, alice.ID, exact.ID)
 		if err != nil || got.MessageCount != rag.MaxConversationMessages || got.Messages[len(got.Messages)-1].Content != "last" {
 			t.Fatalf("full conversation: %d messages, %v", got.MessageCount, err)
+		}
+	})
+	t.Run("ConcurrentAppends", func(t *testing.T) {
+		cs := conversationStore(t, open(t))
+		ctx := t.Context()
+		c := &rag.Conversation{Principal: alice.ID}
+		if err := cs.CreateConversation(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				errs <- cs.AppendMessages(ctx, alice.ID, c.ID, "", exchange(fmt.Sprintf("q%d", i), fmt.Sprintf("a%d", i)))
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := cs.GetConversation(ctx, alice.ID, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Messages) != 2*n {
+			t.Fatalf("%d messages, want %d", len(got.Messages), 2*n)
+		}
+		// Each exchange stays together: a question is followed by its own answer.
+		for i := 0; i < len(got.Messages); i += 2 {
+			q, a := got.Messages[i], got.Messages[i+1]
+			if q.Seq != i+1 || a.Seq != i+2 || "a"+strings.TrimPrefix(q.Content, "q") != a.Content {
+				t.Fatalf("messages %d and %d: %q (seq %d), %q (seq %d)", i, i+1, q.Content, q.Seq, a.Content, a.Seq)
+			}
 		}
 	})
 	t.Run("ReplaceFrom", func(t *testing.T) {
