@@ -923,6 +923,34 @@
     $('sidebar-toggle').setAttribute('aria-expanded', String(open));
   });
 
+  // The "/" that focused the question box is not typed into it (preventDefault on keydown stops it in a
+  // browser; a key sent as separate down and char events still delivers the char: it is dropped here).
+  let slashFocus = false;
+  input.addEventListener('beforeinput', (e) => {
+    if (slashFocus && e.data === '/') e.preventDefault();
+    slashFocus = false;
+  });
+  document.addEventListener('keyup', (e) => { if (e.key === '/') slashFocus = false; });
+
+  // Keyboard shortcuts: / focuses the question box; Escape stops a streaming answer (and closes the source
+  // panel, above); Ctrl+Shift+O starts a new chat; Ctrl+Shift+C copies the last answer.
+  document.addEventListener('keydown', (e) => {
+    const typing = e.target instanceof HTMLElement && e.target.closest('input, textarea, [contenteditable]');
+    if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      slashFocus = true;
+      input.focus();
+    } else if (e.key === 'Escape' && state.controller) {
+      state.controller.abort();
+    } else if ((e.ctrlKey || e.metaKey) && e.shiftKey && e.code === 'KeyO') {
+      e.preventDefault();
+      $('new-conversation').click();
+    } else if ((e.ctrlKey || e.metaKey) && e.shiftKey && e.code === 'KeyC') {
+      const copy = [...conversation.querySelectorAll('.msg-assistant .answer-actions .copy')].pop();
+      if (copy) { e.preventDefault(); copy.click(); }
+    }
+  });
+
   ragd.renderStatus($('model-status'));
   (async () => {
     await loadConversations();

@@ -178,6 +178,21 @@ func TestConversationSurvivesReload(t *testing.T) {
 		t.Errorf("copied %q, want the answer's markdown with its citation markers", copied)
 	}
 
+	// Shortcuts: / focuses the question box; Ctrl+Shift+C copies the last answer.
+	eval[bool](t, ctx, `(() => { document.activeElement.blur(); window.__copied = null; return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("/")); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.activeElement.id + '|' + document.getElementById('question').value`); got != "question|" {
+		t.Errorf("after /, focus and question box: %q, want the empty question box focused", got)
+	}
+	eval[bool](t, ctx, `(() => { document.activeElement.blur(); return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("c", chromedp.KeyModifiers(chromedp.ModifierCtrl, chromedp.ModifierShift))); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(copied)
+	waitFor(t, ctx, "Ctrl+Shift+C to copy the answer", `window.__copied === `+string(want), 10*time.Second)
+
 	// Regenerate: the conversation still holds one question and one answer.
 	eval[bool](t, ctx, recordStates)
 	if err := chromedp.Do(ctx, chromedp.Click(done+` .answer-actions .regenerate`, chromedp.NodeVisible)); err != nil {
