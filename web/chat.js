@@ -439,7 +439,7 @@
     const again = el('button', { type: 'button', class: 'msg-action regenerate', title: '답변 다시 만들기 (regenerate)' }, '↻ Regenerate');
     copy.addEventListener('click', async () => {
       try {
-        await copyText(turn.text);
+        await copyText(markdownOf(turn));
         copy.textContent = '✓ Copied';
       } catch (_) {
         copy.textContent = '✗ Copy failed';
@@ -448,6 +448,17 @@
     });
     again.addEventListener('click', () => regenerate(turn));
     return el('div', { class: 'answer-actions' }, copy, again);
+  }
+
+  /** markdownOf is an answer as copied: its markdown numbered as its chips are, then the sources it cites. */
+  function markdownOf(turn) {
+    const text = turn.text.replace(/\[(\d{1,3})\]/g, (m, n) => (turn.labels.has(Number(n)) ? `[${turn.labels.get(Number(n))}]` : m));
+    const cited = [...turn.labels].sort((a, b) => a[1] - b[1]).map(([n, label]) => {
+      const s = turn.sources.get(n);
+      const page = pages(s);
+      return `[${label}] ${s.title || s.source || s.document_id}${page === '—' ? '' : ', ' + page}`;
+    });
+    return cited.length ? `${text.trim()}\n\n${cited.join('\n')}\n` : text;
   }
 
   async function copyText(text) {

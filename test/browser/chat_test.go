@@ -174,8 +174,9 @@ func TestConversationSurvivesReload(t *testing.T) {
 	}
 	waitFor(t, ctx, "the copy", `window.__copied !== null`, 10*time.Second)
 	copied := eval[string](t, ctx, `window.__copied`)
-	if !strings.Contains(copied, "[") || strings.Contains(copied, "<") {
-		t.Errorf("copied %q, want the answer's markdown with its citation markers", copied)
+	// The answer's markdown, numbered as its chips are, then the sources it cites with their pages.
+	if !strings.Contains(copied, "[1]") || strings.Contains(copied, "<") || !strings.Contains(copied, "\n\n[1] ") || !strings.Contains(copied, ", p. ") {
+		t.Errorf("copied %q, want the answer's markdown with its citations and a list of its sources", copied)
 	}
 
 	// Shortcuts: / focuses the question box; Ctrl+Shift+C copies the last answer.
