@@ -64,6 +64,17 @@ func TestConversations(t *testing.T) {
 			body: jsonBody(map[string]any{"title": "렌더링 질문"}), contains: []string{`"title":"렌더링 질문"`, `"collections":["react"]`}},
 		{name: "ErrCollections21", method: "PATCH", path: "/api/conversations/" + mine.ID, headers: asA, status: 400, code: rag.CodeInvalid,
 			body: jsonBody(map[string]any{"collections": make([]string, rag.MaxConversationCollections+1)})},
+		{name: "Collections20", method: "PATCH", path: "/api/conversations/" + theirs.ID, headers: asB, status: 200,
+			body: jsonBody(map[string]any{"collections": make([]string, rag.MaxConversationCollections)})},
+		{name: "Documents100", method: "POST", path: "/api/conversations", headers: asB, status: 201,
+			body: jsonBody(map[string]any{"document_ids": make([]string, rag.MaxConversationDocuments)})},
+		{name: "ErrDocuments101", method: "POST", path: "/api/conversations", headers: asB, status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"document_ids": make([]string, rag.MaxConversationDocuments+1)})},
+		{name: "Body16KB", method: "POST", path: "/api/conversations", headers: asB, status: 201,
+			body: jsonBody(scopeBody(t, MaxConversationJSON))},
+		{name: "ErrBody16KBPlus1", method: "POST", path: "/api/conversations", headers: asB, status: 413, code: rag.CodePayloadTooLarge,
+			body: jsonBody(scopeBody(t, MaxConversationJSON+1))},
+		{name: "Limit1000", method: "GET", path: "/api/conversations?limit=1000", headers: asA, status: 200},
 		{name: "ErrLimit0", method: "GET", path: "/api/conversations?limit=0", headers: asA, status: 400, code: rag.CodeInvalid},
 		{name: "ErrLimit1001", method: "GET", path: "/api/conversations?limit=1001", headers: asA, status: 400, code: rag.CodeInvalid},
 		{name: "Limit1", method: "GET", path: "/api/conversations?limit=1", headers: asA, status: 200,
@@ -163,6 +174,29 @@ func TestConversations(t *testing.T) {
 		{name: "Delete", method: "DELETE", path: "/api/conversations/" + full.ID, headers: asA, status: 204},
 		{name: "ErrDeleted", method: "GET", path: "/api/conversations/" + full.ID, headers: asA, status: 404, code: rag.CodeNotFound},
 	})
+}
+
+// scopeBody returns a conversation body of exactly n bytes: rag.MaxConversationDocuments document IDs padded
+// to fit.
+func scopeBody(t *testing.T, n int) string {
+	t.Helper()
+	ids := make([]string, rag.MaxConversationDocuments)
+	body := func() string {
+		b, err := json.Marshal(map[string]any{"document_ids": ids})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	per := (n - len(body())) / len(ids)
+	for i := range ids {
+		ids[i] = strings.Repeat("d", per)
+	}
+	ids[0] += strings.Repeat("d", n-len(body()))
+	if got := len(body()); got != n {
+		t.Fatalf("body of %d bytes, want %d", got, n)
+	}
+	return body()
 }
 
 // stalling answers with one passage and a first piece of text, then waits until the client goes away.
