@@ -595,6 +595,12 @@
         state.saving = saving;
       } else {
         fail(turn, err);
+        // The conversation is gone (deleted in another tab): the next question starts a new one.
+        if (err instanceof ApiError && err.code === 'not_found' && state.conversation) {
+          state.conversation = null;
+          remember('');
+          loadConversations();
+        }
       }
     } finally {
       if (state.controller === controller) state.controller = null;
