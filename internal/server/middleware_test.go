@@ -284,6 +284,12 @@ func TestHealthStatusAndUI(t *testing.T) {
 		{name: "Script", method: "GET", path: "/chat.js", status: 200, contains: []string{"DOMPurify.sanitize"}},
 		{name: "VendoredMarked", method: "GET", path: "/vendor/marked/marked.umd.js", status: 200, contains: []string{"marked v18"}},
 		{name: "VendoredLicence", method: "GET", path: "/vendor/dompurify/LICENSE", status: 200},
+		{name: "Favicon", method: "GET", path: "/favicon.ico", status: 200,
+			check: func(t *testing.T, resp *http.Response, body []byte) {
+				if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "image/") || len(body) < 22 || string(body[:4]) != "\x00\x00\x01\x00" {
+					t.Fatalf("favicon: %s, %d bytes starting %q", ct, len(body), body[:min(4, len(body))])
+				}
+			}},
 		{name: "ErrUnknownAPI", method: "GET", path: "/api/nope", status: 404, code: rag.CodeNotFound},
 		{name: "ErrUnknownPage", method: "GET", path: "/nope.html", status: 404},
 		{name: "ErrEmbedSourceNotServed", method: "GET", path: "/embed.go", status: 404},
