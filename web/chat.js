@@ -939,6 +939,11 @@
     const open = document.body.classList.toggle('sidebar-open');
     $('sidebar-toggle').setAttribute('aria-expanded', String(open));
   });
+  // A click outside the open drawer, or Escape, closes it.
+  document.addEventListener('click', (e) => {
+    if (document.body.classList.contains('sidebar-open') && !e.target.closest('#sidebar, #sidebar-toggle')) closeSidebar();
+  });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape') closeSidebar(); });
 
   // The "/" that focused the question box is not typed into it (preventDefault on keydown stops it in a
   // browser; a key sent as separate down and char events still delivers the char: it is dropped here).

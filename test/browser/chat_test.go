@@ -467,6 +467,18 @@ func TestUploadRowsAndPhone(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "chat-390.png")
+	// The conversations drawer: opens from "Chats", opens a conversation and closes.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("source-close"), chromedp.NodeVisible), chromedp.Click(chromedp.ID("sidebar-toggle"), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the drawer", `getComputedStyle(document.getElementById('sidebar')).visibility === 'visible' && document.querySelector('#conv-list .conv-open')`, 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(`#conv-list .conv-open`, chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the drawer to close on the opened conversation", `!document.body.classList.contains('sidebar-open') && document.querySelector('.msg-assistant[data-state="done"]')`, 10*time.Second)
+	if !eval[bool](t, ctx, overflow) {
+		t.Errorf("with the drawer used, the chat page scrolls sideways at 390 px")
+	}
 	for _, p := range []string{"/documents", "/board"} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+p), chromedp.WaitReady("body")); err != nil {
 			t.Fatal(err)
