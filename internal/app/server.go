@@ -15,19 +15,18 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		kind = "postgres"
 	}
 	return server.Deps{
-		Documents:     a.Store,
-		Collections:   a.Store,
-		Store:         a.Store,
-		Answers:       a.Answers,
-		Search:        a.Spaces,
-		Embedding:     a.Spaces,
-		Ingest:        a.Ingest,
-		Enqueuer:      enq,
-		Board:         a.Board,
-		Graph:         a.Graph,
-		Feedback:      a.Feedback,
-		Conversations: a.Conversations,
-		Logger:        a.Logger,
+		Documents:   a.Store,
+		Collections: a.Store,
+		Store:       a.Store,
+		Answers:     a.Answers,
+		Search:      a.Spaces,
+		Embedding:   a.Spaces,
+		Ingest:      a.Ingest,
+		Enqueuer:    enq,
+		Board:       a.Board,
+		Graph:       a.Graph,
+		Feedback:    a.Feedback,
+		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,
 			CORSOrigins:     cfg.CORSOrigins,
@@ -41,5 +40,6 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 			Embedder:        a.Embedder.Space(),
 			Generator:       a.Generator.Name(),
 		},
+		Conversations: a.Conversations,
 	}
 }

@@ -97,12 +97,13 @@ type Deps struct {
 	Graph Graphs
 	// Feedback rates answers and sources.
 	Feedback Feedback
-	// Conversations keeps the principals' chats (rag.Store implementations implement it).
-	Conversations rag.ConversationStore
-	Settings      Settings
-	Logger        *slog.Logger // nil discards
+	Settings Settings
+	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
 	Now func() time.Time
+
+	// Conversations keeps the principals' chats (rag.Store implementations implement it).
+	Conversations rag.ConversationStore
 }
 
 // Settings are the server's limits and what /api/status reports.
