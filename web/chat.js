@@ -916,9 +916,10 @@
       }
       const turn = newTurn(question || addUser(''));
       setSources(turn, m.passages || m.sources);
-      const done = { answer: m.content, question: question ? question.querySelector('.msg-text').textContent : '', sources: m.sources || [],
-        passages: m.passages || [], search_info: m.search_info || {}, not_found: m.not_found, stopped: m.stopped,
-        message_ids: question ? [question.dataset.id, m.id] : null };
+      // The answer as it was shown: its details (citation check, weak sentences, generator…) and the rest.
+      const done = Object.assign({}, m.details || {}, { answer: m.content, question: question ? question.querySelector('.msg-text').textContent : '',
+        sources: m.sources || [], passages: m.passages || [], search_info: m.search_info || {}, not_found: m.not_found,
+        stopped: m.stopped, message_ids: question ? [question.dataset.id, m.id] : null });
       finish(turn, done);
       question = null;
     }

@@ -36,7 +36,8 @@ type Conversation struct {
 }
 
 // Message is one turn of a conversation. An assistant message keeps what the answer showed: its sources,
-// its retrieved passages and the search_info of the debug panel, as the chat API returned them (JSON).
+// its retrieved passages, the search_info of the debug panel and the rest of its details, as the chat API
+// returned them (JSON).
 type Message struct {
 	ID      string `json:"id"`
 	Seq     int    `json:"seq"`
@@ -49,7 +50,10 @@ type Message struct {
 	Sources    json.RawMessage `json:"sources,omitempty"`
 	Passages   json.RawMessage `json:"passages,omitempty"`
 	SearchInfo json.RawMessage `json:"search_info,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
+	// Details are the rest of what the answer showed: its citation check, weakly supported sentences,
+	// whether the question was truncated, its language and generator.
+	Details   json.RawMessage `json:"details,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
 }
 
 // ConversationUpdate changes a conversation; nil fields are kept.

@@ -130,6 +130,16 @@ func (cc *chatConversation) history(n int) []rag.Turn {
 	return recentTurns(out, n)
 }
 
+// answerDetails is what a conversation keeps of an answer besides its text, sources, passages and
+// search_info: enough to show it again as it was shown.
+type answerDetails struct {
+	Citations rag.CitationCheck `json:"citations"`
+	Weak      []rag.WeakView    `json:"weak"`
+	Truncated bool              `json:"truncated"`
+	Language  string            `json:"language"`
+	Generator string            `json:"generator"`
+}
+
 // save appends the question and its answer (or the part of it that arrived before the client stopped
 // it) to the conversation, naming an untitled conversation after its first question. It returns the IDs
 // of the two messages.
@@ -141,7 +151,9 @@ func (s *Server) saveExchange(ctx context.Context, p rag.Principal, cc *chatConv
 	msgs := []*rag.Message{
 		{Role: rag.RoleUser, Content: question},
 		{Role: rag.RoleAssistant, Content: view.Answer, NotFound: view.NotFound, Stopped: stopped,
-			Sources: raw(view.Sources), Passages: raw(view.Passages), SearchInfo: raw(view.SearchInfo)},
+			Sources: raw(view.Sources), Passages: raw(view.Passages), SearchInfo: raw(view.SearchInfo),
+			Details: raw(answerDetails{Citations: view.Citations, Weak: view.Weak, Truncated: view.Truncated,
+				Language: view.Language, Generator: view.Generator})},
 	}
 	if err := s.deps.Conversations.AppendMessages(ctx, p.ID, cc.c.ID, cc.replaceFrom, msgs); err != nil {
 		return nil, err

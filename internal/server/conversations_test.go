@@ -132,6 +132,10 @@ func TestConversations(t *testing.T) {
 	if err := json.Unmarshal(a.SearchInfo, &info); err != nil || info.ChunksRetrieved == 0 {
 		t.Fatalf("stored search_info %s: %v", trim(a.SearchInfo), err)
 	}
+	var details answerDetails
+	if err := json.Unmarshal(a.Details, &details); err != nil || details.Generator != "extractive" || details.Citations.Valid != first.Citations.Valid {
+		t.Fatalf("stored details %s: %v", trim(a.Details), err)
+	}
 	if a.Content != first.Answer || a.Role != rag.RoleAssistant {
 		t.Fatalf("stored answer %q, want %q", a.Content, first.Answer)
 	}

@@ -159,6 +159,9 @@ func TestConversationSurvivesReload(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll('`+done+` .answer button.cite').length`); n == 0 {
 		t.Fatal("the reloaded answer has no citations")
 	}
+	if dbg := eval[string](t, ctx, `document.querySelector('`+done+` details.debug').textContent`); !strings.Contains(dbg, "generator extractive") || !strings.Contains(dbg, "passages") {
+		t.Fatalf("the reloaded answer's debug panel lost its details: %q", dbg)
+	}
 	src := eval[string](t, ctx, `(() => { document.querySelector('`+done+` .answer button.cite').click(); return document.getElementById('source-title').textContent; })()`)
 	if !strings.Contains(src, "bill_2125318") {
 		t.Fatalf("the reloaded citation opens %q", src)

@@ -101,17 +101,18 @@ func (s *Store) GetConversation(ctx context.Context, principal, id string) (*rag
 			return err
 		}
 		rows, err := tx.Query(ctx, s.q(`SELECT id, seq, role, content, not_found, stopped, sources, passages, search_info,
-			created_at FROM {S}.conversation_messages WHERE conversation_id = $1 ORDER BY seq`), id)
+			details, created_at FROM {S}.conversation_messages WHERE conversation_id = $1 ORDER BY seq`), id)
 		if err != nil {
 			return err
 		}
 		c.Messages, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Message, error) {
 			var m rag.Message
-			var sources, passages, info []byte
-			if err := r.Scan(&m.ID, &m.Seq, &m.Role, &m.Content, &m.NotFound, &m.Stopped, &sources, &passages, &info, &m.CreatedAt); err != nil {
+			var sources, passages, info, details []byte
+			if err := r.Scan(&m.ID, &m.Seq, &m.Role, &m.Content, &m.NotFound, &m.Stopped, &sources, &passages, &info, &details,
+				&m.CreatedAt); err != nil {
 				return nil, err
 			}
-			m.Sources, m.Passages, m.SearchInfo, m.CreatedAt = sources, passages, info, m.CreatedAt.UTC()
+			m.Sources, m.Passages, m.SearchInfo, m.Details, m.CreatedAt = sources, passages, info, details, m.CreatedAt.UTC()
 			return &m, nil
 		})
 		if c.Messages == nil {
@@ -196,9 +197,9 @@ func (s *Store) AppendMessages(ctx context.Context, principal, id, replaceFrom s
 		for i, m := range msgs {
 			m.ID, m.Seq, m.CreatedAt = uuid.NewString(), next+i, now
 			if _, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.conversation_messages (id, conversation_id, seq, role, content,
-				not_found, stopped, sources, passages, search_info, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`),
+				not_found, stopped, sources, passages, search_info, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`),
 				m.ID, id, m.Seq, string(m.Role), m.Content, m.NotFound, m.Stopped, rag.NullJSON(m.Sources), rag.NullJSON(m.Passages),
-				rag.NullJSON(m.SearchInfo), now); err != nil {
+				rag.NullJSON(m.SearchInfo), rag.NullJSON(m.Details), now); err != nil {
 				return err
 			}
 		}

@@ -88,7 +88,7 @@ func (s *Store) GetConversation(ctx context.Context, principal, id string) (*rag
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT id, seq, role, content, not_found, stopped, sources, passages, search_info,
-			created_at FROM conversation_messages WHERE conversation_id = ? ORDER BY seq`, id)
+			details, created_at FROM conversation_messages WHERE conversation_id = ? ORDER BY seq`, id)
 		if err != nil {
 			return err
 		}
@@ -96,12 +96,13 @@ func (s *Store) GetConversation(ctx context.Context, principal, id string) (*rag
 		c.Messages = []*rag.Message{}
 		for rows.Next() {
 			var m rag.Message
-			var sources, passages, info sql.NullString
+			var sources, passages, info, details sql.NullString
 			var created int64
-			if err := rows.Scan(&m.ID, &m.Seq, &m.Role, &m.Content, &m.NotFound, &m.Stopped, &sources, &passages, &info, &created); err != nil {
+			if err := rows.Scan(&m.ID, &m.Seq, &m.Role, &m.Content, &m.NotFound, &m.Stopped, &sources, &passages, &info, &details,
+				&created); err != nil {
 				return err
 			}
-			m.Sources, m.Passages, m.SearchInfo = rawOf(sources), rawOf(passages), rawOf(info)
+			m.Sources, m.Passages, m.SearchInfo, m.Details = rawOf(sources), rawOf(passages), rawOf(info), rawOf(details)
 			m.CreatedAt = fromMicro(created)
 			c.Messages = append(c.Messages, &m)
 		}
@@ -195,9 +196,9 @@ func (s *Store) AppendMessages(ctx context.Context, principal, id, replaceFrom s
 		for i, m := range msgs {
 			m.ID, m.Seq, m.CreatedAt = newID(), next+i, now
 			if _, err := tx.ExecContext(ctx, `INSERT INTO conversation_messages (id, conversation_id, seq, role, content,
-				not_found, stopped, sources, passages, search_info, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				not_found, stopped, sources, passages, search_info, details, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				m.ID, id, m.Seq, string(m.Role), m.Content, m.NotFound, m.Stopped, rag.NullJSON(m.Sources), rag.NullJSON(m.Passages),
-				rag.NullJSON(m.SearchInfo), now.UnixMicro()); err != nil {
+				rag.NullJSON(m.SearchInfo), rag.NullJSON(m.Details), now.UnixMicro()); err != nil {
 				return err
 			}
 		}

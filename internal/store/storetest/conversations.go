@@ -24,7 +24,7 @@ func exchange(question, answer string) []*rag.Message {
 	return []*rag.Message{
 		{Role: rag.RoleUser, Content: question},
 		{Role: rag.RoleAssistant, Content: answer, Sources: json.RawMessage(`[{"n":1,"title":"lease"}]`),
-			SearchInfo: json.RawMessage(`{"chunks_retrieved":3}`)},
+			SearchInfo: json.RawMessage(`{"chunks_retrieved":3}`), Details: json.RawMessage(`{"generator":"extractive"}`)},
 	}
 }
 
@@ -64,6 +64,9 @@ func testConversations(t *testing.T, open func(t *testing.T) rag.Store) {
 		var info map[string]any
 		if err := json.Unmarshal(a.SearchInfo, &info); err != nil || info["chunks_retrieved"] != 3.0 {
 			t.Fatalf("search_info %s: %v", a.SearchInfo, err)
+		}
+		if !strings.Contains(string(a.Details), `"generator"`) {
+			t.Fatalf("details %s", a.Details)
 		}
 		if got.Messages[0].Sources != nil || a.Passages != nil {
 			t.Fatalf("absent JSON read back as %q, %q", got.Messages[0].Sources, a.Passages)

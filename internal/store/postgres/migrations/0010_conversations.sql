@@ -1,6 +1,7 @@
 -- Conversations (docs/api.md "Conversations"): a principal's chats, kept on the server so that they survive a
 -- reload and follow the principal between browsers. collections and document_ids are the scope the chat UI
--- remembers; an assistant message keeps its sources, passages and search_info as the chat API returned them.
+-- remembers; an assistant message keeps its sources, passages, search_info and other details as the chat API
+-- returned them.
 -- Deleting a conversation deletes its messages.
 CREATE TABLE {S}.conversations (
     id            text PRIMARY KEY,
@@ -23,6 +24,7 @@ CREATE TABLE {S}.conversation_messages (
     sources          jsonb,
     passages         jsonb,
     search_info      jsonb,
+    details          jsonb,
     created_at       timestamptz NOT NULL,
     UNIQUE (conversation_id, seq)
 );

@@ -1,7 +1,7 @@
 -- Conversations (docs/api.md "Conversations"): a principal's chats, kept on the server so that they survive a
 -- reload and follow the principal between browsers. collections and document_ids are the scope the chat UI
--- remembers (JSON lists); an assistant message keeps its sources, passages and search_info as the chat API
--- returned them (JSON). Deleting a conversation deletes its messages.
+-- remembers (JSON lists); an assistant message keeps its sources, passages, search_info and other details as
+-- the chat API returned them (JSON). Deleting a conversation deletes its messages.
 CREATE TABLE conversations (
     id            TEXT PRIMARY KEY,
     principal     TEXT NOT NULL,
@@ -23,6 +23,7 @@ CREATE TABLE conversation_messages (
     sources          TEXT,
     passages         TEXT,
     search_info      TEXT,
+    details          TEXT,
     created_at       INTEGER NOT NULL,
     UNIQUE (conversation_id, seq)
 );
