@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -203,6 +204,15 @@ func (e *eventStream) send(event string, data any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", event, err)
 	}
+	// JSON has no raw newlines, so one data line per event.
+	if err := e.write(fmt.Sprintf("event: %s\ndata: %s\n\n", event, b)); err != nil {
+		return fmt.Errorf("%s event: %w", event, err)
+	}
+	return nil
+}
+
+// write writes one event's frame and flushes it, starting the response first.
+func (e *eventStream) write(frame string) error {
 	if !e.started {
 		h := e.w.Header()
 		h.Set("Content-Type", "text/event-stream; charset=utf-8")
@@ -211,14 +221,13 @@ func (e *eventStream) send(event string, data any) error {
 		e.w.WriteHeader(http.StatusOK)
 		e.started = true
 	}
-	// JSON has no raw newlines, so one data line per event.
-	if _, err := fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+	if _, err := io.WriteString(e.w, frame); err != nil {
 		e.broken = true
-		return fmt.Errorf("write %s event: %w", event, err)
+		return fmt.Errorf("write: %w", err)
 	}
 	if err := e.rc.Flush(); err != nil {
 		e.broken = true
-		return fmt.Errorf("flush %s event: %w", event, err)
+		return fmt.Errorf("flush: %w", err)
 	}
 	return nil
 }

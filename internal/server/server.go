@@ -220,6 +220,9 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PATCH /api/conversations/{id}", s.handleUpdateConversation)
 	s.mux.HandleFunc("DELETE /api/conversations/{id}", s.handleDeleteConversation)
 
+	// Integrations: the OpenAI-compatible API under /v1 (openai_compat.go), the MCP server at /mcp (mcp.go).
+	s.routesOpenAI()
+
 	// Anything else under /api/ is a JSON not_found 404, never the UI — a known path with a method it does
 	// not take included: this pattern matches every method, so the mux never answers 405 (SPEC.md's error
 	// codes have none for it).
