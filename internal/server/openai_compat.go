@@ -291,38 +291,12 @@ func stripSources(s string) string {
 	return s
 }
 
-// citationMarkdown lists the cited sources under sourcesHeading, one list item each ("" when none is cited).
+// citationMarkdown lists the cited sources under sourcesHeading (rag.CitationList; "" when none is cited).
 func citationMarkdown(sources []rag.Source) string {
 	if len(sources) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(sourcesHeading)
-	for _, src := range sources {
-		fmt.Fprintf(&b, "\n- [%d] %s", src.N, citationLine(src.Hit))
-	}
-	return b.String()
-}
-
-// citationLine names a passage: its title, the file it came from when it differs, its pages and section.
-func citationLine(h rag.Hit) string {
-	line := strings.TrimSpace(h.Title)
-	if line == "" {
-		line = h.Source
-	}
-	if h.Source != "" && h.Source != line {
-		line += " (" + h.Source + ")"
-	}
-	switch {
-	case h.PageStart > 0 && h.PageEnd > h.PageStart:
-		line += fmt.Sprintf(", pp. %d–%d", h.PageStart, h.PageEnd)
-	case h.PageStart > 0:
-		line += fmt.Sprintf(", p. %d", h.PageStart)
-	}
-	if h.Section != "" {
-		line += " — " + h.Section
-	}
-	return line
+	return sourcesHeading + "\n" + rag.CitationList(sources)
 }
 
 // completionUsage counts tokens with generate.TokenEncoding (cl100k_base): the prompt is the question, the

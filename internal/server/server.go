@@ -222,6 +222,7 @@ func (s *Server) routes() {
 
 	// Integrations: the OpenAI-compatible API under /v1 (openai_compat.go), the MCP server at /mcp (mcp.go).
 	s.routesOpenAI()
+	s.routesMCP()
 
 	// Anything else under /api/ is a JSON not_found 404, never the UI — a known path with a method it does
 	// not take included: this pattern matches every method, so the mux never answers 405 (SPEC.md's error
