@@ -476,7 +476,7 @@ func pagesText(chunks []*rag.Chunk, from, to, limit int) GetDocumentOutput {
 
 // IngestTextInput is ingest_text's input.
 type IngestTextInput struct {
-	Title      string   `json:"title" jsonschema:"the document's title"`
+	Title      string   `json:"title,omitempty" jsonschema:"the document's title (a title or a name is required)"`
 	Text       string   `json:"text" jsonschema:"the document's text (Markdown unless name says another format)"`
 	Collection string   `json:"collection,omitempty" jsonschema:"the collection to add it to (default: default, created when missing)"`
 	Name       string   `json:"name,omitempty" jsonschema:"file name, whose extension picks the format (.md, .txt, .html); also the document's key: the same name again makes a new version (default <title>.md)"`
