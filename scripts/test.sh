@@ -50,6 +50,12 @@ go vet -tags ragd_offline ./cmd/... ./internal/app/...
 [ "${1:-}" = "lint" ] && exit 0
 
 # --- tests -----------------------------------------------------------------------------------------------
+# The official openai npm client that test/openai runs against the binary (its Go test also installs it).
+if [ ! -f test/openai/node_modules/openai/package.json ]; then
+  log "npm ci (test/openai)"
+  (cd test/openai && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # PostgreSQL + pgvector for the PostgreSQL store's tests: PGlite (real PostgreSQL in WebAssembly) on loopback.
 log "PGlite"
 export RAGD_TEST_DATABASE_URL="$(scripts/pglite.sh start)"

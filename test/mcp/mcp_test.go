@@ -165,6 +165,9 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 }
 
 func TestStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the binary's MCP tests run in the full suite (internal/server and internal/mcpserver test the same in process)")
+	}
 	dir := dataDir(t)
 	cmd := exec.Command(testkit.Binary(t), "mcp")
 	cmd.Env = testkit.CleanEnv("RAGD_DATA_DIR=" + dir)
@@ -201,6 +204,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestStreamableHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the binary's MCP tests run in the full suite")
+	}
 	dir := dataDir(t)
 	srv := testkit.Serve(t, testkit.CleanEnv("RAGD_DATA_DIR="+dir, "RAGD_API_KEYS=key-one", "RAGD_LOG_LEVEL=warn"))
 	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{"key-one"}}})
