@@ -110,13 +110,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 
 	stream := req.Stream || strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	if !stream {
-		var passages []rag.Source
-		ans, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
-			if ev.Type == rag.AnswerSources {
-				passages = ev.Sources
-			}
-			return nil
-		})
+		ans, passages, err := s.askWhole(r, ask)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

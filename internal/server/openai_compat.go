@@ -389,13 +389,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	ask := rag.AskRequest{Question: question, History: history, Filter: f, K: req.K}
 	base := completion{ID: completionID(), Created: s.now().Unix(), Model: req.Model}
 	if !req.Stream {
-		var passages []rag.Source
-		ans, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
-			if ev.Type == rag.AnswerSources {
-				passages = ev.Sources
-			}
-			return nil
-		})
+		ans, passages, err := s.askWhole(r, ask)
 		if err != nil {
 			s.writeOpenAIError(w, r, err)
 			return
@@ -467,6 +461,19 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	status, body := openAIErrorOf(err)
 	s.logFailure(r, status, err)
 	_ = sse.data(body) // OpenAI's clients raise an error for a data event carrying "error"
+}
+
+// askWhole answers ask without streaming; passages are the ones given to the generator (the sources
+// event's).
+func (s *Server) askWhole(r *http.Request, ask rag.AskRequest) (*rag.Answer, []rag.Source, error) {
+	var passages []rag.Source
+	ans, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
+		if ev.Type == rag.AnswerSources {
+			passages = ev.Sources
+		}
+		return nil
+	})
+	return ans, passages, err
 }
 
 // data sends v as a data-only event (OpenAI's streams have no event names).
