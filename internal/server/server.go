@@ -180,6 +180,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
 
 	s.mux.HandleFunc("GET /api/status", s.handleStatus)
+	s.mux.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("POST /api/chat", s.limited(s.chatLimit, s.handleChat))
 	s.mux.HandleFunc("POST /api/search", s.limited(s.searchLimit, s.handleSearch))
 
