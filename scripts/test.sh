@@ -50,10 +50,15 @@ go vet -tags ragd_offline ./cmd/... ./internal/app/...
 [ "${1:-}" = "lint" ] && exit 0
 
 # --- tests -----------------------------------------------------------------------------------------------
-# The official openai npm client that test/openai runs against the binary (its Go test also installs it).
+# The official openai and MCP npm clients that test/openai and test/mcp run against the binary (their Go
+# tests also install them).
 if [ ! -f test/openai/node_modules/openai/package.json ]; then
   log "npm ci (test/openai)"
   (cd test/openai && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ ! -f test/mcp/node_modules/@modelcontextprotocol/sdk/package.json ]; then
+  log "npm ci (test/mcp)"
+  (cd test/mcp && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # PostgreSQL + pgvector for the PostgreSQL store's tests: PGlite (real PostgreSQL in WebAssembly) on loopback.

@@ -1,6 +1,7 @@
-// Package mcp runs the official MCP Go SDK client against the real binary: `ragd mcp` over stdio, and
-// `ragd serve`'s /mcp over streamable HTTP with API keys — listing the tools, and calling search, ask,
-// list_collections, list_documents, get_document and ingest_text on an ingested fixture.
+// Package mcp runs the official MCP clients against the real binary — the Go SDK's and the TypeScript SDK's
+// (npm @modelcontextprotocol/sdk, client.test.mjs): `ragd mcp` over stdio, and `ragd serve`'s /mcp over
+// streamable HTTP with API keys — listing the tools, and calling search, ask, list_collections,
+// list_documents, get_document and ingest_text on an ingested fixture.
 package mcp
 
 import (
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -237,5 +239,31 @@ func TestStreamableHTTP(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(strings.ToLower(err.Error()), "unauthorized") {
 			t.Errorf("key %q: connect error %v, want 401", key, err)
 		}
+	}
+}
+
+// TestJSClient runs the official MCP TypeScript SDK client (client.test.mjs) against `ragd mcp` and /mcp. The
+// npm package is installed here with `npm ci` when it is missing (package-lock.json pins it).
+func TestJSClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the npm client test runs in the full suite")
+	}
+	dir := filepath.Join(testkit.Root(), "test", "mcp")
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in test/mcp: %v\n%s", err, out)
+		}
+	}
+	data := dataDir(t)
+	srv := testkit.Serve(t, testkit.CleanEnv("RAGD_DATA_DIR="+data, "RAGD_API_KEYS=key-one", "RAGD_LOG_LEVEL=warn"))
+	cmd := exec.Command("node", "--test", "--test-reporter=spec", "client.test.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RAGD_BIN="+testkit.Binary(t), "RAGD_DATA_DIR="+data, "RAGD_URL="+srv.URL, "RAGD_KEY=key-one")
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test client.test.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the MCP TypeScript client's tests failed: %v", err)
 	}
 }
