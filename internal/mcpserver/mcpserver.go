@@ -125,7 +125,44 @@ func New(d Deps) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "ingest_text", Title: "Add a text document",
 		Description: "Adds a text (Markdown by default) as a document to a collection, or a new version of the document with the " +
 			"same name. Needs an API key with write permission."}, h.ingestText)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: DocumentURIPrefix + "{id}", Name: "document", Title: "A document's text",
+		Description: fmt.Sprintf("The text of a document (its first %d characters; get_document reads page ranges).", MaxDocumentChars),
+		MIMEType:    "text/markdown"}, h.readDocument)
 	return s
+}
+
+// DocumentURIPrefix starts the URI of a document resource: ragd://documents/<id>.
+const DocumentURIPrefix = "ragd://documents/"
+
+// readDocument reads the resource ragd://documents/<id>: the document's title as a heading, then its text
+// (as get_document gives it, from the first page). A document the principal cannot see is not found.
+func (h *handlers) readDocument(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	p, err := h.principalOf(req.Extra)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	id, ok := strings.CutPrefix(uri, DocumentURIPrefix)
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	doc, err := h.d.Documents.GetDocument(ctx, p, id)
+	if errors.Is(err, rag.ErrNotFound) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return nil, toolError(err)
+	}
+	chunks, err := h.d.Documents.ListChunks(ctx, p, doc.ID)
+	if err != nil {
+		return nil, toolError(err)
+	}
+	out := pagesText(chunks, 0, 0, h.maxDocumentChars)
+	text := "# " + doc.Title + "\n\n" + out.Text
+	if out.Truncated {
+		text += fmt.Sprintf("\n\n[… cut at %d characters: get_document with page_start %d reads on]", h.maxDocumentChars, out.NextPage)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 }
 
 type handlers struct {
@@ -135,8 +172,12 @@ type handlers struct {
 
 // principal is who the call runs as: the HTTP request's authenticated principal, else Deps.Principal.
 func (h *handlers) principal(req *mcp.CallToolRequest) (rag.Principal, error) {
-	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
-		if p, ok := req.Extra.TokenInfo.Extra[PrincipalExtra].(rag.Principal); ok {
+	return h.principalOf(req.Extra)
+}
+
+func (h *handlers) principalOf(extra *mcp.RequestExtra) (rag.Principal, error) {
+	if extra != nil && extra.TokenInfo != nil {
+		if p, ok := extra.TokenInfo.Extra[PrincipalExtra].(rag.Principal); ok {
 			return p, nil
 		}
 	}
@@ -347,6 +388,7 @@ type DocumentInfo struct {
 	Tags       []string  `json:"tags,omitempty"`
 	UpdatedAt  time.Time `json:"updated_at"`
 	Collection string    `json:"collection_id"`
+	URI        string    `json:"uri" jsonschema:"the document as an MCP resource (its text)"`
 }
 
 // ListDocumentsOutput is list_documents' result.
@@ -377,7 +419,8 @@ func (h *handlers) listDocuments(ctx context.Context, req *mcp.CallToolRequest, 
 	out := ListDocumentsOutput{Documents: []DocumentInfo{}, Total: page.Total}
 	for _, d := range page.Documents {
 		out.Documents = append(out.Documents, DocumentInfo{ID: d.ID, Title: d.Title, Source: d.Source, MediaType: d.MediaType,
-			Status: string(d.Status), Error: d.Error, Chunks: d.ChunkCount, Tags: d.Tags, UpdatedAt: d.UpdatedAt, Collection: d.CollectionID})
+			Status: string(d.Status), Error: d.Error, Chunks: d.ChunkCount, Tags: d.Tags, UpdatedAt: d.UpdatedAt, Collection: d.CollectionID,
+			URI: DocumentURIPrefix + d.ID})
 	}
 	return nil, out, nil
 }

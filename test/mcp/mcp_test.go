@@ -139,6 +139,20 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if docs.Total != 1 || docs.Documents[0].ID != docID || docs.Documents[0].Status != "ready" {
 		t.Errorf("list_documents %+v", docs)
 	}
+	// The document as a resource: its URI from list_documents, read whole.
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != mcpserver.DocumentURIPrefix+"{id}" {
+		t.Errorf("resource templates %+v %v", templates, err)
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: docs.Documents[0].URI})
+	if err != nil || len(read.Contents) != 1 || !strings.HasPrefix(read.Contents[0].Text, "# bill_2125318_original\n\n") ||
+		!strings.Contains(read.Contents[0].Text, "공포 후 6개월") {
+		t.Errorf("read %s: %v %+v", docs.Documents[0].URI, err, read)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.DocumentURIPrefix + "no-such-document"}); err == nil {
+		t.Error("reading an unknown document's resource: no error")
+	}
+
 	var doc mcpserver.GetDocumentOutput
 	res = call(t, cs, "get_document", map[string]any{"id": docID, "page_start": 5, "page_end": 5}, &doc)
 	if res.IsError || doc.PageStart != 5 || doc.PageEnd != 5 || !strings.Contains(doc.Text, "공포 후 6개월") || doc.Pages < 5 {
