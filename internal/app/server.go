@@ -26,6 +26,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Board:       a.Board,
 		Graph:       a.Graph,
 		Feedback:    a.Feedback,
+		Embedder:    a.Embedder,
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

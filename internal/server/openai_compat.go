@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
@@ -37,8 +38,11 @@ func (s *Server) routesOpenAI() {
 	s.mux.HandleFunc("GET /v1/models", s.openAI(s.handleModels))
 	s.mux.HandleFunc("GET /v1/models/{model...}", s.openAI(s.handleModel))
 	s.mux.HandleFunc("POST /v1/chat/completions", s.openAI(s.openAILimited(s.chatLimit, s.handleCompletions)))
+	if s.deps.Embedder != nil {
+		s.mux.HandleFunc("POST /v1/embeddings", s.openAI(s.openAILimited(s.searchLimit, s.handleEmbeddings)))
+	}
 	s.mux.HandleFunc("/v1/", s.openAI(func(w http.ResponseWriter, r *http.Request) {
-		s.writeOpenAIError(w, r, rag.Errorf(rag.CodeNotFound, "no such endpoint: %s %s (ragd serves /v1/models and /v1/chat/completions)", r.Method, r.URL.Path))
+		s.writeOpenAIError(w, r, rag.Errorf(rag.CodeNotFound, "no such endpoint: %s %s (ragd serves /v1/models, /v1/chat/completions and /v1/embeddings)", r.Method, r.URL.Path))
 	}))
 }
 
@@ -275,9 +279,25 @@ func askOfCompletion(req completionRequest) (string, []rag.Turn, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		history = append(history, rag.Turn{Role: rag.Role(m.Role), Content: stripSources(t)})
+		history = append(history, rag.Turn{Role: rag.Role(m.Role), Content: cutBytes(stripSources(t), MaxTurnBytes)})
 	}
 	return q, recentTurns(history, rag.MaxHistoryTurns), nil
+}
+
+// MaxTurnBytes bounds each history message's text (4 KiB, cut at a character boundary): /api/chat's 10 KB
+// body bounds its history as a whole, and a hosted generator counts the history's tokens, which takes time
+// quadratic in a run without spaces (exactTokensBytes).
+const MaxTurnBytes = exactTokensBytes
+
+// cutBytes cuts s to at most n bytes without splitting a character.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // sourcesHeading starts the citation list appended to an answer's content. stripSources removes it from
@@ -299,9 +319,9 @@ func citationMarkdown(sources []rag.Source) string {
 	return sourcesHeading + "\n" + rag.CitationList(sources)
 }
 
-// completionUsage counts tokens with generate.TokenEncoding (cl100k_base): the prompt is the question, the
-// history used and the passages given to the generator; the completion is the content returned. They are
-// ragd's counts, not a hosted provider's bill.
+// completionUsage counts tokens with generate.TokenEncoding (cl100k_base; see countTokens): the prompt is the
+// question, the history used and the passages given to the generator; the completion is the content
+// returned. They are ragd's counts, not a hosted provider's bill.
 type completionUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
@@ -309,15 +329,27 @@ type completionUsage struct {
 }
 
 func usageOf(question string, history []rag.Turn, passages []rag.Source, content string) completionUsage {
-	u := completionUsage{PromptTokens: generate.CountTokens(question), CompletionTokens: generate.CountTokens(content)}
+	u := completionUsage{PromptTokens: countTokens(question), CompletionTokens: countTokens(content)}
 	for _, t := range history {
-		u.PromptTokens += generate.CountTokens(t.Content)
+		u.PromptTokens += countTokens(t.Content)
 	}
 	for _, p := range passages {
-		u.PromptTokens += generate.CountTokens(p.Text)
+		u.PromptTokens += countTokens(p.Text)
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
+}
+
+// exactTokensBytes is the longest text whose tokens are counted with the tokenizer; longer ones are
+// estimated (generate.EstimateTokens). BPE costs time quadratic in the length of a run without spaces: 4 KiB
+// of one letter takes about 30 ms, 16 KiB over a second, and a client chooses what it sends as history.
+const exactTokensBytes = 4096
+
+func countTokens(s string) int {
+	if len(s) > exactTokensBytes {
+		return generate.EstimateTokens(s)
+	}
+	return generate.CountTokens(s)
 }
 
 // completionID is a fresh "chatcmpl-…" id.
@@ -396,7 +428,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 		content := ans.Text + citationMarkdown(ans.Sources)
 		stop := "stop"
-		u := usageOf(ask.Question, history, passages, content)
+		u := usageOf(ans.Question, history, passages, content)
 		out := base
 		out.Object = "chat.completion"
 		out.Choices = []completionChoice{{Message: &completionOut{Role: "assistant", Content: &content}, FinishReason: &stop}}
@@ -437,7 +469,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 				return err
 			}
 			if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
-				u := usageOf(ask.Question, history, passages, streamed.String())
+				u := usageOf(ev.Answer.Question, history, passages, streamed.String())
 				c := base
 				c.Object, c.Choices, c.Usage = "chat.completion.chunk", []completionChoice{}, &u
 				if err := sse.data(c); err != nil {

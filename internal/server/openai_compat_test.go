@@ -3,12 +3,18 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
@@ -73,6 +79,10 @@ func TestOpenAICompletions(t *testing.T) {
 			body: jsonBody(completionBody(t, "ragd", q, MaxCompletionBody))},
 		{name: "ErrBodyOverLimit", method: "POST", path: "/v1/chat/completions", status: 413,
 			body: jsonBody(completionBody(t, "ragd", q, MaxCompletionBody+1)), check: wantOpenAIError(rag.CodePayloadTooLarge)},
+		// Usage counts a long history turn without the tokenizer's quadratic time on a run without spaces
+		// (exactTokensBytes); before, this took minutes.
+		{name: "LongHistoryTurn", method: "POST", path: "/v1/chat/completions", status: 200,
+			body: jsonBody(map[string]any{"model": "ragd", "messages": []map[string]any{{"role": "assistant", "content": strings.Repeat("a", 200_000)}, {"role": "user", "content": q}}})},
 		{name: "ErrNoMessages", method: "POST", path: "/v1/chat/completions", status: 400,
 			body: jsonBody(map[string]any{"model": "ragd", "messages": []any{}}), check: wantOpenAIError(rag.CodeInvalid)},
 		{name: "ErrLastNotUser", method: "POST", path: "/v1/chat/completions", status: 400,
@@ -94,7 +104,8 @@ func TestOpenAICompletions(t *testing.T) {
 			body: jsonBody(map[string]any{"model": "ragd", "k": rag.MaxAnswerK, "messages": userMessage(q)})},
 		{name: "ErrK21", method: "POST", path: "/v1/chat/completions", status: 400,
 			body: jsonBody(map[string]any{"model": "ragd", "k": rag.MaxAnswerK + 1, "messages": userMessage(q)}), check: wantOpenAIError(rag.CodeInvalid)},
-		{name: "ErrNoSuchEndpoint", method: "POST", path: "/v1/embeddings", status: 404, check: wantOpenAIError(rag.CodeNotFound)},
+		{name: "ErrNoEmbedderNoEndpoint", method: "POST", path: "/v1/embeddings", status: 404, check: wantOpenAIError(rag.CodeNotFound)},
+		{name: "ErrNoSuchEndpoint", method: "POST", path: "/v1/completions", status: 404, check: wantOpenAIError(rag.CodeNotFound)},
 	})
 
 	t.Run("Stream", func(t *testing.T) {
@@ -212,6 +223,18 @@ func TestAskOfCompletion(t *testing.T) {
 	if first := history[0]; first.Role != rag.RoleAssistant || first.Content != "answer 5 [1]" {
 		t.Errorf("first turn kept %+v", first)
 	}
+	// A turn is cut at MaxTurnBytes, at a character boundary.
+	long := strings.Repeat("가", MaxTurnBytes) // 3 bytes each
+	_, history, err = askOfCompletion(completionRequest{Messages: []completionMessage{msg("assistant", long), msg("user", "q")}})
+	if err != nil || len(history) != 1 {
+		t.Fatal(err)
+	}
+	if got := history[0].Content; len(got) != MaxTurnBytes-MaxTurnBytes%3 || !utf8.ValidString(got) {
+		t.Errorf("turn of %d bytes cut to %d (valid %v), want %d", len(long), len(got), utf8.ValidString(got), MaxTurnBytes-MaxTurnBytes%3)
+	}
+	if got := cutBytes(strings.Repeat("a", MaxTurnBytes), MaxTurnBytes); len(got) != MaxTurnBytes {
+		t.Errorf("a turn of exactly %d bytes cut to %d", MaxTurnBytes, len(got))
+	}
 }
 
 func TestCitationMarkdown(t *testing.T) {
@@ -226,4 +249,104 @@ func TestCitationMarkdown(t *testing.T) {
 	if citationMarkdown(nil) != "" {
 		t.Error("no sources: want no list")
 	}
+}
+
+// embeddingsBody returns an embeddings request of exactly n bytes: one input padded to fit.
+func embeddingsBody(t *testing.T, n int) string {
+	t.Helper()
+	pad := func(k int) string {
+		b, _ := json.Marshal(map[string]any{"model": "ragd", "input": "a" + strings.Repeat("b", k)})
+		return string(b)
+	}
+	s := pad(n - len(pad(0)))
+	if len(s) != n {
+		t.Fatalf("body is %d bytes, want %d", len(s), n)
+	}
+	return s
+}
+
+func TestOpenAIEmbeddings(t *testing.T) {
+	b := setup(t, nil)
+	b.deps.Embedder = b.emb
+	b.serve(t)
+	space := b.emb.Space()
+	want, err := b.emb.EmbedDocuments(context.Background(), []string{"연차 휴가", "annual leave"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("text %d", i)
+		}
+		return out
+	}
+	type embeddings struct {
+		Object string `json:"object"`
+		Model  string `json:"model"`
+		Data   []struct {
+			Index     int             `json:"index"`
+			Embedding json.RawMessage `json:"embedding"`
+		} `json:"data"`
+		Usage completionUsage `json:"usage"`
+	}
+	b.run(t, []scenario{
+		{
+			name: "Float", method: "POST", path: "/v1/embeddings", status: 200,
+			body: jsonBody(map[string]any{"model": "ragd", "input": []string{"연차 휴가", "annual leave"}}),
+			check: func(t *testing.T, _ *http.Response, body []byte) {
+				e := decode[embeddings](t, body)
+				if e.Object != "list" || e.Model != space.ID() || len(e.Data) != 2 || e.Usage.PromptTokens == 0 {
+					t.Fatalf("%s", trim(body))
+				}
+				for i, d := range e.Data {
+					var v []float32
+					if err := json.Unmarshal(d.Embedding, &v); err != nil || d.Index != i || !slices.Equal(v, want[i]) {
+						t.Fatalf("embedding %d differs from the embedder's (%v)", i, err)
+					}
+				}
+			},
+		},
+		{
+			name: "Base64", method: "POST", path: "/v1/embeddings", status: 200,
+			body: jsonBody(map[string]any{"model": space.ID(), "input": "annual leave", "encoding_format": "base64"}),
+			check: func(t *testing.T, _ *http.Response, body []byte) {
+				e := decode[embeddings](t, body)
+				var s string
+				if err := json.Unmarshal(e.Data[0].Embedding, &s); err != nil {
+					t.Fatal(err)
+				}
+				raw, err := base64.StdEncoding.DecodeString(s)
+				if err != nil || len(raw) != 4*space.Dim {
+					t.Fatalf("%d bytes, %v", len(raw), err)
+				}
+				v := make([]float32, space.Dim)
+				for i := range v {
+					v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+				}
+				if !slices.Equal(v, want[1]) {
+					t.Fatal("decoded embedding differs from the embedder's")
+				}
+			},
+		},
+		{name: "MaxInputs", method: "POST", path: "/v1/embeddings", status: 200,
+			body: jsonBody(map[string]any{"model": "ragd", "input": inputs(MaxEmbeddingInputs)})},
+		{name: "ErrOverMaxInputs", method: "POST", path: "/v1/embeddings", status: 400,
+			body: jsonBody(map[string]any{"model": "ragd", "input": inputs(MaxEmbeddingInputs + 1)}), check: wantOpenAIError(rag.CodeInvalid)},
+		{name: "BodyAtLimit", method: "POST", path: "/v1/embeddings", status: 200, body: jsonBody(embeddingsBody(t, MaxEmbeddingsBody))},
+		{name: "ErrBodyOverLimit", method: "POST", path: "/v1/embeddings", status: 413,
+			body: jsonBody(embeddingsBody(t, MaxEmbeddingsBody+1)), check: wantOpenAIError(rag.CodePayloadTooLarge)},
+		{name: "ErrNoInput", method: "POST", path: "/v1/embeddings", status: 400,
+			body: jsonBody(map[string]any{"model": "ragd", "input": []string{}}), check: wantOpenAIError(rag.CodeInvalid)},
+		{name: "ErrEmptyInput", method: "POST", path: "/v1/embeddings", status: 400,
+			body: jsonBody(map[string]any{"model": "ragd", "input": []string{"a", " "}}), check: wantOpenAIError(rag.CodeInvalid)},
+		{name: "ErrTokens", method: "POST", path: "/v1/embeddings", status: 400,
+			body: jsonBody(`{"model":"ragd","input":[[1,2,3]]}`), check: wantOpenAIError(rag.CodeInvalid)},
+		{name: "ErrModel", method: "POST", path: "/v1/embeddings", status: 404,
+			body: jsonBody(map[string]any{"model": "text-embedding-3-small", "input": "a"}), check: wantOpenAIError(rag.CodeNotFound)},
+		{name: "ErrDimensions", method: "POST", path: "/v1/embeddings", status: 400,
+			body: jsonBody(map[string]any{"model": "ragd", "input": "a", "dimensions": 256}), check: wantOpenAIError(rag.CodeInvalid)},
+		{name: "ErrEncoding", method: "POST", path: "/v1/embeddings", status: 400,
+			body: jsonBody(map[string]any{"model": "ragd", "input": "a", "encoding_format": "int8"}), check: wantOpenAIError(rag.CodeInvalid)},
+	})
 }

@@ -97,6 +97,8 @@ type Deps struct {
 	Graph Graphs
 	// Feedback rates answers and sources.
 	Feedback Feedback
+	// Embedder serves POST /v1/embeddings (optional: nil serves none).
+	Embedder rag.Embedder
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.

@@ -70,6 +70,24 @@ test('a streamed completion sends chunks with citations, sources and usage', asy
   assert.ok(usage && usage.completion_tokens > 0, 'usage chunk');
 });
 
+test('embeddings with the configured embedder, base64 (the SDK default) and float alike', async () => {
+  const input = ['연차 휴가는 매년 15일입니다.', 'annual leave'];
+  const b64 = await client.embeddings.create({ model: 'ragd', input });
+  const float = await client.embeddings.create({ model: 'ragd', input, encoding_format: 'float' });
+  assert.equal(b64.data.length, 2);
+  assert.equal(b64.model, 'hash/v1/768');
+  for (let i = 0; i < 2; i++) {
+    assert.equal(b64.data[i].index, i);
+    assert.equal(b64.data[i].embedding.length, 768);
+    const a = Float32Array.from(b64.data[i].embedding);
+    const f = Float32Array.from(float.data[i].embedding);
+    assert.deepEqual(a, f);
+    const norm = Math.sqrt(a.reduce((s, x) => s + x * x, 0));
+    assert.ok(Math.abs(norm - 1) < 1e-3, `norm ${norm}`);
+  }
+  assert.ok(b64.usage.prompt_tokens > 0);
+});
+
 test('an unknown model is a 404 in OpenAI error shape', async () => {
   await assert.rejects(
     client.chat.completions.create({ model: 'ragd/no-such-collection', messages: [{ role: 'user', content: question }] }),
