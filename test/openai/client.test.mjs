@@ -70,6 +70,16 @@ test('a streamed completion sends chunks with citations, sources and usage', asy
   assert.ok(usage && usage.completion_tokens > 0, 'usage chunk');
 });
 
+test('a follow-up answers with the conversation as history', async () => {
+  const first = [{ role: 'user', content: '탄소중립위원회 위원 후보 추천 단체를 법률에 명시하는 개정안이 있나요?' }];
+  const res = await client.chat.completions.create({ model, messages: first });
+  const followUp = await client.chat.completions.create({
+    model,
+    messages: [...first, res.choices[0].message, { role: 'user', content: '그 법안은 누가 대표발의했나요?' }],
+  });
+  assert.match(followUp.choices[0].message.content, /이수진/);
+});
+
 test('embeddings with the configured embedder, base64 (the SDK default) and float alike', async () => {
   const input = ['연차 휴가는 매년 15일입니다.', 'annual leave'];
   const b64 = await client.embeddings.create({ model: 'ragd', input });

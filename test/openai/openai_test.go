@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 
 // chatLimit is the server's RAGD_RATE_LIMIT_CHAT: the client makes exactly this many completions with one
 // key, then one more that must be refused.
-const chatLimit = "3"
+const chatLimit = "5"
 
 func TestOpenAIClient(t *testing.T) {
 	if testing.Short() {
