@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -262,22 +261,8 @@ func TestJSClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the npm client test runs in the full suite")
 	}
-	dir := filepath.Join(testkit.Root(), "test", "mcp")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in test/mcp: %v\n%s", err, out)
-		}
-	}
 	data := dataDir(t)
 	srv := testkit.Serve(t, testkit.CleanEnv("RAGD_DATA_DIR="+data, "RAGD_API_KEYS=key-one", "RAGD_LOG_LEVEL=warn"))
-	cmd := exec.Command("node", "--test", "--test-reporter=spec", "client.test.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RAGD_BIN="+testkit.Binary(t), "RAGD_DATA_DIR="+data, "RAGD_URL="+srv.URL, "RAGD_KEY=key-one")
-	out, err := cmd.CombinedOutput()
-	t.Logf("node --test client.test.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("the MCP TypeScript client's tests failed: %v", err)
-	}
+	testkit.NodeTest(t, "test/mcp", "@modelcontextprotocol/sdk/package.json", "client.test.mjs",
+		"RAGD_BIN="+testkit.Binary(t), "RAGD_DATA_DIR="+data, "RAGD_URL="+srv.URL, "RAGD_KEY=key-one")
 }

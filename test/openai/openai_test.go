@@ -6,7 +6,6 @@ package openai
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/ragd/ragd/internal/testkit"
@@ -26,15 +25,6 @@ func TestOpenAIClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the npm client test runs in the full suite")
 	}
-	dir := filepath.Join(testkit.Root(), "test", "openai")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json")); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in test/openai: %v\n%s", err, out)
-		}
-	}
-
 	data := t.TempDir()
 	ingest := exec.Command(testkit.Binary(t), "ingest", "--collection", "laws", testkit.FixturePath("pdf/bill_2125318_original.pdf"))
 	ingest.Env = testkit.CleanEnv("RAGD_DATA_DIR=" + data)
@@ -44,13 +34,6 @@ func TestOpenAIClient(t *testing.T) {
 	srv := testkit.Serve(t, testkit.CleanEnv("RAGD_DATA_DIR="+data, "RAGD_API_KEYS=key-one,key-two",
 		"RAGD_RATE_LIMIT_CHAT="+chatLimit, "RAGD_LOG_LEVEL=warn"))
 
-	cmd := exec.Command("node", "--test", "--test-reporter=spec", "client.test.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "RAGD_URL="+srv.URL, "RAGD_KEY=key-one", "RAGD_KEY2=key-two",
-		"RAGD_CHAT_LIMIT="+chatLimit, "RAGD_COLLECTION=laws")
-	out, err := cmd.CombinedOutput()
-	t.Logf("node --test client.test.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("the openai client's tests failed: %v", err)
-	}
+	testkit.NodeTest(t, "test/openai", "openai/package.json", "client.test.mjs", "RAGD_URL="+srv.URL, "RAGD_KEY=key-one",
+		"RAGD_KEY2=key-two", "RAGD_CHAT_LIMIT="+chatLimit, "RAGD_COLLECTION=laws")
 }
