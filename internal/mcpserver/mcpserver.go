@@ -105,24 +105,28 @@ func New(d Deps) *mcp.Server {
 		d.MaxTextBytes = MaxTextBytes
 	}
 	h := &handlers{d: d, maxDocumentChars: MaxDocumentChars}
+	// Hints for clients that ask before running a tool: the read tools change nothing and reach nothing
+	// outside ragd; ingest_text adds (a version of) a document and destroys nothing.
+	no := false
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
 	s := mcp.NewServer(&mcp.Implementation{Name: "ragd", Title: "ragd documents", Version: buildinfo.Get().Version},
 		&mcp.ServerOptions{Instructions: "ragd answers questions from the documents in its collections, with numbered " +
 			"citations. Use ask for a cited answer, search for the passages themselves, list_collections and " +
 			"list_documents to see what is there, get_document to read pages of one document."})
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Title: "Search the documents",
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Annotations: readOnly, Title: "Search the documents",
 		Description: "Hybrid (vector + keyword) search over the documents. Returns the best passages, each with its document, " +
 			"pages, section and score. Use it to find where something is said; use ask for an answer."}, h.search)
-	mcp.AddTool(s, &mcp.Tool{Name: "ask", Title: "Answer from the documents",
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Annotations: readOnly, Title: "Answer from the documents",
 		Description: "Answers a question from the documents, citing passages as [n]; the sources list says which document, page " +
 			"and section each number is. not_found is true when the documents do not cover the question."}, h.ask)
-	mcp.AddTool(s, &mcp.Tool{Name: "list_collections", Title: "List collections",
+	mcp.AddTool(s, &mcp.Tool{Name: "list_collections", Annotations: readOnly, Title: "List collections",
 		Description: "Lists the collections (groups of documents) with their descriptions and document counts."}, h.listCollections)
-	mcp.AddTool(s, &mcp.Tool{Name: "list_documents", Title: "List documents",
+	mcp.AddTool(s, &mcp.Tool{Name: "list_documents", Annotations: readOnly, Title: "List documents",
 		Description: "Lists documents, newest first, optionally in one collection or with a title containing some text."}, h.listDocuments)
-	mcp.AddTool(s, &mcp.Tool{Name: "get_document", Title: "Read a document",
+	mcp.AddTool(s, &mcp.Tool{Name: "get_document", Annotations: readOnly, Title: "Read a document",
 		Description: fmt.Sprintf("Returns the text of a document, or of a page range of it (PDF and other paged formats). "+
 			"At most %d characters at a time: a longer text is cut and says where to continue.", MaxDocumentChars)}, h.getDocument)
-	mcp.AddTool(s, &mcp.Tool{Name: "ingest_text", Title: "Add a text document",
+	mcp.AddTool(s, &mcp.Tool{Name: "ingest_text", Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}, Title: "Add a text document",
 		Description: "Adds a text (Markdown by default) as a document to a collection, or a new version of the document with the " +
 			"same name. Needs an API key with write permission."}, h.ingestText)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: DocumentURIPrefix + "{id}", Name: "document", Title: "A document's text",

@@ -98,6 +98,9 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 		if tool.Description == "" || tool.InputSchema == nil {
 			t.Errorf("tool %s has no description or input schema", tool.Name)
 		}
+		if a := tool.Annotations; a == nil || a.ReadOnlyHint != (tool.Name != "ingest_text") {
+			t.Errorf("tool %s: annotations %+v", tool.Name, a)
+		}
 	}
 	for _, want := range []string{"search", "ask", "list_collections", "list_documents", "get_document", "ingest_text"} {
 		if !slices.Contains(names, want) {
