@@ -1,0 +1,129 @@
+package vindex
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// benchRows is the corpus size of BenchmarkSearch: RAGD_BENCH_VECTORS, default 100,000.
+func benchRows(b *testing.B) int {
+	if v := os.Getenv("RAGD_BENCH_VECTORS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 100 {
+			b.Fatalf("RAGD_BENCH_VECTORS=%q: want a number ≥ 100", v)
+		}
+		return n
+	}
+	return 100_000
+}
+
+// BenchmarkSearch builds an index over clustered 768-d vectors (fixed seed) and measures top-10 queries at
+// several probe counts: p50/p95 latency, recall@10 against exact search, and the exact scan itself.
+//
+//	go test -run '^$' -bench Search -benchtime 1x -v ./internal/vindex/
+func BenchmarkSearch(b *testing.B) {
+	const dim, k, nq = 768, 10, 200
+	n := benchRows(b)
+	vecs, queries := Clustered(n, nq, dim, benchSpread, 42)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	ix := Build(vecs, dim, n, 1)
+	build := time.Since(start)
+	b.Logf("%d × %d: build %.1f s, %d lists, index %.1f MiB (the float32 rows: %.1f MiB)", n, dim, build.Seconds(),
+		ix.Lists(), float64(ix.Bytes())/(1<<20), float64(len(vecs)*4)/(1<<20))
+	exact := make([][]Hit, nq)
+	var exactTimes []time.Duration
+	for i := range nq {
+		t := time.Now()
+		exact[i] = Exact(queries[i*dim:(i+1)*dim], vecs, dim, k)
+		exactTimes = append(exactTimes, time.Since(t))
+	}
+	p50, p95 := percentiles(exactTimes)
+	b.Logf("exact float32: p50 %.2f ms, p95 %.2f ms", ms(p50), ms(p95))
+	def := ProbesFor(ix.Lists())
+	for _, probes := range []int{def, def * 2, def * 4} {
+		for _, short := range []int{ShortlistFor(k), 2 * ShortlistFor(k)} {
+			b.Run(fmt.Sprintf("nprobe=%d/shortlist=%d", probes, short), func(b *testing.B) {
+				var times []time.Duration
+				var recall float64
+				for range b.N {
+					times, recall = times[:0], 0
+					for i := range nq {
+						t := time.Now()
+						got := ix.Search(queries[i*dim:(i+1)*dim], vecs, nil, k, probes, short, nil)
+						times = append(times, time.Since(t))
+						recall += Recall(got, exact[i])
+					}
+				}
+				p50, p95 := percentiles(times)
+				recall /= nq
+				b.ReportMetric(ms(p50), "p50_ms")
+				b.ReportMetric(ms(p95), "p95_ms")
+				b.ReportMetric(recall, "recall@10")
+				b.Logf("nprobe %d of %d, shortlist %d: p50 %.2f ms, p95 %.2f ms, recall@10 %.4f", probes, ix.Lists(), short, ms(p50), ms(p95), recall)
+			})
+		}
+	}
+}
+
+// BenchmarkDot compares scoring one 768-d row as float32 with vek32 (what Search does) and as int8 codes in
+// plain Go (what an int8-quantised index would do).
+func BenchmarkDot(b *testing.B) {
+	const dim = 768
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, y := make([]float32, dim), make([]float32, dim)
+	xi, yi := make([]int8, dim), make([]int8, dim)
+	for i := range dim {
+		x[i], y[i] = rng.Float32(), rng.Float32()
+		xi[i], yi[i] = int8(rng.IntN(255)-127), int8(rng.IntN(255)-127)
+	}
+	b.Run("float32-vek", func(b *testing.B) {
+		var s float32
+		for range b.N {
+			s += vek32.Dot(x, y)
+		}
+		sink = s
+	})
+	b.Run("int8-go", func(b *testing.B) {
+		var s int32
+		for range b.N {
+			s += dotInt8(xi, yi)
+		}
+		sink = float32(s)
+	})
+}
+
+var sink float32
+
+func dotInt8(x, y []int8) int32 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 int32
+	for i := 0; i+4 <= len(x); i += 4 {
+		s0 += int32(x[i]) * int32(y[i])
+		s1 += int32(x[i+1]) * int32(y[i+1])
+		s2 += int32(x[i+2]) * int32(y[i+2])
+		s3 += int32(x[i+3]) * int32(y[i+3])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+func percentiles(d []time.Duration) (p50, p95 time.Duration) {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2], s[min(len(s)-1, len(s)*95/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// benchSpread is the noise of the benchmark's rows around their subtopic (see Clustered).
+const benchSpread = 4.0

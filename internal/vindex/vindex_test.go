@@ -1,0 +1,185 @@
+package vindex
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+)
+
+const testDim = 32
+
+func testData(t *testing.T, n int) (vecs, queries []float32) {
+	t.Helper()
+	return Clustered(n, 20, testDim, 1, 7)
+}
+
+// searchAll scans every list: the index must then give exactly the exact search's rows and scores.
+func searchAll(ix *Index, q, vecs []float32, k int, accept func(int32) bool) []Hit {
+	return ix.Search(q, vecs, nil, k, ix.Lists(), ix.Rows(), accept)
+}
+
+func TestSearch(t *testing.T) {
+	vecs, queries := testData(t, 3000)
+	ix := Build(vecs, testDim, 3000, 1)
+	if ix.Lists() != ListsFor(3000) || ix.Rows() != 3000 {
+		t.Fatalf("lists %d rows %d", ix.Lists(), ix.Rows())
+	}
+	total := 0
+	for _, l := range ix.lists {
+		total += len(l)
+	}
+	if total != 3000 {
+		t.Fatalf("lists hold %d rows, want 3000", total)
+	}
+	t.Run("AllListsIsExact", func(t *testing.T) {
+		for i := range 20 {
+			q := queries[i*testDim : (i+1)*testDim]
+			if got, want := searchAll(ix, q, vecs, 10, nil), Exact(q, vecs, testDim, 10); !slices.Equal(got, want) {
+				t.Fatalf("query %d: got %v, want %v", i, got, want)
+			}
+		}
+	})
+	t.Run("DefaultProbesRecall", func(t *testing.T) {
+		var recall float64
+		for i := range 20 {
+			q := queries[i*testDim : (i+1)*testDim]
+			recall += Recall(ix.Search(q, vecs, nil, 10, ProbesFor(ix.Lists()), 0, nil), Exact(q, vecs, testDim, 10))
+		}
+		if recall /= 20; recall < 0.9 {
+			t.Fatalf("recall@10 %.3f at %d of %d lists", recall, ProbesFor(ix.Lists()), ix.Lists())
+		}
+	})
+	t.Run("Accept", func(t *testing.T) {
+		even := func(r int32) bool { return r%2 == 0 }
+		q := queries[:testDim]
+		got := searchAll(ix, q, vecs, 10, even)
+		if len(got) != 10 {
+			t.Fatalf("got %d hits", len(got))
+		}
+		for _, h := range got {
+			if h.Row%2 != 0 {
+				t.Fatalf("odd row %d returned", h.Row)
+			}
+		}
+	})
+	t.Run("TiesByID", func(t *testing.T) {
+		dup := slices.Clone(vecs[:2*testDim])
+		copy(dup[testDim:], dup[:testDim]) // rows 0 and 1 equal
+		small := Build(dup, testDim, 2, 1)
+		ids := []int64{9, 4}
+		got := small.Search(dup[:testDim], dup, ids, 1, 1, 0, nil)
+		if len(got) != 1 || got[0].Row != 1 {
+			t.Fatalf("got %v, want row 1 (the lower id)", got)
+		}
+	})
+	t.Run("ZeroK", func(t *testing.T) {
+		if got := ix.Search(queries[:testDim], vecs, nil, 0, 4, 0, nil); len(got) != 0 {
+			t.Fatalf("got %v", got)
+		}
+	})
+}
+
+func TestAddAndRemap(t *testing.T) {
+	vecs, queries := testData(t, 2000)
+	half := Build(vecs, testDim, 1000, 1)
+	full := half.Add(vecs, 2000)
+	if half.Rows() != 1000 || full.Rows() != 2000 || full.Trained() != 1000 || !full.Stale() || half.Stale() {
+		t.Fatalf("rows %d/%d trained %d stale %v/%v", half.Rows(), full.Rows(), full.Trained(), half.Stale(), full.Stale())
+	}
+	q := queries[:testDim]
+	if got, want := searchAll(full, q, vecs, 10, nil), Exact(q, vecs, testDim, 10); !slices.Equal(got, want) {
+		t.Fatalf("after Add: got %v, want %v", got, want)
+	}
+	// The old index still sees only its rows.
+	for _, h := range searchAll(half, q, vecs, 2000, nil) {
+		if h.Row >= 1000 {
+			t.Fatalf("old index returned row %d", h.Row)
+		}
+	}
+	// Compact away the odd rows.
+	newRow := make([]int32, 2000)
+	var compact []float32
+	for r := range 2000 {
+		if r%2 == 1 {
+			newRow[r] = -1
+			continue
+		}
+		newRow[r] = int32(r / 2)
+		compact = append(compact, vecs[r*testDim:(r+1)*testDim]...)
+	}
+	re := full.Remap(newRow, 1000)
+	if got, want := searchAll(re, q, compact, 10, nil), Exact(q, compact, testDim, 10); !slices.Equal(got, want) {
+		t.Fatalf("after Remap: got %v, want %v", got, want)
+	}
+}
+
+func TestFile(t *testing.T) {
+	vecs, queries := testData(t, 1500)
+	ix := Build(vecs, testDim, 1000, 1)
+	key := func(r int32) Key { return Key{int64(r) + 100, 1} }
+	var buf bytes.Buffer
+	// Row 7 is left out of the file, as a removed row would be.
+	if err := ix.Write(&buf, func(r int32) (Key, bool) { return key(r), r != 7 }); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+
+	t.Run("Restore", func(t *testing.T) {
+		saved, err := Read(bytes.NewReader(file), testDim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re, reused := saved.Restore(vecs, 1500, key)
+		if reused != 999 || re.Rows() != 1500 || re.Trained() != 1000 {
+			t.Fatalf("reused %d rows %d trained %d", reused, re.Rows(), re.Trained())
+		}
+		want := ix.Add(vecs, 1500)
+		for c := range want.lists {
+			if !slices.Equal(re.lists[c], want.lists[c]) {
+				t.Fatalf("list %d: %v, want %v", c, re.lists[c], want.lists[c])
+			}
+		}
+		q := queries[:testDim]
+		if got, want := searchAll(re, q, vecs, 10, nil), Exact(q, vecs, testDim, 10); !slices.Equal(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	})
+	t.Run("StaleKeysAreAssignedAgain", func(t *testing.T) {
+		saved, err := Read(bytes.NewReader(file), testDim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every row re-embedded since: no key matches.
+		_, reused := saved.Restore(vecs, 1000, func(r int32) Key { return Key{int64(r) + 100, 2} })
+		if reused != 0 {
+			t.Fatalf("reused %d stale rows", reused)
+		}
+	})
+	bad := map[string][]byte{
+		"Empty":        nil,
+		"Truncated":    file[:len(file)-9],
+		"FlippedByte":  flip(file, len(file)/2),
+		"WrongVersion": flip(file, len(magic)),
+		"WrongMagic":   flip(file, 0),
+		"Trailing":     append(slices.Clone(file), 0),
+	}
+	for name, b := range bad {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Read(bytes.NewReader(b), testDim); !errors.Is(err, ErrBadFile) {
+				t.Fatalf("Read: %v, want ErrBadFile", err)
+			}
+		})
+	}
+	t.Run("WrongDim", func(t *testing.T) {
+		if _, err := Read(bytes.NewReader(file), testDim+1); !errors.Is(err, ErrBadFile) {
+			t.Fatalf("Read: %v, want ErrBadFile", err)
+		}
+	})
+}
+
+func flip(b []byte, i int) []byte {
+	c := slices.Clone(b)
+	c[i] ^= 0x5a
+	return c
+}
