@@ -172,7 +172,8 @@ func (a *App) openStore(ctx context.Context) error {
 	if err := os.MkdirAll(a.Config.DataDir, 0o750); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"), sqlite.Options{})
+	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"),
+		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", a.Config.DataDir, err)
 	}

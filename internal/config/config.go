@@ -116,6 +116,12 @@ type Config struct {
 	ExtractTimeout                               time.Duration
 	PDFMemoryLimit                               int64
 	MaxChunks                                    int
+	// VectorIndexMin is the vector count of an embedding space from which the embedded store searches it
+	// through its approximate index (RAGD_VECTOR_INDEX_MIN, default 0: the store's, 20,000; -1: always
+	// exact). VectorMemory is the most memory in bytes one space's index may take, else the space is searched
+	// exactly (RAGD_VECTOR_MEMORY, default 0: no limit). See docs/performance.md.
+	VectorIndexMin int
+	VectorMemory   int64
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string
 	// RateLimitChat/RateLimitSearch are requests per minute per key or client IP
@@ -243,6 +249,8 @@ func Load(getenv func(string) string) (Config, error) {
 	e.duration(&c.ExtractTimeout, "RAGD_EXTRACT_TIMEOUT")
 	e.int64(&c.PDFMemoryLimit, "RAGD_PDF_MEMORY_LIMIT")
 	e.int(&c.MaxChunks, "RAGD_MAX_CHUNKS")
+	e.int(&c.VectorIndexMin, "RAGD_VECTOR_INDEX_MIN")
+	e.int64(&c.VectorMemory, "RAGD_VECTOR_MEMORY")
 	e.list(&c.CORSOrigins, "RAGD_CORS_ORIGINS")
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
 	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
@@ -309,6 +317,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("document budgets (RAGD_MAX_MEMBER_BYTES … RAGD_MAX_CHUNKS) must not be negative (0: the default)")
 	case c.PDFMemoryLimit != 0 && (c.PDFMemoryLimit < 16<<20 || c.PDFMemoryLimit > 4<<30):
 		return fmt.Errorf("RAGD_PDF_MEMORY_LIMIT must be between 16 MiB and 4 GiB in bytes (got %d)", c.PDFMemoryLimit)
+	case c.VectorIndexMin < -1:
+		return fmt.Errorf("RAGD_VECTOR_INDEX_MIN must be -1 (always exact), 0 (the default) or a vector count (got %d)", c.VectorIndexMin)
+	case c.VectorMemory < 0:
+		return fmt.Errorf("RAGD_VECTOR_MEMORY must not be negative (0: no limit; got %d)", c.VectorMemory)
 	case c.QA.Interval < time.Second:
 		return fmt.Errorf("RAGD_QA_INTERVAL must be at least 1s (got %s)", c.QA.Interval)
 	case c.QA.Batch < 1 || c.QA.Batch > 1000:

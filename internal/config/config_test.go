@@ -123,11 +123,23 @@ func TestLoad(t *testing.T) {
 			t.Fatalf("got %+v %v", c, err)
 		}
 	})
+	t.Run("VectorIndex", func(t *testing.T) {
+		c, err := Load(envOf(map[string]string{"RAGD_VECTOR_INDEX_MIN": "-1", "RAGD_VECTOR_MEMORY": "0"}))
+		if err != nil || c.VectorIndexMin != -1 || c.VectorMemory != 0 {
+			t.Fatalf("got %d %d %v", c.VectorIndexMin, c.VectorMemory, err)
+		}
+		c, err = Load(envOf(map[string]string{"RAGD_VECTOR_INDEX_MIN": "50000", "RAGD_VECTOR_MEMORY": "1073741824"}))
+		if err != nil || c.VectorIndexMin != 50000 || c.VectorMemory != 1<<30 {
+			t.Fatalf("got %d %d %v", c.VectorIndexMin, c.VectorMemory, err)
+		}
+	})
 	bad := map[string]map[string]string{
 		"NegativeBudget":    {"RAGD_MAX_PAGES": "-1"},
 		"ZeroReadTimeout":   {"RAGD_READ_TIMEOUT": "0s"},
 		"NegativeConnLimit": {"RAGD_MAX_CONNECTIONS": "-1"},
 		"PDFMemoryTooSmall": {"RAGD_PDF_MEMORY_LIMIT": "1000"},
+		"VectorIndexMinLow": {"RAGD_VECTOR_INDEX_MIN": "-2"},
+		"NegativeVecMemory": {"RAGD_VECTOR_MEMORY": "-1"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},
 		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},
 		"UnknownGenerator":  {"RAGD_GENERATOR": "gpt"},

@@ -143,19 +143,32 @@ func Read(r io.Reader, dim int) (*Saved, error) {
 
 // Restore makes an index over rows [0, n) of vecs from the saved centroids: a row whose key the file has
 // goes to its saved list, any other row (added since the file was written) to its nearest list. It returns
-// how many rows came from the file.
-func (s *Saved) Restore(vecs []float32, n int, key func(row int32) Key) (*Index, int) {
+// how many rows came from the file, or ErrBadFile when the saved lists do not match the vectors: every row
+// is in its nearest list when written, so a sample of the rows taken from the file is checked against the
+// centroids, and a file of other vectors (a database replaced under the same name) is refused.
+func (s *Saved) Restore(vecs []float32, n int, key func(row int32) Key) (*Index, int, error) {
 	k := len(s.centroids) / s.dim
 	ix := &Index{dim: s.dim, centroids: s.centroids, lists: make([][]int32, k), codes: make([][]byte, k), trained: s.trained}
 	assign := make([]int32, n)
-	reused := 0
+	var reused []int
 	for r := range n {
 		if l, ok := s.lists[key(int32(r))]; ok {
 			assign[r] = l
-			reused++
+			reused = append(reused, r)
 		} else {
 			assign[r] = -1
 		}
+	}
+	checked, agree := 0, 0
+	for i := 0; i < len(reused); i += max(1, len(reused)/restoreChecks) {
+		r := reused[i]
+		checked++
+		if nearest(s.centroids, s.dim, vecs[r*s.dim:(r+1)*s.dim]) == assign[r] {
+			agree++
+		}
+	}
+	if agree*10 < checked*9 {
+		return nil, 0, fmt.Errorf("%w: %d of %d sampled rows are not in their nearest list", ErrBadFile, checked-agree, checked)
 	}
 	parallel(n, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -164,5 +177,8 @@ func (s *Saved) Restore(vecs []float32, n int, key func(row int32) Key) (*Index,
 			}
 		}
 	})
-	return ix.place(vecs, n, func(r int) int32 { return assign[r] }), reused
+	return ix.place(vecs, n, func(r int) int32 { return assign[r] }), len(reused), nil
 }
+
+// restoreChecks is about how many rows Restore checks against the centroids.
+const restoreChecks = 64

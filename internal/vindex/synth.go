@@ -2,9 +2,9 @@ package vindex
 
 import (
 	"container/heap"
-	"sort"
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"github.com/viterin/vek/vek32"
 )

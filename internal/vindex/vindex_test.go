@@ -130,7 +130,10 @@ func TestFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		re, reused := saved.Restore(vecs, 1500, key)
+		re, reused, err := saved.Restore(vecs, 1500, key)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if reused != 999 || re.Rows() != 1500 || re.Trained() != 1000 {
 			t.Fatalf("reused %d rows %d trained %d", reused, re.Rows(), re.Trained())
 		}
@@ -151,9 +154,19 @@ func TestFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Every row re-embedded since: no key matches.
-		_, reused := saved.Restore(vecs, 1000, func(r int32) Key { return Key{int64(r) + 100, 2} })
-		if reused != 0 {
-			t.Fatalf("reused %d stale rows", reused)
+		_, reused, err := saved.Restore(vecs, 1000, func(r int32) Key { return Key{int64(r) + 100, 2} })
+		if err != nil || reused != 0 {
+			t.Fatalf("reused %d stale rows (%v)", reused, err)
+		}
+	})
+	t.Run("OtherVectorsRefused", func(t *testing.T) {
+		saved, err := Read(bytes.NewReader(file), testDim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, _ := Clustered(1000, 0, testDim, 1, 99) // same keys, different vectors
+		if _, _, err := saved.Restore(other, 1000, key); !errors.Is(err, ErrBadFile) {
+			t.Fatalf("Restore: %v, want ErrBadFile", err)
 		}
 	})
 	bad := map[string][]byte{

@@ -48,3 +48,20 @@ func ForgetQuestionPassages(t *testing.T, s *Store) {
 		t.Fatal(err)
 	}
 }
+
+// IndexedRows is the row count of sp's approximate vector index in s's cache, after waiting for index builds
+// to finish (-1 when the space has no index).
+func IndexedRows(s *Store, sp rag.Space) int {
+	s.vecs.builds.Wait()
+	sv := (*s.vecs.spaces.Load())[sp.ID()]
+	if sv == nil || sv.snap.Load() == nil || sv.snap.Load().ann == nil {
+		return -1
+	}
+	return sv.snap.Load().ann.Rows()
+}
+
+// IndexesRestored counts the vector indexes s read back from their files.
+func IndexesRestored(s *Store) int64 { return s.vecs.restored.Load() }
+
+// IndexFile is where s keeps the vector index of sp.
+func IndexFile(s *Store, sp rag.Space) string { return s.vecs.indexFile(sp.ID()) }

@@ -65,6 +65,13 @@ type Options struct {
 	// KeywordMergeDelay is how long writes must pause before the keyword index's segments are merged into
 	// one (default 5s; negative: never in the background, see MergeKeywordIndex).
 	KeywordMergeDelay time.Duration
+	// VectorIndexMin is the live vector count of a space from which its vector searches use an approximate
+	// index (internal/vindex) instead of scanning every vector (default 20,000; negative: always exact).
+	VectorIndexMin int
+	// VectorMemory is the most memory, in bytes, the approximate index of one space may take; a space whose
+	// index would need more is searched exactly (0: no limit). The float32 vectors themselves are kept in
+	// memory either way.
+	VectorMemory int64
 }
 
 func (o Options) withDefaults() Options {
@@ -82,6 +89,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TombstoneRetention <= 0 {
 		o.TombstoneRetention = 24 * time.Hour
+	}
+	if o.VectorIndexMin == 0 {
+		o.VectorIndexMin = 20_000
 	}
 	if o.KeywordMergeDelay == 0 {
 		o.KeywordMergeDelay = 5 * time.Second
@@ -329,6 +339,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the pools and drops the vector cache.
 func (s *Store) Close() error {
 	s.stopMerger()
+	s.vecs.close()
 	s.vecs.drop()
 	s.qstmts.close()
 	s.rstmts.close()

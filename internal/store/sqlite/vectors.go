@@ -12,6 +12,7 @@ import (
 	"github.com/viterin/vek/vek32"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/vindex"
 )
 
 // The vector cache keeps, per embedding space, every vector of the space in one contiguous []float32 with
@@ -42,6 +43,10 @@ type vectorCache struct {
 	// spaces is replaced, never changed, so that searches find their space without a lock.
 	spaces atomic.Pointer[map[string]*spaceVectors]
 	mu     sync.Mutex // serialises adding a space
+	// builds counts the index builds running in the background (annindex.go); closing stops new ones.
+	builds   sync.WaitGroup
+	closing  atomic.Bool
+	restored atomic.Int64 // indexes read back from their files
 }
 
 const countersSQL = `SELECT
@@ -68,6 +73,9 @@ type vecSnapshot struct {
 	gen     uint64 // how many snapshots of the space were published before this one
 	lastVec int64  // highest chunk_vectors.seq of the state
 	lastTom int64  // highest vector_tombstones.seq of the state
+	// base numbers the row layout: it changes on a full load and on compaction, when rows are renumbered.
+	base uint64
+	ann  *vindex.Index // approximate index over the rows, nil to search exactly (annindex.go)
 }
 
 // covers reports whether the snapshot is of the state with those counters or a later one: the counters
@@ -87,6 +95,9 @@ type spaceVectors struct {
 	spaceID int64      // 0 while the space has no row
 	seqs    []int64    // chunk_vectors.seq per row of the latest snapshot
 	pos     map[int64]int
+	// savedRows is the row count of the index when it was last written to its file.
+	savedRows int
+	building  atomic.Bool // an index build is running
 }
 
 // Len returns the number of live vectors (for tests and stats).
@@ -137,7 +148,7 @@ func (c *vectorCache) space(ctx context.Context, sp rag.Space) (*vecSnapshot, er
 	if v := sv.snap.Load(); v.covers(vecSeq, tomSeq) {
 		return v, nil // loaded by the search that held the lock before us
 	}
-	return sv.sync(ctx, c.s.q)
+	return c.sync(ctx, sv)
 }
 
 // vecBatch is vector rows as loaded: decoded straight into their final layout, so that a full load of a
@@ -151,7 +162,8 @@ type tombstone struct{ chunk, vecSeq int64 }
 
 // sync loads what changed since the latest snapshot and publishes the next one. The caller holds
 // sv.refresh.
-func (sv *spaceVectors) sync(ctx context.Context, db *sql.DB) (*vecSnapshot, error) {
+func (c *vectorCache) sync(ctx context.Context, sv *spaceVectors) (*vecSnapshot, error) {
+	db := c.s.q
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -202,6 +214,10 @@ func (sv *spaceVectors) sync(ctx context.Context, db *sql.DB) (*vecSnapshot, err
 		for i, id := range rows.ids {
 			sv.pos[id] = i
 		}
+		if cur != nil {
+			next.base = cur.base + 1
+		}
+		c.restoreIndex(sv, next)
 	} else {
 		next = sv.apply(cur, tombs, rows)
 	}
@@ -213,6 +229,7 @@ func (sv *spaceVectors) sync(ctx context.Context, db *sql.DB) (*vecSnapshot, err
 		next.gen = cur.gen + 1
 	}
 	sv.snap.Store(next)
+	c.maybeBuild(sv, next)
 	return next, nil
 }
 
@@ -232,7 +249,7 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 			delete(sv.pos, id)
 		}
 	}
-	next := &vecSnapshot{dim: cur.dim, live: cur.live - len(kill) + len(rows.ids)}
+	next := &vecSnapshot{dim: cur.dim, live: cur.live - len(kill) + len(rows.ids), base: cur.base}
 	docs := cur.docs
 	if len(kill) > 0 {
 		docs = make([]int64, len(cur.docs), len(cur.docs)+len(rows.docs))
@@ -248,6 +265,9 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 	next.docs = append(docs, rows.docs...)
 	next.vecs = append(cur.vecs, rows.vecs...)
 	sv.seqs = append(sv.seqs, rows.seqs...)
+	if cur.ann != nil {
+		next.ann = cur.ann.Add(next.vecs, len(next.ids))
+	}
 	return next
 }
 
@@ -255,10 +275,13 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
 	dim := v.dim
 	out := &vecSnapshot{dim: dim, live: v.live, ids: make([]int64, 0, v.live), docs: make([]int64, 0, v.live),
-		vecs: make([]float32, 0, v.live*dim)}
+		vecs: make([]float32, 0, v.live*dim), base: v.base + 1}
 	seqs := make([]int64, 0, v.live)
+	newRow := make([]int32, len(v.docs))
 	for i, doc := range v.docs {
+		newRow[i] = int32(len(out.ids))
 		if doc < 0 {
+			newRow[i] = -1
 			continue
 		}
 		sv.pos[v.ids[i]] = len(out.ids)
@@ -266,6 +289,9 @@ func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
 		out.vecs = append(out.vecs, v.vecs[i*dim:(i+1)*dim]...)
 	}
 	sv.seqs = seqs
+	if v.ann != nil {
+		out.ann = v.ann.Remap(newRow, len(out.ids))
+	}
 	return out
 }
 
@@ -382,6 +408,16 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 	v, err := s.vecs.space(ctx, q.Space)
 	if err != nil {
 		return nil, dbError(err, "load vectors of %s", q.Space.ID())
+	}
+	if v.ann != nil {
+		if err := s.turn(ctx); err != nil {
+			return nil, err
+		}
+		out, ok := v.annSearch(q.Vector, allowed, q.K)
+		s.endTurn()
+		if ok {
+			return out, nil
+		}
 	}
 	out, err := s.scan(ctx, s.vecs.get(q.Space), &scanReq{q: q.Vector, allowed: allowed, k: q.K, snap: v, done: make(chan struct{})})
 	if err != nil {
