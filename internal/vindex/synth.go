@@ -1,10 +1,8 @@
 package vindex
 
 import (
-	"container/heap"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -59,17 +57,9 @@ func Clustered(n, q, dim int, spread float64, seed uint64) (vecs, queries []floa
 func Exact(q, vecs []float32, dim, k int) []Hit {
 	t := topK{h: make([]Hit, 0, k)}
 	for r := 0; r*dim < len(vecs); r++ {
-		x := Hit{Row: int32(r), Score: vek32.Dot(q, vecs[r*dim:(r+1)*dim])}
-		if len(t.h) < k {
-			heap.Push(&t, x)
-		} else if t.worse(t.h[0], x) {
-			t.h[0] = x
-			heap.Fix(&t, 0)
-		}
+		t.offer(Hit{Row: int32(r), Score: vek32.Dot(q, vecs[r*dim:(r+1)*dim])}, k)
 	}
-	out := t.h
-	sort.Slice(out, func(a, b int) bool { return t.worse(out[b], out[a]) })
-	return out
+	return t.sorted()
 }
 
 // Recall is the fraction of want's rows found in got.

@@ -255,17 +255,9 @@ func (ix *Index) Search(q, vecs []float32, ids []int64, k, nprobe, shortlist int
 	best := topK{ids: ids, h: make([]Hit, 0, k)}
 	for _, c := range short {
 		r := c.Row
-		x := Hit{Row: r, Score: vek32.Dot(q, vecs[int(r)*dim:(int(r)+1)*dim])}
-		if len(best.h) < k {
-			heap.Push(&best, x)
-		} else if best.worse(best.h[0], x) {
-			best.h[0] = x
-			heap.Fix(&best, 0)
-		}
+		best.offer(Hit{Row: r, Score: vek32.Dot(q, vecs[int(r)*dim:(int(r)+1)*dim])}, k)
 	}
-	out := best.h
-	sort.Slice(out, func(a, b int) bool { return best.worse(out[b], out[a]) })
-	return out
+	return best.sorted()
 }
 
 // ShortlistFor is the default number of rows Search rescores exactly for a top k.
@@ -349,6 +341,23 @@ func (t *topK) worse(a, b Hit) bool {
 		return a.Row > b.Row
 	}
 	return t.ids[a.Row] > t.ids[b.Row]
+}
+
+// offer keeps x when it is among the best k seen.
+func (t *topK) offer(x Hit, k int) {
+	if len(t.h) < k {
+		heap.Push(t, x)
+	} else if t.worse(t.h[0], x) {
+		t.h[0] = x
+		heap.Fix(t, 0)
+	}
+}
+
+// sorted returns the kept hits, best first.
+func (t *topK) sorted() []Hit {
+	out := t.h
+	sort.Slice(out, func(a, b int) bool { return t.worse(out[b], out[a]) })
+	return out
 }
 
 func (t *topK) Len() int           { return len(t.h) }

@@ -229,40 +229,14 @@ func TestVectorIndex(t *testing.T) {
 	}
 }
 
+// vindexRecall is vindex.Recall of candidate lists.
 func vindexRecall(got, want []rag.Candidate) float64 {
-	in := map[int64]bool{}
-	for _, c := range got {
-		in[c.ChunkID] = true
-	}
-	n := 0
-	for _, c := range want {
-		if in[c.ChunkID] {
-			n++
+	hits := func(cs []rag.Candidate) []vindex.Hit {
+		out := make([]vindex.Hit, len(cs))
+		for i, c := range cs {
+			out[i] = vindex.Hit{Row: int32(c.ChunkID)}
 		}
+		return out
 	}
-	return float64(n) / float64(max(1, len(want)))
-}
-
-// TestVectorIndexMemory: a space whose index would take more than VectorMemory is searched exactly; at the
-// budget it gets its index.
-func TestVectorIndexMemory(t *testing.T) {
-	dir := t.TempDir()
-	s := openWith(t, dir, sqlite.Options{VectorIndexMin: -1})
-	_, queries := annCorpus(t, s, 60)
-	need := vindex.BytesFor(600, annSpace.Dim)
-	for _, tc := range []struct {
-		budget int64
-		want   int
-	}{{need - 1, -1}, {need, 600}} {
-		s := openWith(t, dir, sqlite.Options{VectorIndexMin: 600, VectorMemory: tc.budget})
-		vectorSearch(t, s, queries[0], rag.Filter{})
-		if got := sqlite.IndexedRows(s, annSpace); got != tc.want {
-			t.Errorf("budget %d (the index needs %d): indexed rows %d, want %d", tc.budget, need, got, tc.want)
-		}
-	}
-	s2 := openWith(t, dir, sqlite.Options{VectorIndexMin: 601})
-	vectorSearch(t, s2, queries[0], rag.Filter{})
-	if got := sqlite.IndexedRows(s2, annSpace); got != -1 {
-		t.Errorf("600 vectors below VectorIndexMin 601: indexed rows %d", got)
-	}
+	return vindex.Recall(hits(got), hits(want))
 }
