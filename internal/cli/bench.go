@@ -59,9 +59,11 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		printHelp(env.Stdout, newFlagSet("bench"))
 		return flag.ErrHelp
 	case len(args) == 0:
-		return usageErr("a subcommand is required: http")
+		return usageErr("a subcommand is required: http or search")
+	case args[0] == "search":
+		return runBenchSearch(ctx, env, args[1:])
 	case args[0] != "http":
-		return usageErr("unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"http"}, ""))
+		return usageErr("unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"http", "search"}, ""))
 	}
 	fs := newFlagSet("bench http")
 	url := fs.String("url", "http://127.0.0.1:8080", "base `URL` of a running ragd serve")

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -198,3 +199,16 @@ func (c *vectorCache) close() {
 
 // log is where the store reports what it does about the vector index; the store has no logger of its own.
 func (s *Store) log() *slog.Logger { return slog.Default() }
+
+// WaitVectorIndex loads the vectors of space, waits for index builds to finish, and returns the rows and
+// bytes of the space's approximate index (0, 0 when the space is searched exactly), e.g. for benchmarks.
+func (s *Store) WaitVectorIndex(ctx context.Context, space rag.Space) (rows int, bytes int64, err error) {
+	if err := s.WarmVectors(ctx, space); err != nil {
+		return 0, 0, err
+	}
+	s.vecs.builds.Wait()
+	if v := s.vecs.get(space).snap.Load(); v != nil && v.ann != nil {
+		return v.ann.Rows(), v.ann.Bytes(), nil
+	}
+	return 0, 0, nil
+}

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/ragd/ragd/internal/config"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/vindex"
+)
+
+// benchSpace is the embedding space of `ragd bench search`'s corpus.
+var benchSpace = rag.Space{Provider: "bench", Model: "clustered", Dim: 768}
+
+// searchRow is one line of `ragd bench search`'s table.
+type searchRow struct {
+	System      string  `json:"system"`
+	Kind        string  `json:"kind"`
+	P50ms       float64 `json:"p50_ms"`
+	P95ms       float64 `json:"p95_ms"`
+	QPS         float64 `json:"qps"`
+	RecallAt10  float64 `json:"recall_at_10"`
+	MemoryBytes int64   `json:"memory_bytes"`
+	BuildS      float64 `json:"build_s"`
+}
+
+// runBenchSearch generates a reproducible clustered corpus (768-d, fixed seed), loads it into a fresh
+// embedded store in a temporary directory through the store's write path, and measures top-10 vector
+// searches of ragd's embedded store (with its index past RAGD_VECTOR_INDEX_MIN) beside an exact float32
+// scan of the same vectors, one query at a time.
+func runBenchSearch(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet("bench search")
+	chunks := fs.Int("chunks", 100_000, "corpus size in chunks (at least 1000)")
+	nq := fs.Int("queries", 200, "queries to time (at least 10)")
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	pos, err := parse(fs, args, env.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("bench search", pos); err != nil {
+		return err
+	}
+	if *chunks < 1000 || *nq < 10 {
+		return usageErr("--chunks must be at least 1000 and --queries at least 10 (got %d and %d)", *chunks, *nq)
+	}
+	cfg, err := config.Load(env.Getenv)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	n, dim, k := *chunks, benchSpace.Dim, 10
+	vecs, queries := vindex.Clustered(n, *nq, dim, 2, 42)
+	exact := make([][]vindex.Hit, *nq)
+	times := make([]time.Duration, *nq)
+	for i := range *nq {
+		t := time.Now()
+		exact[i] = vindex.Exact(queries[i*dim:(i+1)*dim], vecs, dim, k)
+		times[i] = time.Since(t)
+	}
+	rows := []searchRow{timed("exact float32", times, 1, int64(len(vecs))*4, 0)}
+
+	dir, err := os.MkdirTemp("", "ragd-bench-search-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlite.Open(ctx, dir, sqlite.Options{VectorIndexMin: cfg.VectorIndexMin, VectorMemory: cfg.VectorMemory})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	start := time.Now()
+	rowOf, err := loadBenchCorpus(ctx, st, vecs, n, dim)
+	if err != nil {
+		return err
+	}
+	_, indexBytes, err := st.WaitVectorIndex(ctx, benchSpace)
+	if err != nil {
+		return err
+	}
+	build := time.Since(start).Seconds()
+	var recall float64
+	for i := range *nq {
+		t := time.Now()
+		got, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: queries[i*dim : (i+1)*dim], K: k})
+		times[i] = time.Since(t)
+		if err != nil {
+			return err
+		}
+		hits := make([]vindex.Hit, len(got))
+		for j, c := range got {
+			hits[j] = vindex.Hit{Row: rowOf[c.ChunkID]}
+		}
+		recall += vindex.Recall(hits, exact[i])
+	}
+	rows = append(rows, timed("ragd embedded", times, recall/float64(*nq), int64(len(vecs))*4+indexBytes, build))
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].System == "ragd embedded" && rows[b].System != "ragd embedded" })
+
+	if *asJSON {
+		return json.NewEncoder(env.Stdout).Encode(map[string]any{"chunks": n, "rows": rows})
+	}
+	fmt.Fprintf(env.Stdout, "ragd bench search: %d chunks × %d dimensions, %d top-%d vector queries, one at a time\n", n, dim, *nq, k)
+	fmt.Fprintf(env.Stdout, "%-15s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
+	for _, r := range rows {
+		fmt.Fprintf(env.Stdout, "%-15s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
+			r.RecallAt10, float64(r.MemoryBytes)/(1<<20), r.BuildS)
+	}
+	return nil
+}
+
+// loadBenchCorpus commits the vectors as documents of 10 chunks and returns each chunk's row.
+func loadBenchCorpus(ctx context.Context, st *sqlite.Store, vecs []float32, n, dim int) (map[int64]int32, error) {
+	coll, err := st.EnsureCollection(ctx, rag.DefaultCollection, "local")
+	if err != nil {
+		return nil, err
+	}
+	rowOf := make(map[int64]int32, n)
+	for first := 0; first < n; first += 10 {
+		doc := &rag.Document{CollectionID: coll.ID, Title: fmt.Sprint("bench ", first/10), Owner: "local"}
+		if err := st.CreateDocument(ctx, doc); err != nil {
+			return nil, err
+		}
+		chunks := make([]rag.Chunk, 0, 10)
+		for r := first; r < min(first+10, n); r++ {
+			chunks = append(chunks, rag.Chunk{Index: r - first, Kind: rag.KindText,
+				Text: fmt.Sprintf("chunk %d 청크 %d", r, r), Vector: vecs[r*dim : (r+1)*dim]})
+		}
+		if _, err := st.CommitVersion(ctx, &rag.VersionCommit{DocumentID: doc.ID, ContentHash: fmt.Sprintf("%064x", first),
+			Title: doc.Title, MediaType: "text/plain", Space: benchSpace, Chunks: chunks}); err != nil {
+			return nil, err
+		}
+		stored, err := st.ListChunks(ctx, rag.LocalPrincipal, doc.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range stored {
+			rowOf[c.ID] = int32(first + c.Index)
+		}
+	}
+	return rowOf, nil
+}
+
+// timed makes a row from per-query times.
+func timed(system string, times []time.Duration, recall float64, mem int64, build float64) searchRow {
+	s := append([]time.Duration(nil), times...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	var total time.Duration
+	for _, d := range s {
+		total += d
+	}
+	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return searchRow{System: system, Kind: "vector", P50ms: msOf(s[len(s)/2]), P95ms: msOf(s[min(len(s)-1, len(s)*95/100)]),
+		QPS: float64(len(s)) / total.Seconds(), RecallAt10: recall, MemoryBytes: mem, BuildS: build}
+}
