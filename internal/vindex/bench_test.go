@@ -1,6 +1,7 @@
 package vindex
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -41,7 +42,10 @@ func benchSearch(b *testing.B, spread float64) {
 	n := benchRows(b)
 	vecs, queries := Clustered(n, nq, dim, spread, 42)
 	start := time.Now()
-	ix := Build(vecs, dim, n, 1)
+	ix, err := Build(context.Background(), vecs, dim, n, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	build := time.Since(start)
 	b.Logf("%d × %d, spread %g: build %.1f s, %d lists, index %.1f MiB (the float32 rows: %.1f MiB)", n, dim, spread,
 		build.Seconds(), ix.Lists(), float64(ix.Bytes())/(1<<20), float64(len(vecs)*4)/(1<<20))

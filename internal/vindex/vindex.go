@@ -17,6 +17,7 @@ package vindex
 
 import (
 	"container/heap"
+	"context"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -100,8 +101,9 @@ const kmeansRounds = 8
 const sampleFactor = 48
 
 // Build trains centroids on rows [0, n) of vecs (seed fixes the sample and the initial centroids) and
-// assigns every row to its nearest list.
-func Build(vecs []float32, dim, n int, seed uint64) *Index {
+// assigns every row to its nearest list. It stops with ctx's error between k-means rounds and between
+// batches of assigned rows, so that a store closing does not wait for a long build.
+func Build(ctx context.Context, vecs []float32, dim, n int, seed uint64) (*Index, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	k := min(ListsFor(n), n)
 	sample := rng.Perm(n)
@@ -114,6 +116,9 @@ func Build(vecs []float32, dim, n int, seed uint64) *Index {
 	}
 	assign := make([]int32, len(sample))
 	for range kmeansRounds {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		parallel(len(sample), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				assign[i] = nearest(cents, dim, vecs[sample[i]*dim:(sample[i]+1)*dim])
@@ -138,8 +143,17 @@ func Build(vecs []float32, dim, n int, seed uint64) *Index {
 		}
 	}
 	ix := &Index{dim: dim, centroids: cents, lists: make([][]int32, k), codes: make([][]byte, k), trained: n}
-	return ix.Add(vecs, n)
+	for ix.rows < n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ix = ix.Add(vecs, min(n, ix.rows+buildBatch))
+	}
+	return ix, nil
 }
+
+// buildBatch is how many rows Build assigns between checks of its context.
+const buildBatch = 16384
 
 // Add returns an index with rows [ix.Rows(), n) of vecs assigned to their nearest lists. ix stays valid.
 func (ix *Index) Add(vecs []float32, n int) *Index {

@@ -2,12 +2,31 @@ package vindex
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"testing"
 )
 
 const testDim = 32
+
+func mustBuild(t *testing.T, vecs []float32, dim, n int, seed uint64) *Index {
+	t.Helper()
+	ix, err := Build(context.Background(), vecs, dim, n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestBuildCancelled(t *testing.T) {
+	vecs, _ := testData(t, 1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ix, err := Build(ctx, vecs, testDim, 1000, 1); !errors.Is(err, context.Canceled) || ix != nil {
+		t.Fatalf("Build after cancel: %v, %v", ix, err)
+	}
+}
 
 func testData(t *testing.T, n int) (vecs, queries []float32) {
 	t.Helper()
@@ -21,7 +40,7 @@ func searchAll(ix *Index, q, vecs []float32, k int, accept func(int32) bool) []H
 
 func TestSearch(t *testing.T) {
 	vecs, queries := testData(t, 3000)
-	ix := Build(vecs, testDim, 3000, 1)
+	ix := mustBuild(t, vecs, testDim, 3000, 1)
 	if ix.Lists() != ListsFor(3000) || ix.Rows() != 3000 {
 		t.Fatalf("lists %d rows %d", ix.Lists(), ix.Rows())
 	}
@@ -66,7 +85,7 @@ func TestSearch(t *testing.T) {
 	t.Run("TiesByID", func(t *testing.T) {
 		dup := slices.Clone(vecs[:2*testDim])
 		copy(dup[testDim:], dup[:testDim]) // rows 0 and 1 equal
-		small := Build(dup, testDim, 2, 1)
+		small := mustBuild(t, dup, testDim, 2, 1)
 		ids := []int64{9, 4}
 		got := small.Search(dup[:testDim], dup, ids, 1, 1, 0, nil)
 		if len(got) != 1 || got[0].Row != 1 {
@@ -82,7 +101,7 @@ func TestSearch(t *testing.T) {
 
 func TestAddAndRemap(t *testing.T) {
 	vecs, queries := testData(t, 2000)
-	half := Build(vecs, testDim, 1000, 1)
+	half := mustBuild(t, vecs, testDim, 1000, 1)
 	full := half.Add(vecs, 2000)
 	if half.Rows() != 1000 || full.Rows() != 2000 || full.Trained() != 1000 || !full.Stale() || half.Stale() {
 		t.Fatalf("rows %d/%d trained %d stale %v/%v", half.Rows(), full.Rows(), full.Trained(), half.Stale(), full.Stale())
@@ -116,7 +135,7 @@ func TestAddAndRemap(t *testing.T) {
 
 func TestFile(t *testing.T) {
 	vecs, queries := testData(t, 1500)
-	ix := Build(vecs, testDim, 1000, 1)
+	ix := mustBuild(t, vecs, testDim, 1000, 1)
 	key := func(r int32) Key { return Key{int64(r) + 100, 1} }
 	var buf bytes.Buffer
 	// Row 7 is left out of the file, as a removed row would be.

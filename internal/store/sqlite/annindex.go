@@ -139,7 +139,10 @@ func (c *vectorCache) maybeBuild(sv *spaceVectors, v *vecSnapshot) {
 	go func() {
 		defer c.builds.Done()
 		defer sv.building.Store(false)
-		ix := vindex.Build(v.vecs, v.dim, len(v.ids), annSeed)
+		ix, err := vindex.Build(c.ctx, v.vecs, v.dim, len(v.ids), annSeed)
+		if err != nil {
+			return // the store is closing
+		}
 		sv.refresh.Lock()
 		defer sv.refresh.Unlock()
 		cur := sv.snap.Load()
@@ -181,10 +184,11 @@ func (c *vectorCache) save(sv *spaceVectors, v *vecSnapshot) error {
 	return nil
 }
 
-// close waits for index builds and writes the indexes that grew since they were written, so that the next
+// close stops index builds and writes the indexes that grew since they were written, so that the next
 // start does not assign those rows again.
 func (c *vectorCache) close() {
 	c.closing.Store(true)
+	c.cancel()
 	c.builds.Wait()
 	for _, sv := range *c.spaces.Load() {
 		sv.refresh.Lock()

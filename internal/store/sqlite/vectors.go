@@ -46,7 +46,9 @@ type vectorCache struct {
 	// builds counts the index builds running in the background (annindex.go); closing stops new ones.
 	builds   sync.WaitGroup
 	closing  atomic.Bool
-	restored atomic.Int64 // indexes read back from their files
+	restored atomic.Int64    // indexes read back from their files
+	ctx      context.Context // cancelled when the store closes, to stop index builds
+	cancel   context.CancelFunc
 }
 
 const countersSQL = `SELECT
@@ -55,6 +57,7 @@ const countersSQL = `SELECT
 
 func newVectorCache(s *Store) *vectorCache {
 	c := &vectorCache{s: s}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.drop()
 	return c
 }
