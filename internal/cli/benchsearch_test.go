@@ -23,13 +23,14 @@ func TestBenchSearch(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	var got struct {
-		Chunks int         `json:"chunks"`
-		Rows   []searchRow `json:"rows"`
+		Chunks   int         `json:"chunks"`
+		Rows     []searchRow `json:"rows"`
+		RestartS float64     `json:"restart_s"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	if got.Chunks != 3000 || len(got.Rows) != 2 || got.Rows[0].System != "ragd embedded" || got.Rows[1].System != "exact float32" {
+	if got.RestartS <= 0 || got.Chunks != 3000 || len(got.Rows) != 2 || got.Rows[0].System != "ragd embedded" || got.Rows[1].System != "exact float32" {
 		t.Fatalf("got %+v", got)
 	}
 	ragd, exact := got.Rows[0], got.Rows[1]
