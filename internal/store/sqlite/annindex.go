@@ -60,8 +60,8 @@ func (v *vecSnapshot) selectivity(allowed docSet) float64 {
 	return float64(in) / float64(live)
 }
 
-// annSearch answers a query from v's index, or reports false when it should be exact (no index, or a
-// selective filter).
+// annSearch answers a query from v's index, or reports false when it should be exact (no index, a
+// selective filter, or fewer than k allowed rows in the probed lists).
 func (v *vecSnapshot) annSearch(q []float32, allowed docSet, k int) ([]rag.Candidate, bool) {
 	if v.ann == nil {
 		return nil, false
@@ -75,6 +75,9 @@ func (v *vecSnapshot) annSearch(q []float32, allowed docSet, k int) ([]rag.Candi
 		d := v.docs[r]
 		return d >= 0 && (allowed == nil || allowed.has(d))
 	})
+	if len(hits) < k {
+		return nil, false // the probed lists held fewer than k allowed rows: the exact scan finds all there are
+	}
 	out := make([]rag.Candidate, len(hits))
 	for i, h := range hits {
 		out[i] = rag.Candidate{ChunkID: v.ids[h.Row], Score: float64(h.Score), Rank: i + 1}

@@ -152,6 +152,21 @@ func TestVectorIndex(t *testing.T) {
 			}
 		}
 	})
+	t.Run("MoreThanTheProbedListsHold", func(t *testing.T) {
+		// k beyond the rows of the probed lists: answered exactly, k rows.
+		q := rag.VectorQuery{Space: annSpace, Vector: queries[0], K: 1500}
+		got, err := s.VectorCandidates(ctx, rag.LocalPrincipal, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := exactStore.VectorCandidates(ctx, rag.LocalPrincipal, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1500 || !slices.Equal(candidateIDs(got), candidateIDs(want)) {
+			t.Fatalf("%d results, differing from exact search", len(got))
+		}
+	})
 	t.Run("Removal", func(t *testing.T) {
 		top := vectorSearch(t, s, queries[1], rag.Filter{})
 		victim := ""
