@@ -10,7 +10,8 @@
 // out first come, first served; point lookups (hits, the vector cache's freshness check) have a pool of
 // their own and take no turn, so a search that has its candidates is not queued behind new ones.
 //
-// Vectors are searched exactly, in memory: see vectors.go for how the per-space cache stays in step with the
+// Vectors are searched in memory, exactly up to Options.VectorIndexMin vectors and through an approximate
+// IVF index past it (annindex.go): see vectors.go for how the per-space cache stays in step with the
 // database, also when another process writes, and merge.go for how the keyword index is kept in one
 // segment.
 package sqlite
