@@ -216,3 +216,33 @@ func TestNounLike(t *testing.T) {
 		}
 	}
 }
+
+// TestLatinWordWithParticle: a Latin word with a Korean particle ("ROAS는", "1%랑") is matched by a sentence
+// holding the Latin word with another particle or none, and not by the particle alone.
+func TestLatinWordWithParticle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		word, sentence string
+		want           float64
+	}{
+		{"ROAS는", "ROAS, 광고비 대비 매출 = 전환 매출 ÷ 지출 금액", 1},
+		{"1%랑", "1%가 소스와 가장 비슷한 사람들입니다.", 1},
+		{"event_id는", "서버 쪽에서는 event_id 필드에 주문 번호를 넣습니다.", 1},
+		{"ROAS는", "CTR은 클릭 수를 노출 수로 나눈 값입니다.", 0},
+	} {
+		qw := questionWords(tc.word+" 뭔가요?", "")
+		if got := degree(qw[0], termSet(tc.sentence)); got != tc.want {
+			t.Errorf("%q in %q: degree %.2f, want %.2f (terms %v)", tc.word, tc.sentence, got, tc.want, qw[0].terms)
+		}
+	}
+}
+
+// TestFillerWithParticle: a filler keeps carrying no topic with a particle ("머가" is "머" with "가").
+func TestFillerWithParticle(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]bool{"머가": true, "그거는": true, "머": true, "광고가": false, "가격은": false} {
+		if got := filler(w); got != want {
+			t.Errorf("filler(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

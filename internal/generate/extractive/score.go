@@ -113,6 +113,12 @@ func questionWords(question, previous string) []qword {
 			if stem == "" {
 				stem = hadaStem(w)
 			}
+			if latin, ok := latinWithParticle(w); ok {
+				// "roas는", "1%랑", "event_id는": the analyzer keeps the particle as a term of its own
+				// ("는"), which no sentence should be matched by; the word is its Latin part.
+				terms = append([]string{w}, textproc.IndexTerms(latin)...)
+				stem = terms[1]
+			}
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
@@ -168,6 +174,21 @@ func degree(w qword, terms map[string]bool) float64 {
 	return float64(hit) / float64(len(w.terms))
 }
 
+// latinWithParticle splits a word of Latin letters or digits followed by a Korean particle of one or two
+// syllables ("roas는", "1%랑", "ga4랑") and returns its Latin part.
+func latinWithParticle(w string) (string, bool) {
+	i := strings.IndexFunc(w, func(r rune) bool { return unicode.Is(unicode.Hangul, r) })
+	if i <= 0 || !isHangulWord(w[i:]) || utf8.RuneCountInString(w[i:]) > 2 {
+		return "", false
+	}
+	latin := w[:i]
+	if !strings.ContainsFunc(latin, func(r rune) bool { return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }) ||
+		strings.ContainsFunc(latin, func(r rune) bool { return r >= 0x80 }) || len(textproc.IndexTerms(latin)) == 0 {
+		return "", false
+	}
+	return latin, true
+}
+
 // termSet returns the distinct terms of text: the analyzer's, plus the syllable bigrams of its Hangul runs,
 // which the answerer needs to match a Korean word inside its particles and endings whether or not the
 // analyzer indexes them.
@@ -178,6 +199,14 @@ func termSet(text string) map[string]bool {
 	}
 	for _, t := range hangulBigrams(text, nil) {
 		terms[t] = true
+	}
+	for _, w := range strings.Fields(text) {
+		// "1%가", "ROAS는": the Latin word without its particle, as a question's word is read.
+		if latin, ok := latinWithParticle(strings.ToLower(strings.Trim(w, ".,;:!?()[]'\"“”‘’"))); ok {
+			for _, t := range textproc.IndexTerms(latin) {
+				terms[t] = true
+			}
+		}
 	}
 	return terms
 }
