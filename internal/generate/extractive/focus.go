@@ -46,7 +46,7 @@ var questionWordPrefixes = []string{"언제", "어디", "누구", "누가", "무
 // filler reports whether the question word w (lower-cased) carries no topic: a filler, or a question word
 // with at most two syllables of particle.
 func filler(w string) bool {
-	if fillers[w] {
+	if fillers[w] || jamoOnly(w) {
 		return true
 	}
 	// A filler with a particle: "머가", "이거는".
@@ -59,6 +59,17 @@ func filler(w string) bool {
 		}
 	}
 	return false
+}
+
+// jamoOnly reports whether w is written in bare Hangul letters (jamo) alone: "ㅠㅠ", "ㅋㅋ" are
+// emoticons, not words.
+func jamoOnly(w string) bool {
+	for _, r := range w {
+		if !unicode.In(r, unicode.Hangul) || r >= 0xAC00 && r <= 0xD7A3 {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // predicate reports whether the question word w (lower-cased) is a Korean predicate: it ends in a verbal

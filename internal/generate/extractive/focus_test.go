@@ -246,3 +246,33 @@ func TestFillerWithParticle(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateExplanationGoesOn: a question asking why gets the sentence that states it and the paragraph's
+// explanation after it, not only the short sentence announcing it.
+func TestGenerateExplanationGoesOn(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "재고 관리", Text: "재고는 매일 아침에 확인합니다.\n\n" +
+		"많이 묻는 질문이 \"재고 수량이 왜 주문 수와 다르냐\"는 거예요. 이유는 두 가지입니다. " +
+		"주문은 결제 시점에 잡히지만 재고는 출고 시점에 빠집니다. 또 취소된 주문도 하루 동안 남아 있어요.\n\n" +
+		"재고 수량은 창고 화면에서 봅니다. 주문 수는 판매 화면에 나옵니다."}}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "재고 수량이랑 주문 수가 왜 달라요?", Passages: passages})
+	for _, want := range []string{"이유는 두 가지입니다", "출고 시점에 빠집니다"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("answer %q lacks %q", text, want)
+		}
+	}
+	checkGrounded(t, text, passages)
+}
+
+// TestFillerEmoticon: bare Hangul letters ("ㅠㅠ", "ㅋㅋ") are emoticons, not words of the question.
+func TestFillerEmoticon(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"ㅠㅠ", "ᅲᅲ", "ㅋㅋㅋ"} {
+		if !filler(w) {
+			t.Errorf("filler(%q) = false, want true", w)
+		}
+	}
+	if qw := questionWords("환불은 언제 되나요 ㅠㅠ", ""); len(qw) != 3 || qw[2].focus || !qw[2].fill {
+		t.Errorf("questionWords: %+v, want ㅠㅠ as a filler", qw)
+	}
+}

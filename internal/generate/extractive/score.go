@@ -413,6 +413,15 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") || best.heading {
 			take(next)
 			used += length(next)
+			// The explanation goes on in its paragraph: "이유는 여러 가지입니다. 메타는 기본적으로 …".
+			for pos := next.pos + 1; explain && next.line == best.line && len(picked) < g.opt.MaxSentences; pos++ {
+				s, ok := r.at[[2]int{best.rank, pos}]
+				if !ok || s.line != best.line || used+length(s) > g.opt.MaxChars {
+					break
+				}
+				take(g.trim(s, r.qw))
+				used += length(s)
+			}
 		}
 	}
 	for _, s := range r.sents {
