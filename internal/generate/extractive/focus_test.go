@@ -276,3 +276,23 @@ func TestFillerEmoticon(t *testing.T) {
 		t.Errorf("questionWords: %+v, want ㅠㅠ as a filler", qw)
 	}
 }
+
+// TestGenerateOtherDocumentAddsFocus: a sentence of another document joins the answer only when it holds a
+// focus word the chosen sentences lack, so that table cells of another document that share the matched
+// word ("시행령") do not follow the answer.
+func TestGenerateOtherDocumentAddsFocus(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "일부개정법률안", Text: "부칙\n\n이 법은 공포 후 6개월이 경과한 날부터 시행한다."},
+		{N: 2, Title: "회의록", Text: "대통 환경보건법 시행령 환경 2024.\n\n대통 기상법 시행령 환경 2024."},
+		{N: 3, Title: "시행 안내", Text: "개정법률의 공포일은 2024년 3월 5일입니다."},
+	}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "개정법률은 언제부터 시행되나요?", Passages: passages})
+	if !strings.Contains(text, "공포 후 6개월") || strings.Contains(text, "시행령") {
+		t.Errorf("answer %q: want the bill's sentence without the other document's table cells", text)
+	}
+	if !strings.Contains(text, "2024년 3월 5일") {
+		t.Errorf("answer %q: want the sentence of another document holding another focus word (개정법률)", text)
+	}
+	checkGrounded(t, text, passages)
+}

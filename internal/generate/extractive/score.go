@@ -434,6 +434,9 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if s.heading {
 			continue // a heading alone says nothing of the question
 		}
+		if passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) {
+			continue // another document's sentence that repeats what is already matched (table-cell debris)
+		}
 		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars {
 			take(s)
@@ -489,6 +492,20 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		return 0, 0
 	}
 	return have / total, have
+}
+
+// addsFocus reports whether s holds a focus word of the question that none of picked holds: a sentence of
+// another passage joins the answer only when it holds another part of it.
+func addsFocus(s sentence, picked []sentence, qw []qword) bool {
+	for i, w := range qw {
+		if !w.focus || w.given || s.deg[i] < 0.5 {
+			continue
+		}
+		if !slices.ContainsFunc(picked, func(o sentence) bool { return o.deg[i] >= 0.5 }) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchesFocus reports whether s itself holds one of the question's focus words (or, for a question without
