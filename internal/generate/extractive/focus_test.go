@@ -296,3 +296,23 @@ func TestGenerateOtherDocumentAddsFocus(t *testing.T) {
 	}
 	checkGrounded(t, text, passages)
 }
+
+// TestGenerateColonLeadIn: a sentence ending in a colon brings what it announces when it is chosen, even
+// when that is not a bulleted list (a table read as lines) and the sentence is not the best one.
+func TestGenerateColonLeadIn(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "Proposed rule", Text: "Deviations are coordinated with the agency. Costs of Compliance\n\n" +
+		"The agency estimates that this proposed rule affects 73 vessels. The agency estimates the following costs to comply with this proposed rule:\n\n" +
+		"Action Labor cost Parts cost\n\nHull inspection 2 work-hours × $85 per hour = $170 $0\n\n" +
+		"Regulatory Findings\n\nThis rule is not a significant regulatory action."}}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "What are the costs of compliance for the proposed rule?", Passages: passages})
+	for _, want := range []string{"following costs to comply", "Hull inspection 2 work-hours", "$170"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("answer %q lacks %q", text, want)
+		}
+	}
+	if strings.Contains(text, "significant regulatory action") {
+		t.Errorf("answer %q: the block ends at the next heading", text)
+	}
+	checkGrounded(t, text, passages)
+}

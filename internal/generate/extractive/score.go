@@ -441,6 +441,19 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if l := length(s); used+l <= g.opt.MaxChars {
 			take(s)
 			used += l
+			if strings.HasSuffix(s.text, ":") {
+				// What a sentence announces with a colon is what it says: the list or table after it.
+				for _, pos := range s.block {
+					u, ok := r.at[[2]int{s.rank, pos}]
+					if !ok || used+length(u) > g.p.listChars {
+						break
+					}
+					if !taken[[2]int{u.rank, u.pos}] {
+						take(u)
+						used += length(u)
+					}
+				}
+			}
 		}
 	}
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||

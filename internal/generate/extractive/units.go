@@ -169,8 +169,16 @@ func units(text string) []sentence {
 		switch {
 		case s.heading:
 			s.block = blockAfter(out, ls, s.line, true)
-		case strings.HasSuffix(s.text, ":") || nextIsItem(ls, s.line):
+		case nextIsItem(ls, s.line):
 			s.block = blockAfter(out, ls, s.line, false)
+		case strings.HasSuffix(s.text, ":"):
+			// "The agency estimates the following costs …:" announces what follows, a list or not (a
+			// table read as lines): its section, as a heading's.
+			s.block = blockAfter(out, ls, s.line, true)
+			if len(s.block) == 0 && k+1 < len(out) && out[k+1].heading {
+				// A short line right after it is the header of what it announces, not a new section.
+				s.block = append([]int{k + 1}, blockAfter(out, ls, out[k+1].line, true)...)
+			}
 		}
 		s.lead = len(s.block) > 0
 	}
