@@ -31,6 +31,9 @@ type params struct {
 	listChars   int     // a list under a lead-in is shown up to this many characters
 	given       float64 // weight of words every passage's title holds (the subject a filter chose)
 	minWords    float64 // matching this many focus words is enough, whatever MinCoverage says
+	// otherDoc is the share of the best sentence's score that a sentence of another document needs when it
+	// holds no focus word the chosen sentences lack.
+	otherDoc float64
 }
 
 // wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
@@ -40,7 +43,7 @@ const wordJoiners = ".-/_+#%"
 const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
-	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5}
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -434,7 +437,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if s.heading {
 			continue // a heading alone says nothing of the question
 		}
-		if passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) {
+		if passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) && s.score < g.p.otherDoc*best.score {
 			continue // another document's sentence that repeats what is already matched (table-cell debris)
 		}
 		s = g.trim(s, r.qw)
