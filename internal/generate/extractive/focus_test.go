@@ -316,3 +316,15 @@ func TestGenerateColonLeadIn(t *testing.T) {
 	}
 	checkGrounded(t, text, passages)
 }
+
+// TestAnswerTypeTakesLong: "오래 걸려요?" asks how long, as "how long" does: a sentence giving a duration
+// answers it.
+func TestAnswerTypeTakesLong(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]ansType{"심사가 원래 이렇게 오래 걸려요?": typeNumber, "How long does the review take?": typeNumber,
+		"가장 오래된 아파트는?": typeNone} {
+		if got := answerType(q); got != want {
+			t.Errorf("answerType(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
