@@ -251,17 +251,30 @@ func TestFillerWithParticle(t *testing.T) {
 // explanation after it, not only the short sentence announcing it.
 func TestGenerateExplanationGoesOn(t *testing.T) {
 	t.Parallel()
-	passages := []rag.Passage{{N: 1, Title: "재고 관리", Text: "재고는 매일 아침에 확인합니다.\n\n" +
-		"많이 묻는 질문이 \"재고 수량이 왜 주문 수와 다르냐\"는 거예요. 이유는 두 가지입니다. " +
-		"주문은 결제 시점에 잡히지만 재고는 출고 시점에 빠집니다. 또 취소된 주문도 하루 동안 남아 있어요.\n\n" +
-		"재고 수량은 창고 화면에서 봅니다. 주문 수는 판매 화면에 나옵니다."}}
-	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "재고 수량이랑 주문 수가 왜 달라요?", Passages: passages})
-	for _, want := range []string{"이유는 두 가지입니다", "출고 시점에 빠집니다"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("answer %q lacks %q", text, want)
+	passages := onePassage("재고 관리", "재고는 매일 아침에 확인합니다.",
+		"많이 묻는 질문이 \"재고 수량이 왜 주문 수와 다르냐\"는 거예요. 이유는 두 가지입니다. 주문은 결제 시점에 잡히지만 재고는 "+
+			"출고 시점에 빠집니다. 또 취소된 주문도 하루 동안 남아 있어요.",
+		"재고 수량은 창고 화면에서 봅니다. 주문 수는 판매 화면에 나옵니다.")
+	answerHolds(t, passages, "재고 수량이랑 주문 수가 왜 달라요?", "이유는 두 가지입니다", "출고 시점에 빠집니다")
+}
+
+// onePassage is a passage [1] of the given title whose paragraphs are paras.
+func onePassage(title string, paras ...string) []rag.Passage {
+	return []rag.Passage{{N: 1, Title: title, Text: strings.Join(paras, "\n\n")}}
+}
+
+// answerHolds asks question over passages and checks that the answer holds every string of want and quotes
+// only the passages; it returns the answer.
+func answerHolds(t *testing.T, passages []rag.Passage, question string, want ...string) string {
+	t.Helper()
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: question, Passages: passages})
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%q: answer %q lacks %q", question, text, w)
 		}
 	}
 	checkGrounded(t, text, passages)
+	return text
 }
 
 // TestFillerEmoticon: bare Hangul letters ("ㅠㅠ", "ㅋㅋ") are emoticons, not words of the question.
@@ -301,20 +314,15 @@ func TestGenerateOtherDocumentAddsFocus(t *testing.T) {
 // when that is not a bulleted list (a table read as lines) and the sentence is not the best one.
 func TestGenerateColonLeadIn(t *testing.T) {
 	t.Parallel()
-	passages := []rag.Passage{{N: 1, Title: "Proposed rule", Text: "Deviations are coordinated with the agency. Costs of Compliance\n\n" +
-		"The agency estimates that this proposed rule affects 73 vessels. The agency estimates the following costs to comply with this proposed rule:\n\n" +
-		"Action Labor cost Parts cost\n\nHull inspection 2 work-hours × $85 per hour = $170 $0\n\n" +
-		"Regulatory Findings\n\nThis rule is not a significant regulatory action."}}
-	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "What are the costs of compliance for the proposed rule?", Passages: passages})
-	for _, want := range []string{"following costs to comply", "Hull inspection 2 work-hours", "$170"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("answer %q lacks %q", text, want)
-		}
-	}
+	passages := onePassage("Proposed rule", "Deviations are coordinated with the agency. Costs of Compliance",
+		"The agency estimates that this proposed rule affects 73 vessels. The agency estimates the following costs to comply with this proposed rule:",
+		"Action Labor cost Parts cost", "Hull inspection 2 work-hours × $85 per hour = $170 $0", "Regulatory Findings",
+		"This rule is not a significant regulatory action.")
+	text := answerHolds(t, passages, "What are the costs of compliance for the proposed rule?", "following costs to comply",
+		"Hull inspection 2 work-hours", "$170")
 	if strings.Contains(text, "significant regulatory action") {
 		t.Errorf("answer %q: the block ends at the next heading", text)
 	}
-	checkGrounded(t, text, passages)
 }
 
 // TestAnswerTypeTakesLong: "오래 걸려요?" asks how long, as "how long" does: a sentence giving a duration
