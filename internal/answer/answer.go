@@ -39,6 +39,9 @@ type Options struct {
 	// Expand asks a generator that completes plain prompts (rag.Completer) for other wordings of each
 	// question, searched beside it (rag.SearchRequest.Expansions; RAGD_QUERY_EXPANSION=llm).
 	Expand bool
+	// Chunks loads a passage's next chunk when the passage ends announcing it (see continueLeadIns); nil
+	// never does.
+	Chunks Chunks
 }
 
 // Graph answers a question from a collection's knowledge graph (*graph.Service implements it).
@@ -253,6 +256,9 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			PageStart: h.PageStart, PageEnd: h.PageEnd, Text: h.Text, Score: h.Score}
 	}
 	if err := emit(Event{Type: EventSources, Sources: sources}); err != nil {
+		return nil, err
+	}
+	if err := continueLeadIns(ctx, s.opt.Chunks, passages, res.Hits); err != nil {
 		return nil, err
 	}
 

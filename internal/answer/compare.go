@@ -13,6 +13,13 @@ import (
 // MaxCompared is how many documents a comparison answer lays out, in the order of their best passage.
 const MaxCompared = 4
 
+// compareChars is the length a quoting generator's comparison aims for, shared by its documents' parts,
+// each of which gets minPartChars at least (its best sentence is given whatever its length).
+const (
+	compareChars = 300
+	minPartChars = 100
+)
+
 // QuoteOnly is implemented by generators that only quote the passages (the extractive answerer): they
 // cannot be asked to lay out a comparison, so the answer service asks them once per document and lays out
 // the parts itself.
@@ -95,6 +102,8 @@ func (s *Service) generate(ctx context.Context, p rag.Principal, req rag.Generat
 		if len(sec.passages) > 0 {
 			part := req
 			part.Passages = sec.passages
+			// The parts share one answer's length: each document's best sentences, not a whole answer each.
+			part.MaxChars = max(minPartChars, compareChars/len(secs))
 			gen, err := s.generator.Generate(ctx, part, nil)
 			if err != nil {
 				return nil, err

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/answer"
 	"github.com/ragd/ragd/internal/config"
@@ -131,6 +132,16 @@ func TestCompareLayout(t *testing.T) {
 	if ans.NotFound || len(cites[""]) != 0 {
 		t.Errorf("not found %v, citations before the first heading %v", ans.NotFound, cites[""])
 	}
+	// The parts share one answer's length (150 characters each of two): a part is its document's best
+	// sentence, and further ones only while the part is within its share.
+	parts := strings.Split(ans.Text, "**")
+	for k := 2; k < len(parts); k += 2 {
+		part := parts[k]
+		cites := sentenceCites.FindAllStringIndex(part, -1)
+		if len(cites) > 1 && utf8.RuneCountInString(strings.TrimSpace(part[:cites[len(cites)-1][0]])) > 150 {
+			t.Errorf("a part over its share of the answer's length:\n%s", part)
+		}
+	}
 
 	// The review report says nothing of when the law takes effect: its part says so.
 	when, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: "두 문서의 시행일은 어떻게 다른가요?",
@@ -154,6 +165,9 @@ func TestCompareLayout(t *testing.T) {
 		t.Errorf("a comparison within one document laid out per document (%q):\n%s", h, plain.Text)
 	}
 }
+
+// sentenceCites matches the citation after each quoted sentence.
+var sentenceCites = regexp.MustCompile(`\[\d+\]`)
 
 // TestCompareInstruction: with a generator that writes its own text (the OpenAI wire fake), a comparison
 // over two picked documents is one request whose system prompt asks for the per-document layout, naming

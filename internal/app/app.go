@@ -129,7 +129,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	}
 	a.Graph = graph.New(gs, a.Embedder, profile.GraphSettings)
 	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph, Records: a.Store, CacheTTL: cfg.AnswerCacheTTL,
-		Expand: cfg.QueryExpansion == "llm"})
+		Expand: cfg.QueryExpansion == "llm", Chunks: a.Store})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes:  cfg.MaxUploadBytes,
 		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},

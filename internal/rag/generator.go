@@ -49,6 +49,9 @@ type GenerateRequest struct {
 	// profile's generation settings); offline generators have none.
 	Temperature     *float64
 	MaxOutputTokens int
+	// MaxChars, when set, is the answer length a quoting generator (the extractive answerer) aims for
+	// instead of its own: the answer service sets it for each document's part of a comparison.
+	MaxChars int
 }
 
 // Generation is a generator's answer: markdown with [n] citations referring to GenerateRequest.Passages.

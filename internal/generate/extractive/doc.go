@@ -9,14 +9,18 @@
 // and keeps its table's header. Each unit knows its layout (units.go): a list item ("- …", "• …", "1. …"
 // among other numbered lines), a heading ("# …", or a short line without closing punctuation that a
 // paragraph follows, such as "4. 제출 서류"), and a lead-in — a sentence ending its line before a list, or
-// ending in ":" — with the list items it introduces.
+// ending in ":" — with the list items it introduces (for a sentence ending in ":", every line after it up
+// to the first heading that opens prose, so that a table read as lines or items without bullets stay with
+// it). The answer service appends a document's next chunk to a passage that ends in such a lead-in.
 //
 // # Reading the question
 //
 // The question is split into words; each word keeps its non-stop analyzer terms (textproc), so that a Korean
 // word matches a sentence wholly through its form or particle-free stem (or the noun of a 하다/되다 form the
-// analyzer leaves whole: "대표발의했나요" → "대표발의"), and in part through its syllable bigrams. Words are
-// classed (focus.go): fillers ("이렇게", "원래", "please") and question words with their particles
+// analyzer leaves whole: "대표발의했나요" → "대표발의"), and in part through its syllable bigrams; a Latin
+// word with a Korean particle ("ROAS는", "1%랑") is its Latin part, in the question and in the passages.
+// Words are classed (focus.go): fillers ("이렇게", "원래", "please", with a particle "머가", and bare
+// Hangul letters such as "ㅠㅠ") and question words with their particles
 // ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3;
 // frame words that name what is asked ("이름", "필요한", "name") weigh 0.3; the rest are focus words. A word
 // that every passage's title holds (the subject a filter chose: the notice's complex name) weighs 0.1.
@@ -34,10 +38,15 @@
 // The answer opens with the best sentence (a heading only when it holds a focus word itself), and with it:
 // the whole list it introduces, when it is a lead-in (up to 600 characters; a heading's section only for a
 // list question); else the sentence that follows it on its line when the question asks how, why or whether
-// ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself a question. Further sentences
+// ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself
+// a question — and for how, why or whether, the rest of that paragraph while it fits. Further sentences
 // follow in score order — from any passage, so that two or three passages each holding part of the answer
-// are combined — while they score at least 0.4 of the best, are not headings, fit in
-// Options.MaxChars and are not near-copies of one already chosen (overlapping chunks). A sentence longer
+// are combined, though a sentence of another document than the best one's only when it holds a focus
+// word the chosen ones lack or scores 0.7 of the best — while they score at least 0.4 of the best, are
+// not headings, fit in
+// Options.MaxChars (or GenerateRequest.MaxChars: a comparison's parts share one answer's length) and are
+// not near-copies of one already chosen (overlapping chunks); a chosen sentence ending in ":" brings its
+// block, within 600 characters. A sentence longer
 // than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on
 // either side. Sentences of one passage that are neighbours are shown in their own order, list items one a
 // line with the list cited after its last item, table rows under their header.

@@ -73,7 +73,13 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	if lang == "" {
 		lang = textproc.DetectLanguage(req.Question)
 	}
-	pieces := compose(g.pick(req.Question, previousQuestion(req.History), req.Passages))
+	gen := g
+	if req.MaxChars > 0 && req.MaxChars < g.opt.MaxChars {
+		c := *g
+		c.opt.MaxChars = req.MaxChars
+		gen = &c
+	}
+	pieces := compose(gen.pick(req.Question, previousQuestion(req.History), req.Passages))
 	if len(pieces) == 0 {
 		pieces = []string{generate.NotCovered(req.NotCovered, lang)}
 	}

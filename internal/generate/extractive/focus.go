@@ -37,13 +37,20 @@ var fillers = map[string]bool{
 	"means": true, "meaning": true, "like": true, "want": true,
 }
 
+// fillerParticles may follow a filler ("머가", "그거는").
+const fillerParticles = "가는를도은이을"
+
 // questionWordPrefixes open Korean question words, which may carry a particle ("어디서", "언제부터", "몇대몇으로").
 var questionWordPrefixes = []string{"언제", "어디", "누구", "누가", "무엇", "뭐", "얼마", "몇", "어떻", "어떤", "어느", "왜", "무슨"}
 
 // filler reports whether the question word w (lower-cased) carries no topic: a filler, or a question word
 // with at most two syllables of particle.
 func filler(w string) bool {
-	if fillers[w] {
+	if fillers[w] || jamoOnly(w) {
+		return true
+	}
+	// A filler with a particle: "머가", "이거는".
+	if r, size := utf8.DecodeLastRuneInString(w); strings.ContainsRune(fillerParticles, r) && fillers[w[:len(w)-size]] {
 		return true
 	}
 	for _, p := range questionWordPrefixes {
@@ -52,6 +59,17 @@ func filler(w string) bool {
 		}
 	}
 	return false
+}
+
+// jamoOnly reports whether w is written in bare Hangul letters (jamo) alone: "ㅠㅠ", "ㅋㅋ" are
+// emoticons, not words.
+func jamoOnly(w string) bool {
+	for _, r := range w {
+		if !unicode.In(r, unicode.Hangul) || r >= 0xAC00 && r <= 0xD7A3 {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // predicate reports whether the question word w (lower-cased) is a Korean predicate: it ends in a verbal

@@ -216,3 +216,123 @@ func TestNounLike(t *testing.T) {
 		}
 	}
 }
+
+// TestLatinWordWithParticle: a Latin word with a Korean particle ("ROAS는", "1%랑") is matched by a sentence
+// holding the Latin word with another particle or none, and not by the particle alone.
+func TestLatinWordWithParticle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		word, sentence string
+		want           float64
+	}{
+		{"ROAS는", "ROAS, 광고비 대비 매출 = 전환 매출 ÷ 지출 금액", 1},
+		{"1%랑", "1%가 소스와 가장 비슷한 사람들입니다.", 1},
+		{"event_id는", "서버 쪽에서는 event_id 필드에 주문 번호를 넣습니다.", 1},
+		{"ROAS는", "CTR은 클릭 수를 노출 수로 나눈 값입니다.", 0},
+	} {
+		qw := questionWords(tc.word+" 뭔가요?", "")
+		if got := degree(qw[0], termSet(tc.sentence)); got != tc.want {
+			t.Errorf("%q in %q: degree %.2f, want %.2f (terms %v)", tc.word, tc.sentence, got, tc.want, qw[0].terms)
+		}
+	}
+}
+
+// TestFillerWithParticle: a filler keeps carrying no topic with a particle ("머가" is "머" with "가").
+func TestFillerWithParticle(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]bool{"머가": true, "그거는": true, "머": true, "광고가": false, "가격은": false} {
+		if got := filler(w); got != want {
+			t.Errorf("filler(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+// TestGenerateExplanationGoesOn: a question asking why gets the sentence that states it and the paragraph's
+// explanation after it, not only the short sentence announcing it.
+func TestGenerateExplanationGoesOn(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("재고 관리", "재고는 매일 아침에 확인합니다.",
+		"많이 묻는 질문이 \"재고 수량이 왜 주문 수와 다르냐\"는 거예요. 이유는 두 가지입니다. 주문은 결제 시점에 잡히지만 재고는 "+
+			"출고 시점에 빠집니다. 또 취소된 주문도 하루 동안 남아 있어요.",
+		"재고 수량은 창고 화면에서 봅니다. 주문 수는 판매 화면에 나옵니다.")
+	answerHolds(t, passages, "재고 수량이랑 주문 수가 왜 달라요?", "이유는 두 가지입니다", "출고 시점에 빠집니다")
+}
+
+// onePassage is a passage [1] of the given title whose paragraphs are paras.
+func onePassage(title string, paras ...string) []rag.Passage {
+	return []rag.Passage{{N: 1, Title: title, Text: strings.Join(paras, "\n\n")}}
+}
+
+// answerHolds asks question over passages and checks that the answer holds every string of want and quotes
+// only the passages; it returns the answer.
+func answerHolds(t *testing.T, passages []rag.Passage, question string, want ...string) string {
+	t.Helper()
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: question, Passages: passages})
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%q: answer %q lacks %q", question, text, w)
+		}
+	}
+	checkGrounded(t, text, passages)
+	return text
+}
+
+// TestFillerEmoticon: bare Hangul letters ("ㅠㅠ", "ㅋㅋ") are emoticons, not words of the question.
+func TestFillerEmoticon(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"ㅠㅠ", "ᅲᅲ", "ㅋㅋㅋ"} {
+		if !filler(w) {
+			t.Errorf("filler(%q) = false, want true", w)
+		}
+	}
+	if qw := questionWords("환불은 언제 되나요 ㅠㅠ", ""); len(qw) != 3 || qw[2].focus || !qw[2].fill {
+		t.Errorf("questionWords: %+v, want ㅠㅠ as a filler", qw)
+	}
+}
+
+// TestGenerateOtherDocumentAddsFocus: a sentence of another document joins the answer only when it holds a
+// focus word the chosen sentences lack, so that table cells of another document that share the matched
+// word ("시행령") do not follow the answer.
+func TestGenerateOtherDocumentAddsFocus(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "일부개정법률안", Text: "부칙\n\n이 법은 공포 후 6개월이 경과한 날부터 시행한다."},
+		{N: 2, Title: "회의록", Text: "대통 환경보건법 시행령 환경 2024.\n\n대통 기상법 시행령 환경 2024."},
+		{N: 3, Title: "시행 안내", Text: "개정법률의 공포일은 2024년 3월 5일입니다."},
+	}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "개정법률은 언제부터 시행되나요?", Passages: passages})
+	if !strings.Contains(text, "공포 후 6개월") || strings.Contains(text, "시행령") {
+		t.Errorf("answer %q: want the bill's sentence without the other document's table cells", text)
+	}
+	if !strings.Contains(text, "2024년 3월 5일") {
+		t.Errorf("answer %q: want the sentence of another document holding another focus word (개정법률)", text)
+	}
+	checkGrounded(t, text, passages)
+}
+
+// TestGenerateColonLeadIn: a sentence ending in a colon brings what it announces when it is chosen, even
+// when that is not a bulleted list (a table read as lines) and the sentence is not the best one.
+func TestGenerateColonLeadIn(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("Proposed rule", "Deviations are coordinated with the agency. Costs of Compliance",
+		"The agency estimates that this proposed rule affects 73 vessels. The agency estimates the following costs to comply with this proposed rule:",
+		"Action Labor cost Parts cost", "Hull inspection 2 work-hours × $85 per hour = $170 $0", "Regulatory Findings",
+		"This rule is not a significant regulatory action.")
+	text := answerHolds(t, passages, "What are the costs of compliance for the proposed rule?", "following costs to comply",
+		"Hull inspection 2 work-hours", "$170")
+	if strings.Contains(text, "significant regulatory action") {
+		t.Errorf("answer %q: the block ends at the next heading", text)
+	}
+}
+
+// TestAnswerTypeTakesLong: "오래 걸려요?" asks how long, as "how long" does: a sentence giving a duration
+// answers it.
+func TestAnswerTypeTakesLong(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]ansType{"심사가 원래 이렇게 오래 걸려요?": typeNumber, "How long does the review take?": typeNumber,
+		"가장 오래된 아파트는?": typeNone} {
+		if got := answerType(q); got != want {
+			t.Errorf("answerType(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

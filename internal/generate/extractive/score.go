@@ -31,6 +31,9 @@ type params struct {
 	listChars   int     // a list under a lead-in is shown up to this many characters
 	given       float64 // weight of words every passage's title holds (the subject a filter chose)
 	minWords    float64 // matching this many focus words is enough, whatever MinCoverage says
+	// otherDoc is the share of the best sentence's score that a sentence of another document needs when it
+	// holds no focus word the chosen sentences lack.
+	otherDoc float64
 }
 
 // wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
@@ -40,7 +43,7 @@ const wordJoiners = ".-/_+#%"
 const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
-	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5}
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -113,6 +116,12 @@ func questionWords(question, previous string) []qword {
 			if stem == "" {
 				stem = hadaStem(w)
 			}
+			if latin, ok := latinWithParticle(w); ok {
+				// "roas는", "1%랑", "event_id는": the analyzer keeps the particle as a term of its own
+				// ("는"), which no sentence should be matched by; the word is its Latin part.
+				terms = append([]string{w}, textproc.IndexTerms(latin)...)
+				stem = terms[1]
+			}
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
@@ -168,6 +177,21 @@ func degree(w qword, terms map[string]bool) float64 {
 	return float64(hit) / float64(len(w.terms))
 }
 
+// latinWithParticle splits a word of Latin letters or digits followed by a Korean particle of one or two
+// syllables ("roas는", "1%랑", "ga4랑") and returns its Latin part.
+func latinWithParticle(w string) (string, bool) {
+	i := strings.IndexFunc(w, func(r rune) bool { return unicode.Is(unicode.Hangul, r) })
+	if i <= 0 || !isHangulWord(w[i:]) || utf8.RuneCountInString(w[i:]) > 2 {
+		return "", false
+	}
+	latin := w[:i]
+	if !strings.ContainsFunc(latin, func(r rune) bool { return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) }) ||
+		strings.ContainsFunc(latin, func(r rune) bool { return r >= 0x80 }) || len(textproc.IndexTerms(latin)) == 0 {
+		return "", false
+	}
+	return latin, true
+}
+
 // termSet returns the distinct terms of text: the analyzer's, plus the syllable bigrams of its Hangul runs,
 // which the answerer needs to match a Korean word inside its particles and endings whether or not the
 // analyzer indexes them.
@@ -178,6 +202,14 @@ func termSet(text string) map[string]bool {
 	}
 	for _, t := range hangulBigrams(text, nil) {
 		terms[t] = true
+	}
+	for _, w := range strings.Fields(text) {
+		// "1%가", "ROAS는": the Latin word without its particle, as a question's word is read.
+		if latin, ok := latinWithParticle(strings.ToLower(strings.Trim(w, ".,;:!?()[]'\"“”‘’"))); ok {
+			for _, t := range textproc.IndexTerms(latin) {
+				terms[t] = true
+			}
+		}
 	}
 	return terms
 }
@@ -384,6 +416,15 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") || best.heading {
 			take(next)
 			used += length(next)
+			// The explanation goes on in its paragraph: "이유는 여러 가지입니다. 메타는 기본적으로 …".
+			for pos := next.pos + 1; explain && next.line == best.line && len(picked) < g.opt.MaxSentences; pos++ {
+				s, ok := r.at[[2]int{best.rank, pos}]
+				if !ok || s.line != best.line || used+length(s) > g.opt.MaxChars {
+					break
+				}
+				take(g.trim(s, r.qw))
+				used += length(s)
+			}
 		}
 	}
 	for _, s := range r.sents {
@@ -396,10 +437,26 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if s.heading {
 			continue // a heading alone says nothing of the question
 		}
+		if passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) && s.score < g.p.otherDoc*best.score {
+			continue // another document's sentence that repeats what is already matched (table-cell debris)
+		}
 		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars {
 			take(s)
 			used += l
+			if strings.HasSuffix(s.text, ":") {
+				// What a sentence announces with a colon is what it says: the list or table after it.
+				for _, pos := range s.block {
+					u, ok := r.at[[2]int{s.rank, pos}]
+					if !ok || used+length(u) > g.p.listChars {
+						break
+					}
+					if !taken[[2]int{u.rank, u.pos}] {
+						take(u)
+						used += length(u)
+					}
+				}
+			}
 		}
 	}
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
@@ -451,6 +508,20 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		return 0, 0
 	}
 	return have / total, have
+}
+
+// addsFocus reports whether s holds a focus word of the question that none of picked holds: a sentence of
+// another passage joins the answer only when it holds another part of it.
+func addsFocus(s sentence, picked []sentence, qw []qword) bool {
+	for i, w := range qw {
+		if !w.focus || w.given || s.deg[i] < 0.5 {
+			continue
+		}
+		if !slices.ContainsFunc(picked, func(o sentence) bool { return o.deg[i] >= 0.5 }) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchesFocus reports whether s itself holds one of the question's focus words (or, for a question without

@@ -169,12 +169,36 @@ func units(text string) []sentence {
 		switch {
 		case s.heading:
 			s.block = blockAfter(out, ls, s.line, true)
-		case strings.HasSuffix(s.text, ":") || nextIsItem(ls, s.line):
+		case nextIsItem(ls, s.line):
 			s.block = blockAfter(out, ls, s.line, false)
+		case strings.HasSuffix(s.text, ":"):
+			// "The agency estimates the following costs …:" announces what follows, a list or not (a
+			// table read as lines, short lines one under another).
+			s.block = colonBlock(out, k)
 		}
 		s.lead = len(s.block) > 0
 	}
 	return out
+}
+
+// colonBlock returns the positions of the units after the lead-in at k that ends in a colon: up to the
+// first heading that opens prose (a heading-like line followed by a sentence), so that short lines, a
+// table's header line and list items stay in it. The answer's length bounds it when it is shown.
+func colonBlock(units []sentence, k int) []int {
+	var out []int
+	for j := k + 1; j < len(units); j++ {
+		if u := units[j]; u.heading && (j+1 == len(units) || !units[j+1].heading && endsSentence(units[j+1].text)) {
+			break
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// endsSentence reports whether text ends in sentence-closing punctuation.
+func endsSentence(text string) bool {
+	r, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(text))
+	return strings.ContainsRune(".!?。", r)
 }
 
 // nextIsItem reports whether the next non-blank line after line i is a list item.
