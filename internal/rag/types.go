@@ -10,21 +10,35 @@ import (
 type Principal struct {
 	// ID identifies the user or API key, e.g. "local", "key:3f2a…", "user:alice".
 	ID string
-	// Groups the principal belongs to; a document readable by "group:<name>" is visible to members.
+	// Groups are the teams the principal belongs to; a document or collection granted to "team:<name>" (or,
+	// the older spelling, "group:<name>") is visible to members.
 	Groups []string
-	// Admin sees every document.
+	// Admin sees every document and may do everything.
 	Admin bool
+	// Scopes are what the principal's API key allows (see Allows); admins need none.
+	Scopes []Scope
 }
 
 // LocalPrincipal is the single user of an installation without API keys or users: the CLI and an open server.
 var LocalPrincipal = Principal{ID: "local", Admin: true}
 
-// Readers returns the reader entries that grant p access: its ID, its groups as "group:<g>", and Everyone.
+// Readers returns the grant entries that name p: its ID, its teams as "team:<g>" and "group:<g>", and
+// Everyone.
 func (p Principal) Readers() []string {
-	out := make([]string, 0, len(p.Groups)+2)
+	out := make([]string, 0, 2*len(p.Groups)+2)
 	out = append(out, p.ID, Everyone)
 	for _, g := range p.Groups {
-		out = append(out, "group:"+g)
+		out = append(out, TeamPrefix+g, "group:"+g)
+	}
+	return out
+}
+
+// Names returns the owner entries that name p: its ID and its teams as "team:<g>".
+func (p Principal) Names() []string {
+	out := make([]string, 0, len(p.Groups)+1)
+	out = append(out, p.ID)
+	for _, g := range p.Groups {
+		out = append(out, TeamPrefix+g)
 	}
 	return out
 }
