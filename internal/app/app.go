@@ -361,3 +361,10 @@ func (a *App) Close() error {
 	a.closers = nil
 	return errors.Join(errs...)
 }
+
+// Principals returns the store's users, teams and keys (both stores keep them), or nil for a store that
+// keeps none.
+func (a *App) Principals() rag.PrincipalStore {
+	ps, _ := a.Store.(rag.PrincipalStore)
+	return ps
+}

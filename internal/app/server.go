@@ -27,6 +27,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Graph:       a.Graph,
 		Feedback:    a.Feedback,
 		Embedder:    a.Embedder,
+		Principals:  a.Principals(),
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

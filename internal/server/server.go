@@ -99,6 +99,9 @@ type Deps struct {
 	Feedback Feedback
 	// Embedder serves POST /v1/embeddings (optional: nil serves none).
 	Embedder rag.Embedder
+	// Principals resolves users' API keys and manages users, teams and keys (/api/admin/). Optional: nil
+	// leaves only the keys of Settings.APIKeys.
+	Principals rag.PrincipalStore
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -139,6 +142,7 @@ type Server struct {
 	now     func() time.Time
 
 	keys        *keyring
+	stored      keyPresence
 	hosts       hostPolicy
 	uploads     *byteBudget // nil: unbounded
 	cors        corsPolicy
@@ -211,6 +215,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/qa/runs", s.handleListRuns)
 	s.mux.HandleFunc("POST /api/qa/runs", s.handleStartRun)
 	s.mux.HandleFunc("GET /api/qa/runs/{id}", s.handleGetRun)
+
+	s.adminRoutes()
 
 	s.mux.HandleFunc("POST /api/feedback", s.handleRate)
 	s.mux.HandleFunc("GET /api/feedback", s.handleListFeedback)
