@@ -192,3 +192,54 @@ func HashAPIKey(key string) string {
 func (p Principal) Allows(s Scope) bool {
 	return p.Admin || slices.Contains(p.Scopes, s) || (s == ScopeRead && slices.Contains(p.Scopes, ScopeWrite))
 }
+
+// Visibility is who reads a collection's documents besides its owner and admins.
+type Visibility string
+
+// Collection visibilities. The owner of a collection is a user ("user:NAME") or a team ("team:NAME").
+const (
+	// VisibilityPrivate: the owner only — the user, or every member of the owning team.
+	VisibilityPrivate Visibility = "private"
+	// VisibilityTeam: also the members of the owner's teams (of a user owner, every team it is in).
+	VisibilityTeam Visibility = "team"
+	// VisibilityPublic: every authenticated principal.
+	VisibilityPublic Visibility = "public"
+)
+
+// CheckVisibility returns v, private when empty; CodeInvalid for another value.
+func CheckVisibility(v Visibility) (Visibility, error) {
+	switch v {
+	case "":
+		return VisibilityPrivate, nil
+	case VisibilityPrivate, VisibilityTeam, VisibilityPublic:
+		return v, nil
+	}
+	return "", Errorf(CodeInvalid, "visibility %q: private, team or public", v)
+}
+
+// CheckOwner checks a collection owner or grant entry: "user:NAME" or "team:NAME". CodeInvalid otherwise.
+func CheckOwner(what, s string) error {
+	kind, name, ok := strings.Cut(s, ":")
+	if !ok || (kind+":" != UserPrefix && kind+":" != TeamPrefix) {
+		return Errorf(CodeInvalid, "%s %q: user:NAME or team:NAME", what, s)
+	}
+	return ValidName(kind, name)
+}
+
+// GrantAccess is what a principal may do with a document or collection it can see.
+type GrantAccess struct {
+	Write bool
+}
+
+// AccessStore answers whether a principal may change a document or add to a collection, in one query
+// applying the same predicates as reads (both stores implement it; internal/store/storetest).
+type AccessStore interface {
+	// DocumentAccess says whether p may write the document; ErrNotFound when p cannot see it.
+	DocumentAccess(ctx context.Context, p Principal, id string) (GrantAccess, error)
+	// CollectionAccess returns the collection (by ID or name) and whether p may add documents to it;
+	// ErrNotFound when it does not exist or p cannot see it.
+	CollectionAccess(ctx context.Context, p Principal, idOrName string) (*Collection, GrantAccess, error)
+	// VisibleCollections returns the collections p sees, by name: those visible to it, and those holding a
+	// document it sees.
+	VisibleCollections(ctx context.Context, p Principal) ([]*Collection, error)
+}

@@ -51,11 +51,14 @@ const DefaultCollection = "default"
 
 // Collection groups documents. Every document belongs to exactly one collection.
 type Collection struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"` // unique
-	Description string         `json:"description,omitempty"`
-	Owner       string         `json:"owner"`
-	Settings    map[string]any `json:"settings,omitempty"` // e.g. "metadata_types"; see package profile
+	ID          string `json:"id"`
+	Name        string `json:"name"` // unique
+	Description string `json:"description,omitempty"`
+	Owner       string `json:"owner"`
+	// Visibility says who besides the owner reads the collection's documents (VisibilityPrivate when
+	// empty); see docs/security.md.
+	Visibility Visibility     `json:"visibility"`
+	Settings   map[string]any `json:"settings,omitempty"` // e.g. "metadata_types"; see package profile
 	// Profile is the collection's profile (package profile) as stored, JSON; empty when none was applied.
 	// Stores keep it opaque: package profile decodes, validates and defaults it.
 	Profile   json.RawMessage `json:"profile,omitempty"`
@@ -114,9 +117,11 @@ type Document struct {
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	Tags        []string       `json:"tags,omitempty"`
 	Owner       string         `json:"owner"`
-	// Readers lists who may read the document besides its owner and admins: principal IDs, "group:<g>",
-	// or Everyone.
-	Readers    []string  `json:"readers,omitempty"`
+	// Readers lists who may read the document besides its owner, admins and those its collection's
+	// visibility admits: principal IDs, "team:<g>" (or "group:<g>"), or Everyone.
+	Readers []string `json:"readers,omitempty"`
+	// Writers lists who may also change it (and read it): principal IDs and "team:<g>".
+	Writers    []string  `json:"writers,omitempty"`
 	ChunkCount int       `json:"chunk_count"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`

@@ -1,0 +1,166 @@
+package storetest
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// testAccess checks collection visibility, document grants and the write predicate with real users and
+// teams: every candidate and lookup query admits exactly the documents the model of docs/security.md
+// grants, and DocumentAccess / CollectionAccess say who may write.
+func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
+	s := open(t)
+	ctx := t.Context()
+	ps := principalStore(t, s)
+	as, ok := s.(rag.AccessStore)
+	if !ok {
+		t.Fatalf("%T does not implement rag.AccessStore", s)
+	}
+	for _, u := range []string{"al", "bo", "cy", "di", "ed", "zo"} {
+		if err := ps.CreateUser(ctx, &rag.User{Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, team := range []string{"eng", "ops"} {
+		if err := ps.CreateTeam(ctx, &rag.Team{Name: team}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []rag.TeamMember{{Team: "eng", User: "al", Role: rag.RoleMember}, {Team: "eng", User: "bo", Role: rag.RoleMember},
+		{Team: "eng", User: "cy", Role: rag.RoleAdmin}, {Team: "ops", User: "di", Role: rag.RoleMember}} {
+		if err := ps.PutTeamMember(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Principals as the server resolves them from keys: ID and teams.
+	var (
+		al = rag.Principal{ID: "user:al", Groups: []string{"eng"}}
+		bo = rag.Principal{ID: "user:bo", Groups: []string{"eng"}}
+		cy = rag.Principal{ID: "user:cy", Groups: []string{"eng"}}
+		di = rag.Principal{ID: "user:di", Groups: []string{"ops"}}
+		ed = rag.Principal{ID: "user:ed"}
+	)
+	coll := func(name, owner string, vis rag.Visibility) *rag.Collection {
+		c := &rag.Collection{Name: name, Owner: owner, Visibility: vis}
+		if err := s.CreateCollection(ctx, c); err != nil {
+			t.Fatalf("CreateCollection(%s): %v", name, err)
+		}
+		if got, err := s.GetCollection(ctx, name); err != nil || got.Visibility != vis || got.Owner != owner {
+			t.Fatalf("GetCollection(%s) = %+v, %v", name, got, err)
+		}
+		return c
+	}
+	alPrivate := coll("al-private", "user:al", rag.VisibilityPrivate)
+	engOwned := coll("eng-owned", "team:eng", rag.VisibilityPrivate)
+	alTeam := coll("al-team", "user:al", rag.VisibilityTeam)
+	opsPublic := coll("ops-public", "team:ops", rag.VisibilityPublic)
+	if err := s.CreateCollection(ctx, &rag.Collection{Name: "bad", Visibility: "world"}); rag.ErrorCode(err) != rag.CodeInvalid {
+		t.Errorf("visibility world: %v, want invalid_request", err)
+	}
+	// Documents are owned by zo, who is in no team, so that only collections and grants admit others.
+	mk := func(c *rag.Collection, ext string, opts ...func(*rag.Document)) *rag.Document {
+		d := newDoc(t, s, c.ID, ext, append([]func(*rag.Document){func(d *rag.Document) { d.Owner = "user:zo" }}, opts...)...)
+		commitTexts(t, s, d, spaceA, []string{"turbine maintenance schedule " + ext}, [][]float32{basis(spaceA.Dim, 1)})
+		return d
+	}
+	private := mk(alPrivate, "private")
+	granted := mk(alPrivate, "granted", func(d *rag.Document) { d.Readers = []string{"team:ops"}; d.Writers = []string{"user:ed"} })
+	eng := mk(engOwned, "eng")
+	team := mk(alTeam, "team")
+	public := mk(opsPublic, "public")
+	all := []*rag.Document{private, granted, eng, team, public}
+	if got, err := s.GetDocument(ctx, admin, granted.ID); err != nil || !slices.Equal(got.Writers, []string{"user:ed"}) || !slices.Equal(got.Readers, []string{"team:ops"}) {
+		t.Fatalf("granted document = %+v, %v", got, err)
+	}
+
+	cases := []struct {
+		name  string
+		p     rag.Principal
+		read  []*rag.Document
+		write []*rag.Document
+		colls []string // collections seen
+		adds  []string // collections written to
+	}{
+		{"CollectionOwner", al, []*rag.Document{private, granted, eng, team, public}, []*rag.Document{private, granted, team},
+			[]string{"al-private", "al-team", "eng-owned", "ops-public"}, []string{"al-private", "al-team"}},
+		{"TeamMember", bo, []*rag.Document{eng, team, public}, nil, []string{"al-team", "eng-owned", "ops-public"}, nil},
+		{"TeamAdmin", cy, []*rag.Document{eng, team, public}, []*rag.Document{eng}, []string{"al-team", "eng-owned", "ops-public"}, []string{"eng-owned"}},
+		{"OtherTeamGranted", di, []*rag.Document{granted, public}, nil, []string{"al-private", "ops-public"}, nil},
+		{"WriteGrant", ed, []*rag.Document{granted, public}, []*rag.Document{granted}, []string{"al-private", "ops-public"}, nil},
+		{"DocumentOwner", rag.Principal{ID: "user:zo"}, all, all, []string{"al-private", "al-team", "eng-owned", "ops-public"}, nil},
+		{"Admin", admin, all, all, []string{"al-private", "al-team", "eng-owned", "ops-public"}, []string{"al-private", "al-team", "eng-owned", "ops-public"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := sortedIDs(tc.read...)
+			page, err := s.ListDocuments(ctx, tc.p, rag.DocumentQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := listIDs(page.Documents)
+			slices.Sort(got)
+			if !slices.Equal(got, want) || page.Total != len(want) {
+				t.Errorf("ListDocuments = %v (total %d), want %v", got, page.Total, want)
+			}
+			if got := hitDocs(t, s, vector(t, s, tc.p, spaceA, basis(spaceA.Dim, 1), rag.Filter{}, 10)); !slices.Equal(got, want) {
+				t.Errorf("VectorCandidates documents = %v, want %v", got, want)
+			}
+			if got := hitDocs(t, s, keyword(t, s, tc.p, "turbine maintenance", rag.Filter{}, 10)); !slices.Equal(got, want) {
+				t.Errorf("KeywordCandidates documents = %v, want %v", got, want)
+			}
+			for _, d := range all {
+				acc, err := as.DocumentAccess(ctx, tc.p, d.ID)
+				switch {
+				case !slices.Contains(tc.read, d):
+					if !errors.Is(err, rag.ErrNotFound) {
+						t.Errorf("DocumentAccess(%s) = %+v, %v; want ErrNotFound", d.ExternalID, acc, err)
+					}
+					if _, err := s.ListChunks(ctx, tc.p, d.ID); !errors.Is(err, rag.ErrNotFound) {
+						t.Errorf("ListChunks(%s) = %v; want ErrNotFound", d.ExternalID, err)
+					}
+				case err != nil || acc.Write != slices.Contains(tc.write, d):
+					t.Errorf("DocumentAccess(%s) = %+v, %v; want write %v", d.ExternalID, acc, err, slices.Contains(tc.write, d))
+				}
+			}
+			cs, err := as.VisibleCollections(ctx, tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, c := range cs {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, tc.colls) {
+				t.Errorf("VisibleCollections = %v, want %v", names, tc.colls)
+			}
+			for _, c := range []*rag.Collection{alPrivate, engOwned, alTeam, opsPublic} {
+				got, acc, err := as.CollectionAccess(ctx, tc.p, c.Name)
+				switch {
+				case !slices.Contains(tc.colls, c.Name):
+					if !errors.Is(err, rag.ErrNotFound) {
+						t.Errorf("CollectionAccess(%s) = %+v, %v; want ErrNotFound", c.Name, acc, err)
+					}
+				case err != nil || got.ID != c.ID || acc.Write != slices.Contains(tc.adds, c.Name):
+					t.Errorf("CollectionAccess(%s) = %v, %+v, %v; want write %v", c.Name, got, acc, err, slices.Contains(tc.adds, c.Name))
+				}
+			}
+		})
+	}
+
+	// Changing grants takes effect at once: bo gets a read grant, ed loses the write grant.
+	if _, err := s.UpdateDocument(ctx, admin, private.ID, rag.DocumentUpdate{Readers: []string{"user:bo"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateDocument(ctx, admin, granted.ID, rag.DocumentUpdate{Writers: []string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetDocument(ctx, bo, private.ID); err != nil {
+		t.Errorf("bo after a read grant: %v", err)
+	}
+	if _, err := s.GetDocument(ctx, ed, granted.ID); !errors.Is(err, rag.ErrNotFound) {
+		t.Errorf("ed after losing the write grant: %v, want ErrNotFound", err)
+	}
+}
