@@ -102,8 +102,8 @@ type Deps struct {
 	// Principals resolves users' API keys and manages users, teams and keys (/api/admin/). Optional: nil
 	// leaves only the keys of Settings.APIKeys.
 	Principals rag.PrincipalStore
-	Settings Settings
-	Logger   *slog.Logger // nil discards
+	Settings   Settings
+	Logger     *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
 	Now func() time.Time
 

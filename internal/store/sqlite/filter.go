@@ -54,7 +54,7 @@ func visibleCollections(p rag.Principal) (string, []any) {
 	names := p.Names()
 	return `SELECT c.id FROM collections c WHERE c.visibility = 'public' OR c.owner IN (` + placeholders(len(names)) + `)
 		OR (c.visibility = 'team' AND c.owner IN (SELECT 'user:' || m.user_name FROM team_members m WHERE m.team IN (` +
-			placeholders(len(p.Groups)) + `)))`, append(stringArgs(names), stringArgs(p.Groups)...)
+		placeholders(len(p.Groups)) + `)))`, append(stringArgs(names), stringArgs(p.Groups)...)
 }
 
 // writable adds the write predicate: admin, owner, a write grant naming p, or a collection p writes to.
