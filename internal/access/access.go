@@ -107,3 +107,26 @@ func RevocationTarget(prefixOrKey string) string {
 	}
 	return prefixOrKey
 }
+
+// CheckOwner checks a collection owner: "user:NAME" of an existing user or "team:NAME" of an existing
+// team. CodeInvalid for another form, ErrNotFound for an unknown user or team.
+func CheckOwner(ctx context.Context, ps rag.PrincipalStore, owner string) error {
+	if err := rag.CheckOwner("owner", owner); err != nil {
+		return err
+	}
+	if team, ok := strings.CutPrefix(owner, rag.TeamPrefix); ok {
+		_, err := ps.TeamMembers(ctx, team)
+		return err
+	}
+	name := strings.TrimPrefix(owner, rag.UserPrefix)
+	users, err := ps.ListUsers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if u.Name == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("user %q: %w", name, rag.ErrNotFound)
+}

@@ -368,3 +368,9 @@ func (a *App) Principals() rag.PrincipalStore {
 	ps, _ := a.Store.(rag.PrincipalStore)
 	return ps
 }
+
+// Access returns the store's write and collection checks (both stores answer them), or nil.
+func (a *App) Access() rag.AccessStore {
+	as, _ := a.Store.(rag.AccessStore)
+	return as
+}

@@ -28,6 +28,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Feedback:    a.Feedback,
 		Embedder:    a.Embedder,
 		Principals:  a.Principals(),
+		Access:      a.Access(),
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

@@ -102,8 +102,11 @@ type Deps struct {
 	// Principals resolves users' API keys and manages users, teams and keys (/api/admin/). Optional: nil
 	// leaves only the keys of Settings.APIKeys.
 	Principals rag.PrincipalStore
-	Settings   Settings
-	Logger     *slog.Logger // nil discards
+	// Access answers who may write a document or add to a collection, and which collections a principal
+	// sees. Optional: nil lets only admins write (without Principals every principal is one).
+	Access   rag.AccessStore
+	Settings Settings
+	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
 	Now func() time.Time
 
@@ -196,6 +199,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /api/documents/{id}", s.handleUpdateDocument)
 	s.mux.HandleFunc("DELETE /api/documents/{id}", s.handleDeleteDocument)
 	s.mux.HandleFunc("GET /api/documents/{id}/chunks", s.handleListChunks)
+	s.mux.HandleFunc("GET /api/documents/{id}/grants", s.handleGetGrants)
+	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
