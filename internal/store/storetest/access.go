@@ -76,6 +76,40 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 		t.Fatalf("granted document = %+v, %v", got, err)
 	}
 
+	// Each collection has a graph and a record table; they are read as the collection is seen by its
+	// owner and visibility (a grant on one document does not open them).
+	gs, ok := s.(rag.GraphStore)
+	if !ok {
+		t.Fatalf("%T does not implement rag.GraphStore", s)
+	}
+	gspace := rag.Space{Provider: "test", Model: "m", Dim: 4}
+	for _, c := range []*rag.Collection{alPrivate, engOwned, alTeam, opsPublic} {
+		if err := gs.ReplaceGraph(ctx, c.ID, smallGraph(gspace)); err != nil {
+			t.Fatal(err)
+		}
+		if err := gs.ReplaceRecords(ctx, c.ID, "prices", []rag.Record{{Key: "K1", NormKey: "k1", Values: map[string]any{"price": 3.0}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	graphSees := func(p rag.Principal, c *rag.Collection) (map[string]int, error) {
+		n := map[string]int{}
+		ents, err := gs.GraphEntities(ctx, p, c.ID, nil)
+		n["entities"] = len(ents)
+		vecs, err2 := gs.GraphVectors(ctx, p, c.ID, gspace)
+		n["vectors"] = len(vecs)
+		posts, total, err3 := gs.GraphPostings(ctx, p, c.ID, nil)
+		n["postings"], n["postings total"] = len(posts), total
+		rels, err4 := gs.GraphEdges(ctx, p, c.ID, nil)
+		n["relations"] = len(rels)
+		secs, err5 := gs.GraphSections(ctx, p, c.ID, nil)
+		n["sections"] = len(secs)
+		chunks, err6 := gs.GraphChunks(ctx, p, c.ID, nil)
+		n["chunks"] = len(chunks)
+		recs, err7 := gs.Records(ctx, p, c.ID, "prices", nil)
+		n["records"] = len(recs)
+		return n, errors.Join(err, err2, err3, err4, err5, err6, err7)
+	}
+
 	cases := []struct {
 		name  string
 		p     rag.Principal
@@ -83,15 +117,22 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 		write []*rag.Document
 		colls []string // collections seen
 		adds  []string // collections written to
+		// graphs are the collections whose graph and records p reads: seen by owner and visibility, not
+		// through a document
+		graphs []string
 	}{
 		{"CollectionOwner", al, []*rag.Document{private, granted, eng, team, public}, []*rag.Document{private, granted, team},
-			[]string{"al-private", "al-team", "eng-owned", "ops-public"}, []string{"al-private", "al-team"}},
-		{"TeamMember", bo, []*rag.Document{eng, team, public}, nil, []string{"al-team", "eng-owned", "ops-public"}, nil},
-		{"TeamAdmin", cy, []*rag.Document{eng, team, public}, []*rag.Document{eng}, []string{"al-team", "eng-owned", "ops-public"}, []string{"eng-owned"}},
-		{"OtherTeamGranted", di, []*rag.Document{granted, public}, nil, []string{"al-private", "ops-public"}, nil},
-		{"WriteGrant", ed, []*rag.Document{granted, public}, []*rag.Document{granted}, []string{"al-private", "ops-public"}, nil},
-		{"DocumentOwner", rag.Principal{ID: "user:zo"}, all, all, []string{"al-private", "al-team", "eng-owned", "ops-public"}, nil},
-		{"Admin", admin, all, all, []string{"al-private", "al-team", "eng-owned", "ops-public"}, []string{"al-private", "al-team", "eng-owned", "ops-public"}},
+			[]string{"al-private", "al-team", "eng-owned", "ops-public"}, []string{"al-private", "al-team"},
+			[]string{"al-private", "al-team", "eng-owned", "ops-public"}},
+		{"TeamMember", bo, []*rag.Document{eng, team, public}, nil, []string{"al-team", "eng-owned", "ops-public"}, nil,
+			[]string{"al-team", "eng-owned", "ops-public"}},
+		{"TeamAdmin", cy, []*rag.Document{eng, team, public}, []*rag.Document{eng}, []string{"al-team", "eng-owned", "ops-public"}, []string{"eng-owned"},
+			[]string{"al-team", "eng-owned", "ops-public"}},
+		{"OtherTeamGranted", di, []*rag.Document{granted, public}, nil, []string{"al-private", "ops-public"}, nil, []string{"ops-public"}},
+		{"WriteGrant", ed, []*rag.Document{granted, public}, []*rag.Document{granted}, []string{"al-private", "ops-public"}, nil, []string{"ops-public"}},
+		{"DocumentOwner", rag.Principal{ID: "user:zo"}, all, all, []string{"al-private", "al-team", "eng-owned", "ops-public"}, nil, []string{"ops-public"}},
+		{"Admin", admin, all, all, []string{"al-private", "al-team", "eng-owned", "ops-public"}, []string{"al-private", "al-team", "eng-owned", "ops-public"},
+			[]string{"al-private", "al-team", "eng-owned", "ops-public"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,6 +164,18 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 					}
 				case err != nil || acc.Write != slices.Contains(tc.write, d):
 					t.Errorf("DocumentAccess(%s) = %+v, %v; want write %v", d.ExternalID, acc, err, slices.Contains(tc.write, d))
+				}
+			}
+			for _, c := range []*rag.Collection{alPrivate, engOwned, alTeam, opsPublic} {
+				n, err := graphSees(tc.p, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				open := slices.Contains(tc.graphs, c.Name)
+				for what, got := range n {
+					if (got > 0) != open {
+						t.Errorf("graph of %s: %d %s, want any: %v", c.Name, got, what, open)
+					}
 				}
 			}
 			cs, err := as.VisibleCollections(ctx, tc.p)
