@@ -229,6 +229,9 @@ func CheckOwner(what, s string) error {
 // GrantAccess is what a principal may do with a document or collection it can see.
 type GrantAccess struct {
 	Write bool
+	// Whole is set for a collection seen by its owner and visibility, rather than only through grants on
+	// some of its documents: its graph, record tables and counts are readable.
+	Whole bool
 }
 
 // AccessStore answers whether a principal may change a document or add to a collection, in one query

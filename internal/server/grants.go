@@ -52,6 +52,23 @@ func (s *Server) mayWriteCollection(ctx context.Context, p rag.Principal, idOrNa
 	return nil
 }
 
+// mayReadWhole checks that p sees the whole collection (by its owner and visibility, not only through
+// grants on some documents): its graph, tables and counts. not_found otherwise, as for a collection p
+// cannot see at all.
+func (s *Server) mayReadWhole(ctx context.Context, p rag.Principal, idOrName string) error {
+	if p.Admin {
+		return nil
+	}
+	if s.deps.Access == nil {
+		return rag.Errorf(rag.CodeForbidden, "only admins read collections on this server")
+	}
+	_, acc, err := s.deps.Access.CollectionAccess(ctx, p, idOrName)
+	if err == nil && !acc.Whole {
+		err = rag.Errorf(rag.CodeNotFound, "collection %q not found", idOrName)
+	}
+	return err
+}
+
 // grantsView is the body and answer of /api/documents/{id}/grants: who besides the owner, admins and the
 // collection's visibility may read or write the document ("user:NAME" or "team:NAME" each).
 type grantsView struct {

@@ -35,19 +35,20 @@ func visibleCollectionsOrHolding(a *args, p rag.Principal) string {
 // CollectionAccess returns a collection p sees and whether p adds documents to it. ErrNotFound.
 func (s *Store) CollectionAccess(ctx context.Context, p rag.Principal, idOrName string) (*rag.Collection, rag.GrantAccess, error) {
 	var a args
-	cond, wcond := "TRUE", "TRUE"
+	cond, wcond, vcond := "TRUE", "TRUE", "TRUE"
 	if !p.Admin {
 		wcond = "c.id IN (" + writableCollections(&a, p) + ")"
+		vcond = "c.id IN (" + visibleCollections(&a, p) + ")"
 		cond = "c.id IN (" + visibleCollectionsOrHolding(&a, p) + ")"
 	}
 	key := a.add(idOrName)
-	var write bool
-	c, err := scanCollection(rowWithExtra{s.pool.QueryRow(ctx, s.q(`SELECT `+collectionColumns+`, `+wcond+` FROM {S}.collections c
-		WHERE (c.id = `+key+` OR c.name = `+key+`) AND `+cond+` ORDER BY c.id = `+key+` DESC LIMIT 1`), a...), &write})
+	var acc rag.GrantAccess
+	c, err := scanCollection(rowWithExtra{s.pool.QueryRow(ctx, s.q(`SELECT `+collectionColumns+`, `+wcond+`, `+vcond+` FROM {S}.collections c
+		WHERE (c.id = `+key+` OR c.name = `+key+`) AND `+cond+` ORDER BY c.id = `+key+` DESC LIMIT 1`), a...), []any{&acc.Write, &acc.Whole}})
 	if err != nil {
 		return nil, rag.GrantAccess{}, interpretError(fmt.Errorf("collection %q access: %w", idOrName, err))
 	}
-	return c, rag.GrantAccess{Write: write}, nil
+	return c, acc, nil
 }
 
 // VisibleCollections returns the collections p sees, by name.
@@ -68,10 +69,10 @@ func (s *Store) VisibleCollections(ctx context.Context, p rag.Principal) ([]*rag
 	return append([]*rag.Collection{}, out...), nil
 }
 
-// rowWithExtra scans a row's leading columns into the caller's destinations and its last into extra.
+// rowWithExtra scans a row's leading columns into the caller's destinations and its last ones into extra.
 type rowWithExtra struct {
 	row   pgx.Row
-	extra any
+	extra []any
 }
 
-func (e rowWithExtra) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra)...) }
+func (e rowWithExtra) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra...)...) }

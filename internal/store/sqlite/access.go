@@ -30,24 +30,26 @@ func (s *Store) DocumentAccess(ctx context.Context, p rag.Principal, id string) 
 
 // CollectionAccess returns a collection p sees and whether p adds documents to it. ErrNotFound.
 func (s *Store) CollectionAccess(ctx context.Context, p rag.Principal, idOrName string) (*rag.Collection, rag.GrantAccess, error) {
-	cond, args, wcond, wargs := "1", []any(nil), "1", []any(nil)
+	cond, args, wcond, wargs, vcond, vargs := "1", []any(nil), "1", []any(nil), "1", []any(nil)
 	if !p.Admin {
 		cond, args = visibleCollectionsOrHolding(p)
 		cond = `c.id IN (` + cond + `)`
 		wcond, wargs = writableCollections(p)
 		wcond = `c.id IN (` + wcond + `)`
+		vcond, vargs = visibleCollections(p)
+		vcond = `c.id IN (` + vcond + `)`
 	}
-	var write bool
-	c, err := scanCollection(rowWithExtra(s.r.QueryRowContext(ctx, `SELECT `+collectionCols+`, `+wcond+` FROM collections c
+	var acc rag.GrantAccess
+	c, err := scanCollection(rowWithExtra(s.r.QueryRowContext(ctx, `SELECT `+collectionCols+`, `+wcond+`, `+vcond+` FROM collections c
 		WHERE (c.id = ? OR c.name = ?) AND `+cond+` ORDER BY c.id = ? DESC LIMIT 1`,
-		append(append(append(wargs, idOrName, idOrName), args...), idOrName)...), &write))
+		append(append(append(append(wargs, vargs...), idOrName, idOrName), args...), idOrName)...), &acc.Write, &acc.Whole))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, rag.GrantAccess{}, fmt.Errorf("collection %q: %w", idOrName, rag.ErrNotFound)
 	}
 	if err != nil {
 		return nil, rag.GrantAccess{}, dbError(err, "collection access")
 	}
-	return c, rag.GrantAccess{Write: write}, nil
+	return c, acc, nil
 }
 
 // visibleCollectionsOrHolding is a query of the IDs of the collections p sees: visible by their
@@ -82,12 +84,12 @@ func (s *Store) VisibleCollections(ctx context.Context, p rag.Principal) ([]*rag
 	return out, dbError(rows.Err(), "list collections")
 }
 
-// extraScanner scans a row's leading columns into the caller's destinations and its last into extra.
+// extraScanner scans a row's leading columns into the caller's destinations and its last ones into extra.
 type extraScanner struct {
 	row   *sql.Row
-	extra any
+	extra []any
 }
 
-func rowWithExtra(row *sql.Row, extra any) extraScanner { return extraScanner{row, extra} }
+func rowWithExtra(row *sql.Row, extra ...any) extraScanner { return extraScanner{row, extra} }
 
-func (e extraScanner) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra)...) }
+func (e extraScanner) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra...)...) }

@@ -196,8 +196,9 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 					if !errors.Is(err, rag.ErrNotFound) {
 						t.Errorf("CollectionAccess(%s) = %+v, %v; want ErrNotFound", c.Name, acc, err)
 					}
-				case err != nil || got.ID != c.ID || acc.Write != slices.Contains(tc.adds, c.Name):
-					t.Errorf("CollectionAccess(%s) = %v, %+v, %v; want write %v", c.Name, got, acc, err, slices.Contains(tc.adds, c.Name))
+				case err != nil || got.ID != c.ID || acc.Write != slices.Contains(tc.adds, c.Name) || acc.Whole != slices.Contains(tc.graphs, c.Name):
+					t.Errorf("CollectionAccess(%s) = %v, %+v, %v; want write %v, whole %v", c.Name, got, acc, err,
+						slices.Contains(tc.adds, c.Name), slices.Contains(tc.graphs, c.Name))
 				}
 			}
 		})
