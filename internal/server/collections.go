@@ -143,7 +143,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		Store:     set.StoreKind,
 		Embedder:  embedderView{Space: sp.ID(), Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim, Lexical: sp.Provider == "hash"},
 		Generator: set.Generator,
-		Auth:      s.keys.enabled(),
+		Auth:      authenticated(r),
 		Limits: limitsView{
 			ChatPerMinute: set.RateLimitChat, SearchPerMinute: set.RateLimitSearch, MaxUploadBytes: set.MaxUploadBytes,
 			MaxQuestionChars: rag.MaxQuestionChars, MaxJSONBytes: MaxJSONBody, HistoryTurns: rag.MaxHistoryTurns,
@@ -159,6 +159,11 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.Documents = counts
+	if !principalOf(r).Admin {
+		// Chunk and vector counts are the whole store's: only admins see them.
+		writeJSON(w, http.StatusOK, st)
+		return
+	}
 	emb, err := s.deps.Embedding.Status(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)

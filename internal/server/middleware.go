@@ -69,6 +69,12 @@ func presentedKey(r *http.Request) string {
 
 type principalKey struct{}
 
+// authenticated reports whether the request presented a valid key (the API needs keys).
+func authenticated(r *http.Request) bool {
+	_, ok := r.Context().Value(principalKey{}).(rag.Principal)
+	return ok
+}
+
 // principalOf returns the request's principal (rag.LocalPrincipal when the server has no API keys).
 func principalOf(r *http.Request) rag.Principal {
 	if p, ok := r.Context().Value(principalKey{}).(rag.Principal); ok {
@@ -168,13 +174,13 @@ func (s *Server) authRequired(ctx context.Context) (bool, error) {
 // own feedback).
 var readPosts = []string{"/api/chat", "/api/search", "/api/feedback"}
 
-// requiredScope is the scope a request needs: admin for /api/admin/ and for changing collections (their
-// settings, profile, graph and tables); read for GET, search, chat and feedback; write for everything
+// requiredScope is the scope a request needs: admin for /api/admin/, the Q&A answer passes (/api/qa/,
+// which answer every board) and for changing collections (their settings, profile, graph and tables); read for GET, search, chat and feedback; write for everything
 // else (uploads, document updates and deletes, grants, board questions).
 func requiredScope(r *http.Request) rag.Scope {
 	path := r.URL.Path
 	switch {
-	case strings.HasPrefix(path, "/api/admin/"):
+	case strings.HasPrefix(path, "/api/admin/"), strings.HasPrefix(path, "/api/qa/"):
 		return rag.ScopeAdmin
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		return rag.ScopeRead
