@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -64,7 +65,7 @@ func (s *Server) mayReadWhole(ctx context.Context, p rag.Principal, idOrName str
 	}
 	_, acc, err := s.deps.Access.CollectionAccess(ctx, p, idOrName)
 	if err == nil && !acc.Whole {
-		err = rag.Errorf(rag.CodeNotFound, "collection %q not found", idOrName)
+		err = fmt.Errorf("collection %q: %w", idOrName, rag.ErrNotFound) // as for one that does not exist
 	}
 	return err
 }

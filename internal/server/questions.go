@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -74,7 +75,7 @@ func (s *Server) questionThread(ctx context.Context, p rag.Principal, id string)
 	}
 	if err := s.mayReadWhole(ctx, p, t.Question.CollectionID); err != nil {
 		if rag.ErrorCode(err) == rag.CodeNotFound {
-			err = rag.Errorf(rag.CodeNotFound, "question %q not found", id)
+			err = fmt.Errorf("question %q: %w", id, rag.ErrNotFound) // as for a question that does not exist
 		}
 		return nil, err
 	}
