@@ -165,7 +165,7 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, ps rag.
 			return
 		}
 	}
-	key, rec, err := access.CreateKey(r.Context(), ps, req.User, scopes, ttl, s.now())
+	key, rec, err := access.CreateKey(r.Context(), ps, req.User, scopes, ttl, time.Now())
 	s.answer(w, r, http.StatusCreated, createdKey{Key: key, APIKey: rec}, err)
 }
 
