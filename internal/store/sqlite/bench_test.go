@@ -24,7 +24,8 @@ import (
 
 // The benchmark corpus: 1,000 documents × 100 chunks of 768-d random normalised vectors and ~120 words of
 // Zipf-distributed synthetic vocabulary each. 5% of the documents carry the tag "rare" and are readable by
-// group "team" (the others only by their owner), for the filtered and permission-restricted runs.
+// group "team", and another 1% are granted to user "one" (the others are read only by their owner), for the
+// filtered and permission-restricted runs.
 const (
 	benchDocs      = 1000
 	benchChunks    = 100
@@ -83,7 +84,7 @@ func openBenchStore(b *testing.B) *sqlite.Store {
 		}
 		dir := os.Getenv("RAGD_BENCH_DIR")
 		if dir == "" {
-			dir = filepath.Join(os.TempDir(), fmt.Sprintf("ragd-sqlite-bench-%dx%d", benchDocs*benchChunks, benchDim))
+			dir = filepath.Join(os.TempDir(), fmt.Sprintf("ragd-sqlite-bench-%dx%d-grants", benchDocs*benchChunks, benchDim))
 		}
 		ctx := context.Background()
 		marker := filepath.Join(dir, "complete")
@@ -134,6 +135,8 @@ func buildBenchCorpus(ctx context.Context, dir string, r *rand.Rand) error {
 			MediaType: "text/plain", Owner: "owner"}
 		if i%benchRareEvery == 0 {
 			d.Tags, d.Readers = []string{"rare"}, []string{"group:team"}
+		} else if i%100 == 50 {
+			d.Readers = []string{benchOne.ID}
 		}
 		if err := s.CreateDocument(ctx, d); err != nil {
 			return err
@@ -187,6 +190,8 @@ func reportLatency(b *testing.B, d []time.Duration) {
 
 var (
 	benchTeam = rag.Principal{ID: "user:member", Groups: []string{"team"}}
+	// benchOne reads 1% of the corpus, by a read grant on 10 of its 1,000 documents.
+	benchOne  = rag.Principal{ID: "user:one"}
 	benchRare = rag.Filter{Tags: []string{"rare"}}
 )
 
@@ -201,6 +206,7 @@ func BenchmarkVectorCandidates(b *testing.B) {
 		{"All", rag.LocalPrincipal, rag.Filter{}},
 		{"Filter5pct", rag.LocalPrincipal, benchRare},
 		{"Visibility5pct", benchTeam, rag.Filter{}},
+		{"Grant1pct", benchOne, rag.Filter{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -231,6 +237,7 @@ func BenchmarkKeywordCandidates(b *testing.B) {
 		{"All", rag.LocalPrincipal, rag.Filter{}},
 		{"Filter5pct", rag.LocalPrincipal, benchRare},
 		{"Visibility5pct", benchTeam, rag.Filter{}},
+		{"Grant1pct", benchOne, rag.Filter{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -239,10 +246,15 @@ func BenchmarkKeywordCandidates(b *testing.B) {
 				q := qs[i%len(qs)]
 				i++
 				start := time.Now()
-				_, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
+				c, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
 				lat = append(lat, time.Since(start))
 				if err != nil {
 					b.Fatal(err)
+				}
+				// Each query has a word of the 20 most frequent, in nearly every passage: the 1,000
+				// permitted passages hold 50 matches, and top-k stays full.
+				if len(c) != 50 && tc.p.ID == benchOne.ID {
+					b.Fatalf("%d keyword candidates under a 1%% grant, want 50", len(c))
 				}
 			}
 			reportLatency(b, lat)
@@ -290,6 +302,7 @@ func BenchmarkHybrid(b *testing.B) {
 	}{
 		{"All", rag.LocalPrincipal, rag.Filter{}},
 		{"Filter5pct", rag.LocalPrincipal, benchRare},
+		{"Grant1pct", benchOne, rag.Filter{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -216,5 +217,60 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 	}
 	if _, err := s.GetDocument(ctx, ed, granted.ID); !errors.Is(err, rag.ErrNotFound) {
 		t.Errorf("ed after losing the write grant: %v, want ErrNotFound", err)
+	}
+}
+
+// testTopKUnderGrant: a principal granted a few documents among many gets k candidates when at least k
+// of its passages match, although the nearest and best-scoring passages are all forbidden to it — the
+// predicate is in the candidate queries, not a filter of their results.
+func testTopKUnderGrant(t *testing.T, open func(t *testing.T) rag.Store) {
+	s := open(t)
+	ctx := t.Context()
+	c := &rag.Collection{Name: "many", Owner: "user:nobody"}
+	if err := s.CreateCollection(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	g := rag.Principal{ID: "user:g"}
+	var granted []string
+	for i := range 30 {
+		grant := i%10 == 3 // 3 of 30 documents
+		d := newDoc(t, s, c.ID, fmt.Sprintf("d%02d", i), func(d *rag.Document) {
+			if grant {
+				d.Readers = []string{g.ID}
+			}
+		})
+		texts := make([]string, 5)
+		vecs := make([][]float32, 5)
+		for j := range texts {
+			v := basis(spaceA.Dim, 2)
+			if grant {
+				// farther from the query than every forbidden passage, and with fewer query words
+				texts[j] = fmt.Sprintf("granite quarry %d %d", i, j)
+				v[3] = 2
+			} else {
+				texts[j] = fmt.Sprintf("granite quarry granite quarry %d %d", i, j)
+				v[3] = 0.1
+			}
+			vecs[j] = normalize(v)
+		}
+		commitTexts(t, s, d, spaceA, texts, vecs)
+		if grant {
+			granted = append(granted, d.ID)
+		}
+	}
+	for _, k := range []int{10, 15, 20} {
+		want := min(k, 15)
+		vc := vector(t, s, g, spaceA, basis(spaceA.Dim, 2), rag.Filter{}, k)
+		kc := keyword(t, s, g, "granite quarry", rag.Filter{}, k)
+		if len(vc) != want || len(kc) != want {
+			t.Errorf("k=%d: %d vector and %d keyword candidates, want %d each", k, len(vc), len(kc), want)
+		}
+		for _, docs := range [][]string{hitDocs(t, s, vc), hitDocs(t, s, kc)} {
+			for _, d := range docs {
+				if !slices.Contains(granted, d) {
+					t.Errorf("k=%d: a candidate of %s, not one of the granted %v", k, d, granted)
+				}
+			}
+		}
 	}
 }
