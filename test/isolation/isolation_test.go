@@ -237,6 +237,7 @@ func run(t *testing.T, env []string) {
 		{"Search", "POST", "/api/search", map[string]any{"query": "zephyrquartz shipments"}, "northern depot", 200},
 		{"SearchInCollection", "POST", "/api/search", map[string]any{"query": "zephyrquartz", "filter": map[string]any{"collections": []string{"secret"}}}, "northern depot", 200},
 		{"Chat", "POST", "/api/chat", map[string]any{"question": "Where do zephyrquartz shipments go?"}, "Falcon Ledger", 200},
+		{"ChatInCollection", "POST", "/api/chat", map[string]any{"question": "Where do zephyrquartz shipments go?", "collection": "secret"}, "Falcon Ledger", 200},
 		{"ChatStream", "POST", "/api/chat", map[string]any{"question": "Where do zephyrquartz shipments go?", "stream": true}, "Falcon Ledger", 200},
 		{"Collections", "GET", "/api/collections", nil, `"secret"`, 200},
 		{"Collection", "GET", "/api/collections/secret", nil, `"secret"`, 404},
