@@ -63,6 +63,16 @@ func registerAccess(fs *flag.FlagSet, env *Env, c *common) {
 	fs.StringVar(&c.cfg.DatabaseURL, "database-url", c.cfg.DatabaseURL, "PostgreSQL `URL` instead of the data directory (env RAGD_DATABASE_URL)")
 }
 
+// parseSub parses a command's flags and checks its subcommand against subs and its argument count against
+// nargs[sub]; it returns the positional arguments.
+func parseSub(fs *flag.FlagSet, env *Env, args []string, cmd, sub string, subs []string, nargs map[string]int) ([]string, error) {
+	pos, err := parse(fs, args, env.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	return pos, checkSub(cmd, sub, subs, nargs, pos)
+}
+
 // checkSub checks a command's subcommand against subs and its argument count against nargs[sub].
 func checkSub(cmd, sub string, subs []string, nargs map[string]int, pos []string) error {
 	switch {
@@ -86,11 +96,8 @@ func runUsers(ctx context.Context, env *Env, args []string) error {
 	team := fs.String("team", "", "add the new user to `TEAM` (add)")
 	role := fs.String("role", "member", "the new user's role in --team: member or admin (add)")
 	asJSON := fs.Bool("json", false, "print JSON (list)")
-	pos, err := parse(fs, args, env.Stdout)
+	pos, err := parseSub(fs, env, args, "users", sub, subs, map[string]int{"add": 1, "list": 0, "disable": 1, "enable": 1})
 	if err != nil {
-		return err
-	}
-	if err := checkSub("users", sub, subs, map[string]int{"add": 1, "list": 0, "disable": 1, "enable": 1}, pos); err != nil {
 		return err
 	}
 	a, ps, err := openPrincipals(ctx, env, &c)
@@ -148,11 +155,8 @@ func runTeams(ctx context.Context, env *Env, args []string) error {
 	registerAccess(fs, env, &c)
 	role := fs.String("role", "member", "the user's role: member or admin (join)")
 	asJSON := fs.Bool("json", false, "print JSON (list, members)")
-	pos, err := parse(fs, args, env.Stdout)
+	pos, err := parseSub(fs, env, args, "teams", sub, subs, map[string]int{"add": 1, "list": 0, "members": 1, "join": 2})
 	if err != nil {
-		return err
-	}
-	if err := checkSub("teams", sub, subs, map[string]int{"add": 1, "list": 0, "members": 1, "join": 2}, pos); err != nil {
 		return err
 	}
 	a, ps, err := openPrincipals(ctx, env, &c)
@@ -215,11 +219,8 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 	scopes := fs.String("scopes", "read", "what the key may do: `read[,write][,admin]` (create)")
 	expires := fs.Duration("expires", 0, "the key expires after this `DURATION`, e.g. 720h (create; default never)")
 	asJSON := fs.Bool("json", false, "print JSON (list)")
-	pos, err := parse(fs, args, env.Stdout)
+	pos, err := parseSub(fs, env, args, "keys", sub, subs, map[string]int{"create": 0, "list": 0, "revoke": 1})
 	if err != nil {
-		return err
-	}
-	if err := checkSub("keys", sub, subs, map[string]int{"create": 0, "list": 0, "revoke": 1}, pos); err != nil {
 		return err
 	}
 	var sc []rag.Scope

@@ -137,22 +137,7 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			want := sortedIDs(tc.read...)
-			page, err := s.ListDocuments(ctx, tc.p, rag.DocumentQuery{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := listIDs(page.Documents)
-			slices.Sort(got)
-			if !slices.Equal(got, want) || page.Total != len(want) {
-				t.Errorf("ListDocuments = %v (total %d), want %v", got, page.Total, want)
-			}
-			if got := hitDocs(t, s, vector(t, s, tc.p, spaceA, basis(spaceA.Dim, 1), rag.Filter{}, 10)); !slices.Equal(got, want) {
-				t.Errorf("VectorCandidates documents = %v, want %v", got, want)
-			}
-			if got := hitDocs(t, s, keyword(t, s, tc.p, "turbine maintenance", rag.Filter{}, 10)); !slices.Equal(got, want) {
-				t.Errorf("KeywordCandidates documents = %v, want %v", got, want)
-			}
+			seesExactly(t, s, tc.p, tc.read, basis(spaceA.Dim, 1), "turbine maintenance")
 			for _, d := range all {
 				acc, err := as.DocumentAccess(ctx, tc.p, d.ID)
 				switch {
