@@ -46,6 +46,11 @@ func TestAccessCommands(t *testing.T) {
 	}
 	ok("collection handbook created (owner team:eng, team)", "collections", "create", "handbook", "--owner", "team:eng", "--visibility", "team")
 
+	ok("collection handbook: owner user:olive, team", "collections", "access", "handbook", "--owner", "user:olive")
+	ok("collection handbook: owner user:olive, public", "collections", "access", "handbook", "--visibility", "public")
+	fails(2, "needs --owner or --visibility", "collections", "access", "handbook")
+	fails(1, "not found", "collections", "access", "nothing", "--visibility", "team")
+
 	fails(1, "conflict", "users", "add", "olive")
 	fails(1, "not found", "users", "add", "zed", "--team", "ops")
 	fails(1, "not found", "keys", "create", "--user", "zed")

@@ -57,11 +57,12 @@ func commands() []command {
 				{"embed", "embed every question without a vector in the configured space"},
 			}, run: runQuestions},
 		{name: "collections", summary: "create a collection with an owner and visibility; apply or show a profile (docs/collections.md)",
-			synopsis: "apply FILE | show [--json] NAME | create NAME --owner user:NAME|team:TEAM --visibility private|team|public",
+			synopsis: "apply FILE | show [--json] NAME | create NAME --owner user:NAME|team:TEAM --visibility private|team|public | access NAME [--owner O] [--visibility V]",
 			subs: []subcommand{
 				{"apply", "create or update the collection a profile file (YAML or JSON) names"},
 				{"show", "print a collection's profile, defaults filled in"},
 				{"create", "create a collection owned by a user or team, private, team or public (docs/security.md)"},
+				{"access", "give a collection another owner or visibility"},
 			}, run: runCollections},
 		{name: "import", summary: "load a knowledge graph bundle or a record table into a collection (docs/graph.md)",
 			synopsis: "graph --collection C DIR | ragd import table --collection C --name N FILE.csv",

@@ -16,7 +16,7 @@ import (
 // runCollections is `ragd collections apply FILE | show NAME | create NAME --owner O --visibility V`:
 // collection profiles (docs/collections.md) and access (docs/security.md).
 func runCollections(ctx context.Context, env *Env, args []string) error {
-	subs := []string{"apply", "show", "create"}
+	subs := []string{"apply", "show", "create", "access"}
 	sub, args := subcommandOf(args)
 	fset := newFlagSet("collections")
 	var c common
@@ -31,12 +31,24 @@ func runCollections(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case sub == "":
-		return usageErr("a subcommand is required: apply, show or create")
+		return usageErr("a subcommand is required: apply, show, create or access")
 	case sub == "create":
 		if len(pos) != 1 {
 			return usageErr("ragd collections create takes 1 argument")
 		}
 		return createCollection(ctx, env, &c, &rag.Collection{Name: pos[0], Owner: *owner, Visibility: rag.Visibility(*visibility), Description: *description})
+	case sub == "access":
+		if len(pos) != 1 {
+			return usageErr("ragd collections access takes 1 argument")
+		}
+		vis := ""
+		if flagSet(fset, "visibility") {
+			vis = *visibility
+		}
+		if *owner == "" && vis == "" {
+			return usageErr("ragd collections access needs --owner or --visibility")
+		}
+		return collectionAccess(ctx, env, &c, pos[0], *owner, rag.Visibility(vis))
 	case sub != "apply" && sub != "show":
 		return usageErr("unknown subcommand %q%s", sub, didYouMean(sub, subs, ""))
 	case len(pos) != 1:
@@ -120,5 +132,32 @@ func createCollection(ctx context.Context, env *Env, c *common, col *rag.Collect
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "collection %s created (owner %s, %s)\n", col.Name, col.Owner, col.Visibility)
+	return nil
+}
+
+// collectionAccess is `ragd collections access`: a new owner (an existing user or team) or visibility.
+func collectionAccess(ctx context.Context, env *Env, c *common, name, owner string, v rag.Visibility) error {
+	if err := rag.CheckAccessChange(owner, v); err != nil {
+		return usageErr("%s", rag.ErrorMessage(err))
+	}
+	a, ps, err := openPrincipals(ctx, env, c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if owner != "" {
+		if err := access.CheckOwner(ctx, ps, owner); err != nil {
+			return err
+		}
+	}
+	as := a.Access()
+	if as == nil {
+		return fmt.Errorf("this store keeps no collection access")
+	}
+	col, err := as.SetCollectionAccess(ctx, name, owner, v)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "collection %s: owner %s, %s\n", col.Name, col.Owner, col.Visibility)
 	return nil
 }

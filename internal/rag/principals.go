@@ -226,6 +226,21 @@ func CheckOwner(what, s string) error {
 	return ValidName(kind, name)
 }
 
+// CheckAccessChange checks the owner and visibility a collection is given ("" leaves either alone).
+func CheckAccessChange(owner string, v Visibility) error {
+	if owner != "" {
+		if err := CheckOwner("owner", owner); err != nil {
+			return err
+		}
+	}
+	if v != "" {
+		if _, err := CheckVisibility(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // GrantAccess is what a principal may do with a document or collection it can see.
 type GrantAccess struct {
 	Write bool
@@ -245,4 +260,7 @@ type AccessStore interface {
 	// VisibleCollections returns the collections p sees, by name: those visible to it, and those holding a
 	// document it sees.
 	VisibleCollections(ctx context.Context, p Principal) ([]*Collection, error)
+	// SetCollectionAccess changes a collection's owner (when not empty) and visibility (when not empty) and
+	// returns it. CodeInvalid for a bad owner or visibility; ErrNotFound.
+	SetCollectionAccess(ctx context.Context, idOrName, owner string, v Visibility) (*Collection, error)
 }

@@ -69,6 +69,14 @@ func TestAdminRoutes(t *testing.T) {
 		{name: "Revoke", method: "DELETE", path: "/api/admin/keys/" + made.Prefix, headers: admin, status: 200, contains: []string{`"revoked_at"`}},
 		{name: "RevokedKey", method: "GET", path: "/api/documents", headers: olive, status: 401, code: rag.CodeUnauthorized},
 		{name: "RevokeUnknown", method: "DELETE", path: "/api/admin/keys/ragd_ffffffffffff", headers: admin, status: 404, code: rag.CodeNotFound},
+		{name: "CreateCollection", method: "POST", path: "/api/collections", headers: admin, body: jsonBody(map[string]any{"name": "handbook", "owner": "team:eng", "visibility": "team"}), status: 201,
+			contains: []string{`"owner":"team:eng"`, `"visibility":"team"`}},
+		{name: "CollectionOfUnknownOwner", method: "POST", path: "/api/collections", headers: admin, body: jsonBody(map[string]any{"name": "x", "owner": "team:ops"}), status: 404, code: rag.CodeNotFound},
+		{name: "CollectionAccess", method: "PUT", path: "/api/collections/handbook/access", headers: admin, body: jsonBody(map[string]any{"visibility": "public"}), status: 200,
+			contains: []string{`"owner":"team:eng"`, `"visibility":"public"`}},
+		{name: "CollectionAccessBad", method: "PUT", path: "/api/collections/handbook/access", headers: admin, body: jsonBody(map[string]any{"owner": "eng"}), status: 400, code: rag.CodeInvalid},
+		{name: "CollectionAccessEmpty", method: "PUT", path: "/api/collections/handbook/access", headers: admin, body: jsonBody(map[string]any{}), status: 400, code: rag.CodeInvalid},
+		{name: "CollectionAccessUnknown", method: "PUT", path: "/api/collections/nothing/access", headers: admin, body: jsonBody(map[string]any{"visibility": "team"}), status: 404, code: rag.CodeNotFound},
 	})
 }
 

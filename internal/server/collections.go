@@ -267,3 +267,32 @@ func (s *Server) handlePutCollection(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, status, v)
 }
+
+// handleCollectionAccess is PUT /api/collections/{name}/access {"owner", "visibility"} (admin scope): a new
+// owner (an existing user or team) and/or visibility; 200 with the collection.
+func (s *Server) handleCollectionAccess(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Owner      string         `json:"owner"`
+		Visibility rag.Visibility `json:"visibility"`
+	}
+	if err := decodeJSON(w, r, MaxJSONBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	err := rag.CheckAccessChange(req.Owner, req.Visibility)
+	if err == nil && req.Owner == "" && req.Visibility == "" {
+		err = rag.Errorf(rag.CodeInvalid, "owner or visibility is required")
+	}
+	if err == nil && req.Owner != "" && s.deps.Principals != nil {
+		err = access.CheckOwner(r.Context(), s.deps.Principals, req.Owner)
+	}
+	if err == nil && s.deps.Access == nil {
+		err = rag.Errorf(rag.CodeNotFound, "this server keeps no collection access")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, err := s.deps.Access.SetCollectionAccess(r.Context(), r.PathValue("name"), req.Owner, req.Visibility)
+	s.answer(w, r, http.StatusOK, c, err)
+}

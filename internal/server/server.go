@@ -206,6 +206,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
 	s.mux.HandleFunc("GET /api/collections/{name}", s.handleGetCollection)
 	s.mux.HandleFunc("PUT /api/collections/{name}", s.handlePutCollection)
+	s.mux.HandleFunc("PUT /api/collections/{name}/access", s.handleCollectionAccess)
 	s.mux.HandleFunc("GET /api/collections/{name}/graph", s.handleGraphStats)
 	s.mux.HandleFunc("POST /api/collections/{name}/graph", s.handleImportGraph)
 	s.mux.HandleFunc("POST /api/collections/{name}/tables/{table}", s.handleImportTable)

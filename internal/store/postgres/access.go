@@ -76,3 +76,18 @@ type rowWithExtra struct {
 }
 
 func (e rowWithExtra) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra...)...) }
+
+// SetCollectionAccess changes a collection's owner and visibility. ErrNotFound.
+func (s *Store) SetCollectionAccess(ctx context.Context, idOrName, owner string, v rag.Visibility) (*rag.Collection, error) {
+	if err := rag.CheckAccessChange(owner, v); err != nil {
+		return nil, err
+	}
+	c, err := scanCollection(s.pool.QueryRow(ctx, s.q(`UPDATE {S}.collections SET owner = coalesce(nullif($1, ''), owner),
+		visibility = coalesce(nullif($2, ''), visibility), updated_at = $3
+		WHERE id = (SELECT id FROM {S}.collections WHERE id = $4 OR name = $4 ORDER BY id = $4 DESC LIMIT 1)
+		RETURNING `+collectionColumns), owner, string(v), s.now(), idOrName))
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("collection %q access: %w", idOrName, err))
+	}
+	return c, nil
+}

@@ -93,3 +93,26 @@ type extraScanner struct {
 func rowWithExtra(row *sql.Row, extra ...any) extraScanner { return extraScanner{row, extra} }
 
 func (e extraScanner) Scan(dest ...any) error { return e.row.Scan(append(dest, e.extra...)...) }
+
+// SetCollectionAccess changes a collection's owner and visibility. ErrNotFound.
+func (s *Store) SetCollectionAccess(ctx context.Context, idOrName, owner string, v rag.Visibility) (*rag.Collection, error) {
+	if err := rag.CheckAccessChange(owner, v); err != nil {
+		return nil, err
+	}
+	var c *rag.Collection
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		c, err = scanCollection(tx.QueryRowContext(ctx, `UPDATE collections SET owner = coalesce(nullif(?1, ''), owner),
+			visibility = coalesce(nullif(?2, ''), visibility), updated_at = ?3
+			WHERE id = (SELECT id FROM collections WHERE id = ?4 OR name = ?4 ORDER BY id = ?4 DESC LIMIT 1)
+			RETURNING `+collectionCols, owner, string(v), s.now().UnixMicro(), idOrName))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("collection %q: %w", idOrName, rag.ErrNotFound)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, dbError(err, "change collection access")
+	}
+	return c, nil
+}

@@ -203,6 +203,33 @@ func testAccess(t *testing.T, open func(t *testing.T) rag.Store) {
 	if _, err := s.GetDocument(ctx, ed, granted.ID); !errors.Is(err, rag.ErrNotFound) {
 		t.Errorf("ed after losing the write grant: %v, want ErrNotFound", err)
 	}
+
+	// Changing a collection's access takes effect at once: al-private made public is read by ed; handed to
+	// team ops, di (a member) reads it and al no longer writes it.
+	if c, err := as.SetCollectionAccess(ctx, "al-private", "", rag.VisibilityPublic); err != nil || c.Visibility != rag.VisibilityPublic || c.Owner != "user:al" {
+		t.Fatalf("SetCollectionAccess(public) = %+v, %v", c, err)
+	}
+	if _, err := s.GetDocument(ctx, ed, private.ID); err != nil {
+		t.Errorf("ed after al-private became public: %v", err)
+	}
+	if c, err := as.SetCollectionAccess(ctx, alPrivate.ID, "team:ops", rag.VisibilityPrivate); err != nil || c.Owner != "team:ops" || c.Name != "al-private" {
+		t.Fatalf("SetCollectionAccess(team:ops) = %+v, %v", c, err)
+	}
+	if _, err := s.GetDocument(ctx, di, private.ID); err != nil {
+		t.Errorf("di after ops got al-private: %v", err)
+	}
+	if acc, err := as.DocumentAccess(ctx, al, private.ID); !errors.Is(err, rag.ErrNotFound) {
+		t.Errorf("al after giving al-private away: %+v, %v; want ErrNotFound", acc, err)
+	}
+	if _, err := as.SetCollectionAccess(ctx, "al-private", "", "world"); rag.ErrorCode(err) != rag.CodeInvalid {
+		t.Errorf("visibility world: %v", err)
+	}
+	if _, err := as.SetCollectionAccess(ctx, "al-private", "ops", ""); rag.ErrorCode(err) != rag.CodeInvalid {
+		t.Errorf("owner ops: %v", err)
+	}
+	if _, err := as.SetCollectionAccess(ctx, "nothing", "", rag.VisibilityPublic); !errors.Is(err, rag.ErrNotFound) {
+		t.Errorf("unknown collection: %v", err)
+	}
 }
 
 // testTopKUnderGrant: a principal granted a few documents among many gets k candidates when at least k
