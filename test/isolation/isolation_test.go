@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 const adminKey = "isolation-bootstrap-admin-key-0123456789"
 
 func TestIsolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary on both stores (~40 s); the -short race run covers the same code in internal/server and the stores")
+	}
 	t.Run("sqlite", func(t *testing.T) {
 		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_ADMIN_KEY="+adminKey))
 	})
