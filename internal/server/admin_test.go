@@ -130,6 +130,8 @@ func TestRequiredScope(t *testing.T) {
 		{"POST", "/api/qa/runs", rag.ScopeAdmin},
 		{"GET", "/api/qa/runs", rag.ScopeAdmin},
 		{"POST", "/api/searchx", rag.ScopeWrite},
+		{"POST", "/api/conversations", rag.ScopeRead},
+		{"PATCH", "/api/conversations/x", rag.ScopeRead},
 	} {
 		r := httptest.NewRequest(tc.method, tc.path, nil)
 		if got := requiredScope(r); got != tc.want {

@@ -170,9 +170,9 @@ func (s *Server) authRequired(ctx context.Context) (bool, error) {
 	return s.stored.some, nil
 }
 
-// readPosts are the routes that read although not GET: searching, asking and rating answers (a principal's
-// own feedback).
-var readPosts = []string{"/api/chat", "/api/search", "/api/feedback"}
+// readPosts are the routes that read although not GET: searching, asking, and a principal's own ratings and
+// conversations.
+var readPosts = []string{"/api/chat", "/api/search", "/api/feedback", "/api/conversations"}
 
 // requiredScope is the scope a request needs: admin for /api/admin/, the Q&A answer passes (/api/qa/,
 // which answer every board) and for changing collections (their settings, profile, graph and tables); read for GET, search, chat and feedback; write for everything
