@@ -252,6 +252,8 @@ func run(t *testing.T, env []string) {
 		{"SimilarToQuestion", "GET", "/api/questions/" + q.ID + "/similar", nil, `"questions"`, 404},
 		{"Feedback", "GET", "/api/feedback", nil, `"feedback"`, 200},
 		{"Status", "GET", "/api/status", nil, `"ready":2`, 200},
+		{"OpenAIModels", "GET", "/v1/models", nil, `"ragd/secret"`, 200},
+		{"OpenAIChat", "POST", "/v1/chat/completions", map[string]any{"model": "ragd", "messages": []map[string]string{{"role": "user", "content": "Where do zephyrquartz shipments go?"}}}, "northern depot", 200},
 	}
 	leaks := 0
 	for _, p := range principals {
@@ -306,6 +308,12 @@ func run(t *testing.T, env []string) {
 			if a, b := chatCounts(t, c, p.key, "Where do zephyrquartz shipments go?"), chatCounts(t, c, p.key, "Where do qwxzvbnm plorkish go?"); a != b {
 				leaks++
 				t.Errorf("LEAK chat search_info for the secret's words %s differs from nonsense %s", a, b)
+			}
+			for _, path := range []string{"/api/collections", "/v1/models"} {
+				if _, out := c.call(p.key, "GET", path, nil); strings.Contains(out, "secret") {
+					leaks++
+					t.Errorf("LEAK %s names the secret collection: %s", path, out)
+				}
 			}
 			if _, out := c.call(p.key, "GET", "/api/status", nil); !strings.Contains(out, `"total":1`) {
 				leaks++
