@@ -362,3 +362,16 @@ func (a *App) Close() error {
 	a.closers = nil
 	return errors.Join(errs...)
 }
+
+// Principals returns the store's users, teams and keys (both stores keep them), or nil for a store that
+// keeps none.
+func (a *App) Principals() rag.PrincipalStore {
+	ps, _ := a.Store.(rag.PrincipalStore)
+	return ps
+}
+
+// Access returns the store's write and collection checks (both stores answer them), or nil.
+func (a *App) Access() rag.AccessStore {
+	as, _ := a.Store.(rag.AccessStore)
+	return as
+}

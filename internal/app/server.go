@@ -27,6 +27,8 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Graph:       a.Graph,
 		Feedback:    a.Feedback,
 		Embedder:    a.Embedder,
+		Principals:  a.Principals(),
+		Access:      a.Access(),
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

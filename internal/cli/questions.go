@@ -43,7 +43,7 @@ func runQuestions(ctx context.Context, env *Env, args []string) error {
 	out := env.Stdout
 	switch sub {
 	case "list":
-		qs, err := a.Board.List(ctx, *collection, rag.QuestionStatus(*status), *limit)
+		qs, err := a.Board.List(ctx, rag.LocalPrincipal, *collection, rag.QuestionStatus(*status), *limit)
 		if err != nil {
 			return err
 		}

@@ -48,6 +48,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close() // last: the runner (if still running), then the store
+	if err := announceAccess(ctx, a); err != nil {
+		return err
+	}
 
 	runner, err := a.OpenJobs(ctx, jobs.Options{Work: work})
 	if err != nil {

@@ -90,6 +90,9 @@ type Config struct {
 	// lines starting with # and text after " #" are comments). Either set but holding no key is an error,
 	// as is setting both: a typo must not start a server without authentication.
 	APIKeys []string
+	// AdminKey (RAGD_ADMIN_KEY or RAGD_ADMIN_KEY_FILE) is stored as an admin key of the user "admin" on a
+	// start that finds no stored key (docs/security.md).
+	AdminKey string
 	// AllowedHosts are the host names (Host header, port ignored) the server answers; others get 403
 	// (RAGD_ALLOWED_HOSTS comma list, * for any). Unset, serve derives them from the listen address
 	// (server.DefaultAllowedHosts: localhost names on loopback).
@@ -231,6 +234,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.secret(&c.RerankAPIKey, "RAGD_RERANK_API_KEY")
 	e.int(&c.RerankTopN, "RAGD_RERANK_TOP_N")
 	e.keys(&c.APIKeys, "RAGD_API_KEYS")
+	e.secret(&c.AdminKey, "RAGD_ADMIN_KEY")
 	e.list(&c.AllowedHosts, "RAGD_ALLOWED_HOSTS")
 	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")
 	e.duration(&c.ReadTimeout, "RAGD_READ_TIMEOUT")
@@ -268,6 +272,9 @@ func Load(getenv func(string) string) (Config, error) {
 }
 
 // Validate reports the first invalid setting.
+// MinAdminKeyLen is the shortest RAGD_ADMIN_KEY accepted: a bootstrap key must not be guessable.
+const MinAdminKeyLen = 24
+
 func (c Config) Validate() error {
 	switch c.Embedder {
 	case "hash", "gemini", "openai":
@@ -284,6 +291,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_EMBED_DIM must be between 8 and 8192 (got %d)", c.EmbedDim)
 	case c.AnswerCacheTTL < 0:
 		return fmt.Errorf("RAGD_ANSWER_CACHE_TTL must not be negative (got %s)", c.AnswerCacheTTL)
+	case c.AdminKey != "" && len(strings.TrimSpace(c.AdminKey)) < MinAdminKeyLen:
+		return fmt.Errorf("RAGD_ADMIN_KEY must be at least %d characters (got %d)", MinAdminKeyLen, len(strings.TrimSpace(c.AdminKey)))
 	case c.ModelTimeout < 0:
 		return fmt.Errorf("RAGD_MODEL_TIMEOUT must not be negative")
 	case c.MaxUploadBytes < 1:

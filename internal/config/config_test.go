@@ -242,3 +242,23 @@ func TestWorker(t *testing.T) {
 		}
 	}
 }
+
+func TestAdminKey(t *testing.T) {
+	long := strings.Repeat("k", MinAdminKeyLen)
+	path := filepath.Join(t.TempDir(), "admin")
+	if err := os.WriteFile(path, []byte(long+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(envOf(map[string]string{"RAGD_ADMIN_KEY_FILE": path})); err != nil || c.AdminKey != long {
+		t.Errorf("RAGD_ADMIN_KEY_FILE: %q, %v", c.AdminKey, err)
+	}
+	if c, err := Load(envOf(map[string]string{"RAGD_ADMIN_KEY": long})); err != nil || c.AdminKey != long {
+		t.Errorf("RAGD_ADMIN_KEY at the limit: %q, %v", c.AdminKey, err)
+	}
+	if _, err := Load(envOf(map[string]string{"RAGD_ADMIN_KEY": long[1:]})); err == nil || !strings.Contains(err.Error(), "at least 24") {
+		t.Errorf("a key one character short: %v", err)
+	}
+	if _, err := Load(envOf(map[string]string{"RAGD_ADMIN_KEY": long, "RAGD_ADMIN_KEY_FILE": path})); err == nil {
+		t.Error("both RAGD_ADMIN_KEY and its _FILE must be an error")
+	}
+}

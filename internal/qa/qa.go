@@ -223,9 +223,9 @@ func (s *Service) Get(ctx context.Context, id string) (*Thread, error) {
 	return &Thread{Question: q, Answers: as}, nil
 }
 
-// List returns a board's questions (collection "" for every board), newest first.
-func (s *Service) List(ctx context.Context, collection string, status rag.QuestionStatus, limit int) ([]*rag.Question, error) {
-	q := rag.QuestionQuery{Status: status, Limit: limit}
+// List returns a board's questions (collection "" for every board p sees), newest first.
+func (s *Service) List(ctx context.Context, p rag.Principal, collection string, status rag.QuestionStatus, limit int) ([]*rag.Question, error) {
+	q := rag.QuestionQuery{Status: status, Limit: limit, Viewer: &p}
 	switch status {
 	case "", rag.QuestionOpen, rag.QuestionAnswered, rag.QuestionFailed:
 	default:

@@ -127,6 +127,9 @@ type QuestionQuery struct {
 	CollectionID string
 	Status       QuestionStatus
 	Limit        int
+	// Viewer, when set, restricts the list inside the query to the boards of collections it sees whole
+	// (owner and visibility, docs/security.md); nil lists every board (the answer pass, the operator).
+	Viewer *Principal
 }
 
 // Claim asks for open questions to answer: at most Limit, oldest first, that have no AI answer and no live

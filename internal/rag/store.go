@@ -10,7 +10,8 @@ import (
 // and both pass internal/store/storetest; a behaviour difference between them is a bug.
 //
 // Visibility: every method that takes a Principal only sees documents where
-// p.Admin OR document.owner = p.ID OR document.readers ∩ p.Readers() ≠ ∅,
+// p.Admin OR document.owner = p.ID OR (document.readers ∪ document.writers) ∩ p.Readers() ≠ ∅
+// OR the document's collection is visible to p (Collection.Visibility, docs/security.md),
 // and applies that predicate (and any Filter) inside its query. Invisible documents are ErrNotFound.
 //
 // Errors: ErrNotFound and ErrConflict (test with errors.Is); a failure of the database itself is an *Error
@@ -119,6 +120,7 @@ type DocumentUpdate struct {
 	Metadata map[string]any // replaces the metadata when non-nil
 	Tags     []string       // replaces the tags when non-nil
 	Readers  []string       // replaces the readers when non-nil
+	Writers  []string       // replaces the writers when non-nil
 }
 
 // VersionCommit is a processed document version ready to replace the current one.

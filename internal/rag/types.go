@@ -10,21 +10,35 @@ import (
 type Principal struct {
 	// ID identifies the user or API key, e.g. "local", "key:3f2a…", "user:alice".
 	ID string
-	// Groups the principal belongs to; a document readable by "group:<name>" is visible to members.
+	// Groups are the teams the principal belongs to; a document or collection granted to "team:<name>" (or,
+	// the older spelling, "group:<name>") is visible to members.
 	Groups []string
-	// Admin sees every document.
+	// Admin sees every document and may do everything.
 	Admin bool
+	// Scopes are what the principal's API key allows (see Allows); admins need none.
+	Scopes []Scope
 }
 
 // LocalPrincipal is the single user of an installation without API keys or users: the CLI and an open server.
 var LocalPrincipal = Principal{ID: "local", Admin: true}
 
-// Readers returns the reader entries that grant p access: its ID, its groups as "group:<g>", and Everyone.
+// Readers returns the grant entries that name p: its ID, its teams as "team:<g>" and "group:<g>", and
+// Everyone.
 func (p Principal) Readers() []string {
-	out := make([]string, 0, len(p.Groups)+2)
+	out := make([]string, 0, 2*len(p.Groups)+2)
 	out = append(out, p.ID, Everyone)
 	for _, g := range p.Groups {
-		out = append(out, "group:"+g)
+		out = append(out, TeamPrefix+g, "group:"+g)
+	}
+	return out
+}
+
+// Names returns the owner entries that name p: its ID and its teams as "team:<g>".
+func (p Principal) Names() []string {
+	out := make([]string, 0, len(p.Groups)+1)
+	out = append(out, p.ID)
+	for _, g := range p.Groups {
+		out = append(out, TeamPrefix+g)
 	}
 	return out
 }
@@ -37,11 +51,14 @@ const DefaultCollection = "default"
 
 // Collection groups documents. Every document belongs to exactly one collection.
 type Collection struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"` // unique
-	Description string         `json:"description,omitempty"`
-	Owner       string         `json:"owner"`
-	Settings    map[string]any `json:"settings,omitempty"` // e.g. "metadata_types"; see package profile
+	ID          string `json:"id"`
+	Name        string `json:"name"` // unique
+	Description string `json:"description,omitempty"`
+	Owner       string `json:"owner"`
+	// Visibility says who besides the owner reads the collection's documents (VisibilityPrivate when
+	// empty); see docs/security.md.
+	Visibility Visibility     `json:"visibility"`
+	Settings   map[string]any `json:"settings,omitempty"` // e.g. "metadata_types"; see package profile
 	// Profile is the collection's profile (package profile) as stored, JSON; empty when none was applied.
 	// Stores keep it opaque: package profile decodes, validates and defaults it.
 	Profile   json.RawMessage `json:"profile,omitempty"`
@@ -100,9 +117,11 @@ type Document struct {
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	Tags        []string       `json:"tags,omitempty"`
 	Owner       string         `json:"owner"`
-	// Readers lists who may read the document besides its owner and admins: principal IDs, "group:<g>",
-	// or Everyone.
-	Readers    []string  `json:"readers,omitempty"`
+	// Readers lists who may read the document besides its owner, admins and those its collection's
+	// visibility admits: principal IDs, "team:<g>" (or "group:<g>"), or Everyone.
+	Readers []string `json:"readers,omitempty"`
+	// Writers lists who may also change it (and read it): principal IDs and "team:<g>".
+	Writers    []string  `json:"writers,omitempty"`
 	ChunkCount int       `json:"chunk_count"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -8,13 +9,14 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ragd/ragd/internal/access"
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
 )
 
 func (s *Server) handleListCollections(w http.ResponseWriter, r *http.Request) {
-	cs, err := s.deps.Collections.ListCollections(r.Context())
+	cs, err := s.visibleCollections(r.Context(), principalOf(r))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -30,6 +32,33 @@ type collectionRequest struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description"`
 	Settings    map[string]any `json:"settings"`
+	// Owner is "user:NAME" or "team:NAME" (default: the caller); Visibility private (default), team or
+	// public (docs/security.md).
+	Owner      string         `json:"owner"`
+	Visibility rag.Visibility `json:"visibility"`
+}
+
+// visibleCollections lists the collections p sees, in the store's query (all of them for admins).
+func (s *Server) visibleCollections(ctx context.Context, p rag.Principal) ([]*rag.Collection, error) {
+	if p.Admin {
+		return s.deps.Collections.ListCollections(ctx)
+	}
+	if s.deps.Access == nil {
+		return nil, rag.Errorf(rag.CodeForbidden, "only admins list collections on this server")
+	}
+	return s.deps.Access.VisibleCollections(ctx, p)
+}
+
+// collection returns a collection p sees (by ID or name); not_found otherwise.
+func (s *Server) collection(ctx context.Context, p rag.Principal, idOrName string) (*rag.Collection, error) {
+	if p.Admin {
+		return s.deps.Collections.GetCollection(ctx, idOrName)
+	}
+	if s.deps.Access == nil {
+		return nil, rag.Errorf(rag.CodeForbidden, "only admins read collections on this server")
+	}
+	c, _, err := s.deps.Access.CollectionAccess(ctx, p, idOrName)
+	return c, err
 }
 
 // handleCreateCollection answers 201 with the collection, 409 conflict when the name exists.
@@ -52,7 +81,18 @@ func (s *Server) handleCreateCollection(w http.ResponseWriter, r *http.Request) 
 		s.writeError(w, r, err)
 		return
 	}
-	c := &rag.Collection{Name: name, Description: req.Description, Settings: req.Settings, Owner: principalOf(r).ID}
+	owner := cmp.Or(strings.TrimSpace(req.Owner), principalOf(r).ID)
+	if req.Owner != "" {
+		err := rag.CheckOwner("owner", owner)
+		if err == nil && s.deps.Principals != nil {
+			err = access.CheckOwner(r.Context(), s.deps.Principals, owner)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	c := &rag.Collection{Name: name, Description: req.Description, Settings: req.Settings, Owner: owner, Visibility: req.Visibility}
 	if err := s.deps.Collections.CreateCollection(r.Context(), c); err != nil {
 		if rag.ErrorCode(err) == rag.CodeConflict {
 			err = rag.WrapError(rag.CodeConflict, err, "a collection named %q already exists", name)
@@ -103,7 +143,7 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		Store:     set.StoreKind,
 		Embedder:  embedderView{Space: sp.ID(), Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim, Lexical: sp.Provider == "hash"},
 		Generator: set.Generator,
-		Auth:      s.keys.enabled(),
+		Auth:      authenticated(r),
 		Limits: limitsView{
 			ChatPerMinute: set.RateLimitChat, SearchPerMinute: set.RateLimitSearch, MaxUploadBytes: set.MaxUploadBytes,
 			MaxQuestionChars: rag.MaxQuestionChars, MaxJSONBytes: MaxJSONBody, HistoryTurns: rag.MaxHistoryTurns,
@@ -119,6 +159,11 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.Documents = counts
+	if !principalOf(r).Admin {
+		// Chunk and vector counts are the whole store's: only admins see them.
+		writeJSON(w, http.StatusOK, st)
+		return
+	}
 	emb, err := s.deps.Embedding.Status(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
@@ -161,7 +206,7 @@ func viewCollection(c *rag.Collection) (*collectionView, error) {
 
 // handleGetCollection answers 200 with the collection and its profile, 404 not_found.
 func (s *Server) handleGetCollection(w http.ResponseWriter, r *http.Request) {
-	c, err := s.deps.Collections.GetCollection(r.Context(), r.PathValue("name"))
+	c, err := s.collection(r.Context(), principalOf(r), r.PathValue("name"))
 	if err == nil {
 		var v *collectionView
 		if v, err = viewCollection(c); err == nil {
@@ -221,4 +266,33 @@ func (s *Server) handlePutCollection(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, v)
+}
+
+// handleCollectionAccess is PUT /api/collections/{name}/access {"owner", "visibility"} (admin scope): a new
+// owner (an existing user or team) and/or visibility; 200 with the collection.
+func (s *Server) handleCollectionAccess(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Owner      string         `json:"owner"`
+		Visibility rag.Visibility `json:"visibility"`
+	}
+	if err := decodeJSON(w, r, MaxJSONBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	err := rag.CheckAccessChange(req.Owner, req.Visibility)
+	if err == nil && req.Owner == "" && req.Visibility == "" {
+		err = rag.Errorf(rag.CodeInvalid, "owner or visibility is required")
+	}
+	if err == nil && req.Owner != "" && s.deps.Principals != nil {
+		err = access.CheckOwner(r.Context(), s.deps.Principals, req.Owner)
+	}
+	if err == nil && s.deps.Access == nil {
+		err = rag.Errorf(rag.CodeNotFound, "this server keeps no collection access")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, err := s.deps.Access.SetCollectionAccess(r.Context(), r.PathValue("name"), req.Owner, req.Visibility)
+	s.answer(w, r, http.StatusOK, c, err)
 }

@@ -192,6 +192,10 @@ func (s *Server) handleListChunks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteDocument(w http.ResponseWriter, r *http.Request) {
+	if err := s.mayWriteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := s.deps.Documents.DeleteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -481,6 +485,10 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalOf(r)
+	if err := s.mayWriteCollection(r.Context(), p, f.collection); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	table, err := s.metadataTable(r.Context(), f, p)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -632,6 +640,10 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
 	doc, err := s.deps.Documents.GetDocument(r.Context(), p, r.PathValue("id"))
 	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.mayWriteDocument(r.Context(), p, doc.ID); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -69,6 +69,10 @@ func (s *Server) handleImportGraph(w http.ResponseWriter, r *http.Request) {
 
 // handleGraphStats is GET /api/collections/{name}/graph: what the collection's graph and tables hold.
 func (s *Server) handleGraphStats(w http.ResponseWriter, r *http.Request) {
+	if err := s.mayReadWhole(r.Context(), principalOf(r), r.PathValue("name")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	st, err := s.deps.Graph.Stats(r.Context(), r.PathValue("name"))
 	if err != nil {
 		s.writeError(w, r, err)

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -24,29 +25,41 @@ const mcpBodyLimit = mcp.DefaultMaxRequestBodyBytes
 // only sessions use, are 405). With API keys, a request needs one in "Authorization: Bearer" (or
 // X-RAG-API-Key); its principal reaches the tools through the go-sdk's TokenInfo.
 func (s *Server) routesMCP() {
-	d := mcpserver.Deps{Search: s.deps.Search, Answers: s.deps.Answers, Collections: s.deps.Collections,
-		Documents: s.deps.Documents, Ingest: serverIngester{s}, MaxTextBytes: min(s.set.MaxUploadBytes, mcpserver.MaxTextBytes)}
-	if !s.keys.enabled() {
-		d.Principal = &rag.LocalPrincipal
+	build := func(p *rag.Principal) http.Handler {
+		d := mcpserver.Deps{Search: s.deps.Search, Answers: s.deps.Answers, Collections: s.deps.Collections,
+			Documents: s.deps.Documents, Ingest: serverIngester{s}, MaxTextBytes: min(s.set.MaxUploadBytes, mcpserver.MaxTextBytes),
+			Principal: p}
+		srv := mcpserver.New(d)
+		return readBodyFirst(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, Logger: s.log, MaxRequestBodyBytes: mcpBodyLimit,
+				PropagateRequestCancellation: true}))
 	}
-	srv := mcpserver.New(d)
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: s.log, MaxRequestBodyBytes: mcpBodyLimit,
-			PropagateRequestCancellation: true})
-	h = readBodyFirst(h)
-	if s.keys.enabled() {
-		// API keys do not expire.
-		h = auth.RequireBearerToken(s.verifyMCPKey, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
-	}
-	s.mux.Handle("/mcp", s.mcpGuard(h))
+	// Without any key (configured or stored) every call is the local user's; once keys exist, a call needs
+	// one, as on /api. Keys do not all expire.
+	open := build(&rag.LocalPrincipal)
+	guarded := auth.RequireBearerToken(s.verifyMCPKey, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(build(nil))
+	s.mux.Handle("/mcp", s.mcpGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		required, err := s.authRequired(r.Context())
+		switch {
+		case err != nil:
+			s.writeError(w, r, err)
+		case required:
+			guarded.ServeHTTP(w, r)
+		default:
+			open.ServeHTTP(w, r)
+		}
+	})))
 }
 
 // verifyMCPKey is the bearer-token verifier of /mcp: a configured key's principal, as TokenInfo.UserID (the
 // go-sdk keeps a session's requests to one user) and under mcpserver.PrincipalExtra for the tools.
-func (s *Server) verifyMCPKey(_ context.Context, key string, _ *http.Request) (*auth.TokenInfo, error) {
-	p, ok := s.keys.principal(key)
-	if !ok {
+func (s *Server) verifyMCPKey(ctx context.Context, key string, _ *http.Request) (*auth.TokenInfo, error) {
+	p, err := s.resolveKey(ctx, key)
+	if errors.Is(err, rag.ErrNotFound) || (err == nil && !p.Allows(rag.ScopeRead)) {
 		return nil, auth.ErrInvalidToken
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &auth.TokenInfo{UserID: p.ID, Extra: map[string]any{mcpserver.PrincipalExtra: p}}, nil
 }
@@ -88,6 +101,13 @@ func readBodyFirst(next http.Handler) http.Handler {
 type serverIngester struct{ s *Server }
 
 func (i serverIngester) IngestText(ctx context.Context, p rag.Principal, req ingest.Request) (mcpserver.Ingested, error) {
+	// As POST /api/documents: the write scope, and write on the collection.
+	if !p.Allows(rag.ScopeWrite) {
+		return mcpserver.Ingested{}, rag.Errorf(rag.CodeForbidden, "this key lacks the write scope that ingest_text needs")
+	}
+	if err := i.s.mayWriteCollection(ctx, p, req.Collection); err != nil {
+		return mcpserver.Ingested{}, err
+	}
 	// submit takes the request only for its context.
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "/mcp", nil)
 	if err != nil {

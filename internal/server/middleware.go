@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"math"
 	"net"
@@ -68,6 +69,12 @@ func presentedKey(r *http.Request) string {
 
 type principalKey struct{}
 
+// authenticated reports whether the request presented a valid key (the API needs keys).
+func authenticated(r *http.Request) bool {
+	_, ok := r.Context().Value(principalKey{}).(rag.Principal)
+	return ok
+}
+
 // principalOf returns the request's principal (rag.LocalPrincipal when the server has no API keys).
 func principalOf(r *http.Request) rag.Principal {
 	if p, ok := r.Context().Value(principalKey{}).(rag.Principal); ok {
@@ -76,11 +83,22 @@ func principalOf(r *http.Request) rag.Principal {
 	return rag.LocalPrincipal
 }
 
-// authenticate requires a valid key on /api/* when keys are configured. The UI, /healthz and /readyz stay
-// open: probes and the page that asks for the key must load without one.
+// authenticate requires a valid key on /api/* when keys exist: configured (RAGD_API_KEYS) or stored
+// (users' keys, see rag.PrincipalStore). The UI, /healthz and /readyz stay open: probes and the page that
+// asks for the key must load without one. A key resolves to its principal, and the route's scope (see
+// requiredScope) must be among the key's.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.keys.enabled() || !strings.HasPrefix(r.URL.Path, "/api/") {
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		required, err := s.authRequired(r.Context())
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if !required {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -90,14 +108,91 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, rag.Errorf(rag.CodeUnauthorized, "an API key is required (X-RAG-API-Key or Authorization: Bearer)"))
 			return
 		}
-		p, ok := s.keys.principal(key)
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="ragd", error="invalid_token"`)
-			s.writeError(w, r, rag.Errorf(rag.CodeUnauthorized, "the API key is not valid"))
+		p, err := s.resolveKey(r.Context(), key)
+		if err != nil {
+			if errors.Is(err, rag.ErrNotFound) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="ragd", error="invalid_token"`)
+				err = rag.Errorf(rag.CodeUnauthorized, "the API key is not valid (unknown, revoked or expired, or its user is disabled)")
+			}
+			s.writeError(w, r, err)
+			return
+		}
+		if scope := requiredScope(r); !p.Allows(scope) {
+			s.writeError(w, r, rag.Errorf(rag.CodeForbidden, "this key lacks the %s scope that %s %s needs", scope, r.Method, r.URL.Path))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
+}
+
+// resolveKey returns the principal of a presented key: a configured key's, else a stored key's.
+// ErrNotFound when neither knows it.
+func (s *Server) resolveKey(ctx context.Context, key string) (rag.Principal, error) {
+	if p, ok := s.keys.principal(key); ok {
+		return p, nil
+	}
+	if s.deps.Principals == nil {
+		return rag.Principal{}, rag.ErrNotFound
+	}
+	return s.deps.Principals.ResolveAPIKey(ctx, rag.HashAPIKey(key))
+}
+
+// keyPresence remembers whether the store holds keys. Keys are never deleted (a revoked key stays
+// listed), so once some exist the answer stays yes; until then the store is asked at most once a second,
+// so that a key made by `ragd keys create` beside a running server closes the API within a second.
+type keyPresence struct {
+	mu      sync.Mutex
+	some    bool
+	checked time.Time
+}
+
+// authRequired reports whether /api/ needs a key: some are configured or stored. A store that cannot say
+// fails closed (db_error).
+func (s *Server) authRequired(ctx context.Context) (bool, error) {
+	if s.keys.enabled() {
+		return true, nil
+	}
+	if s.deps.Principals == nil {
+		return false, nil
+	}
+	s.stored.mu.Lock()
+	defer s.stored.mu.Unlock()
+	if s.stored.some {
+		return true, nil
+	}
+	if now := time.Now(); now.Sub(s.stored.checked) >= time.Second {
+		some, err := s.deps.Principals.HasAPIKeys(ctx)
+		if err != nil {
+			return false, err
+		}
+		s.stored.some, s.stored.checked = some, now
+	}
+	return s.stored.some, nil
+}
+
+// readPosts are the routes that read although not GET: searching, asking, and a principal's own ratings and
+// conversations.
+var readPosts = []string{"/api/chat", "/api/search", "/api/feedback", "/api/conversations"}
+
+// requiredScope is the scope a request needs: admin for /api/admin/, the Q&A answer passes (/api/qa/,
+// which answer every board) and for changing collections (their settings, profile, graph and tables); read for GET, search, chat and feedback; write for everything
+// else (uploads, document updates and deletes, grants, board questions).
+func requiredScope(r *http.Request) rag.Scope {
+	path := r.URL.Path
+	switch {
+	case strings.HasPrefix(path, "/api/admin/"), strings.HasPrefix(path, "/api/qa/"):
+		return rag.ScopeAdmin
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		return rag.ScopeRead
+	case path == "/api/collections" || strings.HasPrefix(path, "/api/collections/"):
+		return rag.ScopeAdmin
+	}
+	for _, p := range readPosts {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return rag.ScopeRead
+		}
+	}
+	return rag.ScopeWrite
 }
 
 // ---- CORS ----
@@ -233,8 +328,8 @@ func (l *limiter) allow(client string) (bool, time.Duration) {
 
 // clientOf names the client a limit applies to: the API key's principal, or the client IP without keys.
 func (s *Server) clientOf(r *http.Request) string {
-	if s.keys.enabled() {
-		return principalOf(r).ID
+	if p, ok := r.Context().Value(principalKey{}).(rag.Principal); ok {
+		return p.ID
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -101,16 +101,29 @@ func (s *Server) openAI(h http.HandlerFunc) http.HandlerFunc {
 			s.writeOpenAIError(w, r, rag.Errorf(rag.CodeForbidden, "origin %s is not allowed", o))
 			return
 		}
-		if s.keys.enabled() {
+		required, err := s.authRequired(r.Context())
+		if err != nil {
+			s.writeOpenAIError(w, r, err)
+			return
+		}
+		if required {
+			// The keys of /api: configured or users' stored keys, with the read scope (every /v1 route reads).
 			key := presentedKey(r)
-			p, ok := s.keys.principal(key)
-			if !ok {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="ragd"`)
-				msg := "the API key is not valid"
-				if key == "" {
-					msg = "an API key is required (Authorization: Bearer <key>)"
+			p, err := s.resolveKey(r.Context(), key)
+			if err != nil {
+				if errors.Is(err, rag.ErrNotFound) {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="ragd"`)
+					msg := "the API key is not valid"
+					if key == "" {
+						msg = "an API key is required (Authorization: Bearer <key>)"
+					}
+					err = rag.Errorf(rag.CodeUnauthorized, "%s", msg)
 				}
-				s.writeOpenAIError(w, r, rag.Errorf(rag.CodeUnauthorized, "%s", msg))
+				s.writeOpenAIError(w, r, err)
+				return
+			}
+			if !p.Allows(rag.ScopeRead) {
+				s.writeOpenAIError(w, r, rag.Errorf(rag.CodeForbidden, "this key lacks the read scope"))
 				return
 			}
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
@@ -142,9 +155,9 @@ type model struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-// models lists ModelAll and one model per collection.
-func (s *Server) models(ctx context.Context) ([]model, error) {
-	colls, err := s.deps.Collections.ListCollections(ctx)
+// models lists ModelAll and one model per collection p sees.
+func (s *Server) models(ctx context.Context, p rag.Principal) ([]model, error) {
+	colls, err := s.visibleCollections(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +175,7 @@ func (s *Server) models(ctx context.Context) ([]model, error) {
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
-	list, err := s.models(r.Context())
+	list, err := s.models(r.Context(), principalOf(r))
 	if err != nil {
 		s.writeOpenAIError(w, r, err)
 		return
@@ -171,7 +184,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
-	list, err := s.models(r.Context())
+	list, err := s.models(r.Context(), principalOf(r))
 	if err != nil {
 		s.writeOpenAIError(w, r, err)
 		return

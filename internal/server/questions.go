@@ -1,7 +1,9 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -17,7 +19,7 @@ const MaxBoardJSON = 64 * 1024
 // Board is the collections' Q&A boards (*qa.Service implements it).
 type Board interface {
 	Ask(ctx context.Context, p rag.Principal, nq qa.NewQuestion) (*rag.Question, error)
-	List(ctx context.Context, collection string, status rag.QuestionStatus, limit int) ([]*rag.Question, error)
+	List(ctx context.Context, p rag.Principal, collection string, status rag.QuestionStatus, limit int) ([]*rag.Question, error)
 	Get(ctx context.Context, id string) (*qa.Thread, error)
 	Answer(ctx context.Context, p rag.Principal, questionID, body string) (*rag.BoardAnswer, error)
 	Delete(ctx context.Context, id string) error
@@ -35,6 +37,10 @@ func (s *Server) handleCreateQuestion(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := s.mayReadWhole(r.Context(), principalOf(r), cmp.Or(req.Collection, rag.DefaultCollection)); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	q, err := s.deps.Board.Ask(r.Context(), principalOf(r), req)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -49,7 +55,7 @@ func (s *Server) handleListQuestions(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	qs, err := s.deps.Board.List(r.Context(), r.URL.Query().Get("collection"), rag.QuestionStatus(r.URL.Query().Get("status")), limit)
+	qs, err := s.deps.Board.List(r.Context(), principalOf(r), r.URL.Query().Get("collection"), rag.QuestionStatus(r.URL.Query().Get("status")), limit)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -60,8 +66,24 @@ func (s *Server) handleListQuestions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"questions": qs})
 }
 
+// questionThread returns a question with its answers when p sees its board (the collection, whole);
+// not_found otherwise, as for a question that does not exist.
+func (s *Server) questionThread(ctx context.Context, p rag.Principal, id string) (*qa.Thread, error) {
+	t, err := s.deps.Board.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.mayReadWhole(ctx, p, t.Question.CollectionID); err != nil {
+		if rag.ErrorCode(err) == rag.CodeNotFound {
+			err = fmt.Errorf("question %q: %w", id, rag.ErrNotFound) // as for a question that does not exist
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
 func (s *Server) handleGetQuestion(w http.ResponseWriter, r *http.Request) {
-	t, err := s.deps.Board.Get(r.Context(), r.PathValue("id"))
+	t, err := s.questionThread(r.Context(), principalOf(r), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -70,6 +92,10 @@ func (s *Server) handleGetQuestion(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteQuestion(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.questionThread(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if err := s.deps.Board.Delete(r.Context(), r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -82,6 +108,10 @@ func (s *Server) handleAnswerQuestion(w http.ResponseWriter, r *http.Request) {
 		Body string `json:"body"`
 	}
 	if err := decodeJSON(w, r, MaxBoardJSON, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := s.questionThread(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -102,10 +132,16 @@ func (s *Server) handleSimilarQuestions(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	var out []qa.Similar
+	p := principalOf(r)
 	if id := r.PathValue("id"); id != "" {
-		out, err = s.deps.Board.SimilarTo(r.Context(), id, k)
+		if _, err = s.questionThread(r.Context(), p, id); err == nil {
+			out, err = s.deps.Board.SimilarTo(r.Context(), id, k)
+		}
 	} else {
-		out, err = s.deps.Board.SimilarText(r.Context(), r.URL.Query().Get("collection"), r.URL.Query().Get("q"), k)
+		coll := r.URL.Query().Get("collection")
+		if err = s.mayReadWhole(r.Context(), p, cmp.Or(coll, rag.DefaultCollection)); err == nil {
+			out, err = s.deps.Board.SimilarText(r.Context(), coll, r.URL.Query().Get("q"), k)
+		}
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -99,6 +99,12 @@ type Deps struct {
 	Feedback Feedback
 	// Embedder serves POST /v1/embeddings (optional: nil serves none).
 	Embedder rag.Embedder
+	// Principals resolves users' API keys and manages users, teams and keys (/api/admin/). Optional: nil
+	// leaves only the keys of Settings.APIKeys.
+	Principals rag.PrincipalStore
+	// Access answers who may write a document or add to a collection, and which collections a principal
+	// sees. Optional: nil lets only admins write (without Principals every principal is one).
+	Access   rag.AccessStore
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -139,6 +145,7 @@ type Server struct {
 	now     func() time.Time
 
 	keys        *keyring
+	stored      keyPresence
 	hosts       hostPolicy
 	uploads     *byteBudget // nil: unbounded
 	cors        corsPolicy
@@ -192,11 +199,14 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /api/documents/{id}", s.handleUpdateDocument)
 	s.mux.HandleFunc("DELETE /api/documents/{id}", s.handleDeleteDocument)
 	s.mux.HandleFunc("GET /api/documents/{id}/chunks", s.handleListChunks)
+	s.mux.HandleFunc("GET /api/documents/{id}/grants", s.handleGetGrants)
+	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)
 	s.mux.HandleFunc("GET /api/collections/{name}", s.handleGetCollection)
 	s.mux.HandleFunc("PUT /api/collections/{name}", s.handlePutCollection)
+	s.mux.HandleFunc("PUT /api/collections/{name}/access", s.handleCollectionAccess)
 	s.mux.HandleFunc("GET /api/collections/{name}/graph", s.handleGraphStats)
 	s.mux.HandleFunc("POST /api/collections/{name}/graph", s.handleImportGraph)
 	s.mux.HandleFunc("POST /api/collections/{name}/tables/{table}", s.handleImportTable)
@@ -211,6 +221,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/qa/runs", s.handleListRuns)
 	s.mux.HandleFunc("POST /api/qa/runs", s.handleStartRun)
 	s.mux.HandleFunc("GET /api/qa/runs/{id}", s.handleGetRun)
+
+	s.adminRoutes()
 
 	s.mux.HandleFunc("POST /api/feedback", s.handleRate)
 	s.mux.HandleFunc("GET /api/feedback", s.handleListFeedback)

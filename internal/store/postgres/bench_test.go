@@ -25,7 +25,8 @@ import (
 // BenchmarkCandidates measures the store's candidate queries on a synthetic corpus built from the Cranfield
 // abstracts (../shared/eval): chunks are 60–140-word windows of the abstracts, vectors are bag-of-words sums
 // of random word vectors (so they cluster like text does), queries are the 225 Cranfield queries, and one
-// document in twenty carries the tag "rare" (the 5% filter). It reports p50/p95 latency per query and, for
+// document in twenty carries the tag "rare" (the 5% filter); one in a hundred is granted to user "one", who
+// reads nothing else (the Grant1pct cases, whose top-k must stay full). It reports p50/p95 latency per query and, for
 // the HNSW paths, recall@10 against exact search at the configured ef_search.
 //
 // It runs against any server, unchanged:
@@ -35,7 +36,7 @@ import (
 //	RAGD_BENCH_DIM          vector dimension (default 768)
 //	RAGD_BENCH_EF           hnsw.ef_search (default: the store's, 100)
 //	RAGD_BENCH_EXACT_BELOW  the store's ExactBelow (default: the store's, 2000)
-//	RAGD_BENCH_REBUILD=1    rebuild the corpus (it is kept in schema ragd_bench_<chunks>_<dim> between runs)
+//	RAGD_BENCH_REBUILD=1    rebuild the corpus (it is kept in schema ragd_bench_<chunks>_<dim>_g1 between runs)
 //
 // e.g. RAGD_DATABASE_URL=postgres://… RAGD_BENCH_CHUNKS=100000 go test -run '^$' -bench Candidates -benchtime 200x ./internal/store/postgres/
 func BenchmarkCandidates(b *testing.B) {
@@ -80,6 +81,31 @@ func BenchmarkCandidates(b *testing.B) {
 		}},
 	}
 	cases[1].run, cases[3].run = cases[0].run, cases[2].run
+	// Under a 1% grant, top-k stays full: k candidates (the granted passages outnumber k from 2,000 chunks
+	// on, and the Cranfield words recur).
+	full := func(n int, err error) error {
+		if err == nil && n != k && f.chunks >= 2000 {
+			err = fmt.Errorf("%d candidates under a 1%% grant, want %d", n, k)
+		}
+		return err
+	}
+	cases = append(cases,
+		struct {
+			name   string
+			filter rag.Filter
+			run    func(q benchQuery, f rag.Filter) error
+		}{"VectorGrant1pct", rag.Filter{}, func(q benchQuery, fl rag.Filter) error {
+			c, err := f.s.VectorCandidates(ctx, benchOne, rag.VectorQuery{Space: f.space, Vector: q.vec, Filter: fl, K: k})
+			return full(len(c), err)
+		}},
+		struct {
+			name   string
+			filter rag.Filter
+			run    func(q benchQuery, f rag.Filter) error
+		}{"KeywordGrant1pct", rag.Filter{}, func(q benchQuery, fl rag.Filter) error {
+			_, err := f.s.KeywordCandidates(ctx, benchOne, rag.KeywordQuery{Terms: q.terms, Filter: fl, K: k})
+			return err
+		}})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -106,6 +132,9 @@ func BenchmarkCandidates(b *testing.B) {
 	}
 }
 
+// benchOne reads 1% of the corpus through read grants.
+var benchOne = rag.Principal{ID: "user:one"}
+
 type benchQuery struct {
 	text  string
 	terms []string
@@ -117,6 +146,7 @@ type benchFixture struct {
 	space              rag.Space
 	queries            []benchQuery
 	recall, recallRare float64
+	chunks             int
 }
 
 func envInt(name string, def int) int {
@@ -139,7 +169,7 @@ func benchSetup(b *testing.B) *benchFixture {
 	}
 	chunks, dim := envInt("RAGD_BENCH_CHUNKS", 2000), envInt("RAGD_BENCH_DIM", 768)
 	ctx := context.Background()
-	schema := fmt.Sprintf("ragd_bench_%d_%d", chunks, dim)
+	schema := fmt.Sprintf("ragd_bench_%d_%d_g1", chunks, dim)
 	if os.Getenv("RAGD_BENCH_REBUILD") == "1" {
 		dropSchema(b, url, schema)
 	}
@@ -149,7 +179,7 @@ func benchSetup(b *testing.B) *benchFixture {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
-	f := &benchFixture{s: s, space: rag.Space{Provider: "bench", Model: "bow", Dim: dim}}
+	f := &benchFixture{s: s, space: rag.Space{Provider: "bench", Model: "bow", Dim: dim}, chunks: chunks}
 	docs, queries := cranfield(b)
 	wv := wordVectors(dim)
 	for _, q := range queries {
@@ -279,9 +309,11 @@ func buildBenchCorpus(b *testing.B, s *Store, space rag.Space, abstracts []strin
 	const perDoc = 10
 	for d := 0; d*perDoc < n; d++ {
 		doc := &rag.Document{CollectionID: coll.ID, ExternalID: fmt.Sprintf("doc-%06d", d), Title: fmt.Sprintf("bench %d", d),
-			MediaType: "text/plain", Owner: "user:bench", Readers: []string{rag.Everyone}}
+			MediaType: "text/plain", Owner: "user:bench"}
 		if d%20 == 7 {
 			doc.Tags = []string{"rare"}
+		} else if d%100 == 50 {
+			doc.Readers = []string{benchOne.ID} // 1% of the corpus, read only by user one (and its owner)
 		}
 		if err := s.CreateDocument(ctx, doc); err != nil {
 			b.Fatal(err)

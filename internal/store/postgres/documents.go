@@ -11,12 +11,12 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-const collectionColumns = "id, name, description, owner, settings, profile, created_at, updated_at"
+const collectionColumns = "id, name, description, owner, settings, profile, created_at, updated_at, visibility"
 
 func scanCollection(row pgx.Row) (*rag.Collection, error) {
 	var c rag.Collection
 	var profile []byte
-	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &c.Settings, &profile, &c.CreatedAt, &c.UpdatedAt); err != nil {
+	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &c.Settings, &profile, &c.CreatedAt, &c.UpdatedAt, &c.Visibility); err != nil {
 		return nil, err
 	}
 	if len(profile) > 0 {
@@ -39,17 +39,21 @@ func (s *Store) CreateCollection(ctx context.Context, c *rag.Collection) error {
 	if c.Name == "" {
 		return rag.Errorf(rag.CodeInvalid, "collection name is required")
 	}
+	vis, err := rag.CheckVisibility(c.Visibility)
+	if err != nil {
+		return err
+	}
 	id := c.ID
 	if id == "" {
 		id = uuid.NewString()
 	}
 	now := s.now()
-	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`),
-		id, c.Name, c.Description, c.Owner, c.Settings, profileValue(c), now)
+	_, err = s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`),
+		id, c.Name, c.Description, c.Owner, c.Settings, profileValue(c), now, string(vis))
 	if err != nil {
 		return interpretError(fmt.Errorf("create collection: %w", err))
 	}
-	c.ID, c.CreatedAt, c.UpdatedAt = id, now, now
+	c.ID, c.CreatedAt, c.UpdatedAt, c.Visibility = id, now, now, vis
 	return nil
 }
 
@@ -70,7 +74,7 @@ func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.
 		return nil, rag.Errorf(rag.CodeInvalid, "collection name is required")
 	}
 	now := s.now()
-	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, '', $3, NULL, NULL, $4, $4)
+	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.collections (`+collectionColumns+`) VALUES ($1, $2, '', $3, NULL, NULL, $4, $4, 'private')
 		ON CONFLICT (name) DO NOTHING`), uuid.NewString(), name, owner, now)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("ensure collection: %w", err))
@@ -113,14 +117,14 @@ func (s *Store) ListCollections(ctx context.Context) ([]*rag.Collection, error) 
 
 const documentColumns = `d.id, d.collection_id, d.external_id, d.title, d.source, d.media_type, d.content_hash,
 	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags,
-	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at`
+	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers`
 
 func scanDocument(row pgx.Row) (*rag.Document, error) {
 	var d rag.Document
 	var status, stage, code string
 	err := row.Scan(&d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
 		&d.PendingHash, &d.Version, &d.Size, &status, &stage, &d.Progress, &code, &d.Error, &d.Metadata, &d.Tags,
-		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt)
+		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt, &d.Writers)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +135,9 @@ func scanDocument(row pgx.Row) (*rag.Document, error) {
 	}
 	if len(d.Readers) == 0 {
 		d.Readers = nil
+	}
+	if len(d.Writers) == 0 {
+		d.Writers = nil
 	}
 	return &d, nil
 }
@@ -161,11 +168,11 @@ func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
 	now := s.now()
 	_, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.documents (id, collection_id, external_id, title, source, media_type,
 		content_hash, pending_hash, version, size, status, stage, progress, error_code, error, metadata, tags, owner,
-		readers, chunk_count, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, 0, $20, $20)`),
+		readers, chunk_count, created_at, updated_at, writers)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, 0, $20, $20, $21)`),
 		id, d.CollectionID, d.ExternalID, d.Title, d.Source, d.MediaType, d.ContentHash, d.PendingHash, d.Version, d.Size,
 		string(status), string(stage), d.Progress, string(d.ErrorCode), d.Error, d.Metadata, nonNil(d.Tags), d.Owner,
-		nonNil(d.Readers), now)
+		nonNil(d.Readers), now, nonNil(d.Writers))
 	if err != nil {
 		return interpretError(fmt.Errorf("create document: %w", err))
 	}
@@ -291,6 +298,9 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 	}
 	if u.Readers != nil {
 		sets = append(sets, "readers = "+a.add(u.Readers))
+	}
+	if u.Writers != nil {
+		sets = append(sets, "writers = "+a.add(u.Writers))
 	}
 	conds, _ := docConditions(&a, p, rag.Filter{})
 	conds = append(conds, "d.id = "+a.add(id))

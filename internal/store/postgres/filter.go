@@ -23,7 +23,9 @@ func (a *args) add(v any) string {
 func docConditions(a *args, p rag.Principal, f rag.Filter) ([]string, error) {
 	var w []string
 	if !p.Admin {
-		w = append(w, fmt.Sprintf("(d.owner = %s OR d.readers && %s::text[])", a.add(p.ID), a.add(p.Readers())))
+		readers := a.add(p.Readers())
+		w = append(w, fmt.Sprintf("(d.owner = %s OR d.readers && %s::text[] OR d.writers && %s::text[] OR d.collection_id IN (%s))",
+			a.add(p.ID), readers, readers, visibleCollections(a, p)))
 	}
 	if len(f.Collections) > 0 {
 		w = append(w, fmt.Sprintf("d.collection_id IN (SELECT id FROM {S}.collections WHERE id = ANY(%[1]s::text[]) OR name = ANY(%[1]s::text[]))",
@@ -58,6 +60,32 @@ func docConditions(a *args, p rag.Principal, f rag.Filter) ([]string, error) {
 		w = append(w, cond)
 	}
 	return w, nil
+}
+
+// visibleCollections is a query of the IDs of the collections whose documents p reads by the
+// collection's visibility: public ones, those p or one of its teams owns, and team ones owned by a user who
+// shares a team with p (docs/security.md).
+func visibleCollections(a *args, p rag.Principal) string {
+	return fmt.Sprintf(`SELECT c.id FROM {S}.collections c WHERE c.visibility = 'public' OR c.owner = ANY(%s::text[])
+		OR (c.visibility = 'team' AND c.owner IN (SELECT 'user:' || m.user_name FROM {S}.team_members m WHERE m.team = ANY(%s::text[])))`,
+		a.add(p.Names()), a.add(nonNil(p.Groups)))
+}
+
+// writable is the write predicate on documents d: owner, a write grant naming p, or a collection p writes
+// to (see writableCollections); "TRUE" for admins.
+func writable(a *args, p rag.Principal) string {
+	if p.Admin {
+		return "TRUE"
+	}
+	return fmt.Sprintf("(d.owner = %s OR d.writers && %s::text[] OR d.collection_id IN (%s))", a.add(p.ID), a.add(p.Readers()), writableCollections(a, p))
+}
+
+// writableCollections is a query of the IDs of the collections p adds documents to: those it owns, and
+// those owned by a team it is an admin of (membership read from team_members now, not from p).
+func writableCollections(a *args, p rag.Principal) string {
+	id := a.add(p.ID)
+	return fmt.Sprintf(`SELECT c.id FROM {S}.collections c WHERE c.owner = %[1]s
+		OR c.owner IN (SELECT 'team:' || m.team FROM {S}.team_members m WHERE m.role = 'admin' AND 'user:' || m.user_name = %[1]s)`, id)
 }
 
 // metaCondition translates one metadata condition. Comparisons are typed: a number only equals or orders

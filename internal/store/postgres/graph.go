@@ -13,11 +13,15 @@ import (
 var _ rag.GraphStore = (*Store)(nil)
 
 // graphScope returns the conditions every read of a collection's graph or record tables applies inside its
-// query (alias g): the rows of that collection, as the principal may see them. Graph rows carry no owner or
-// readers yet, so a principal sees the graph of a collection it names; per-row permissions (issue 13) go
-// here, beside docConditions, the seam chunk retrieval uses for documents.
-func graphScope(a *args, _ rag.Principal, collectionID string) []string {
-	return []string{"g.collection_id = " + a.add(collectionID)}
+// query (alias g): the rows of that collection, when the principal sees the collection by its owner and
+// visibility (docs/security.md). Graph rows belong to the collection, not to a document, so a grant on one
+// document does not open its collection's graph.
+func graphScope(a *args, p rag.Principal, collectionID string) []string {
+	w := []string{"g.collection_id = " + a.add(collectionID)}
+	if !p.Admin {
+		w = append(w, "g.collection_id IN ("+visibleCollections(a, p)+")")
+	}
+	return w
 }
 
 // collect runs query and scans each row with scan; what names the read in errors.
@@ -162,7 +166,9 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 		return nil, 0, nil
 	}
 	var total int
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1`), collectionID).Scan(&total); err != nil {
+	var ca args
+	all := graphScope(&ca, p, collectionID)
+	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.graph_entities g WHERE `+where(all)), ca...).Scan(&total); err != nil {
 		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
 	}
 	rows, err := s.pool.Query(ctx, s.q(`SELECT g.entity_id, g.term, g.weight FROM {S}.graph_terms g WHERE `+where(w)+

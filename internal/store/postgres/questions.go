@@ -81,9 +81,14 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 	if limit <= 0 {
 		limit = 100
 	}
+	a := args{q.CollectionID, string(q.Status), limit}
+	viewer := "TRUE"
+	if q.Viewer != nil && !q.Viewer.Admin {
+		viewer = "collection_id IN (" + visibleCollections(&a, *q.Viewer) + ")"
+	}
 	out, err := s.queryQuestions(ctx, false, `SELECT `+questionColumns+` FROM {S}.questions
-		WHERE ($1 = '' OR collection_id = $1) AND ($2 = '' OR status = $2)
-		ORDER BY created_at DESC, id DESC LIMIT $3`, q.CollectionID, string(q.Status), limit)
+		WHERE ($1 = '' OR collection_id = $1) AND ($2 = '' OR status = $2) AND `+viewer+`
+		ORDER BY created_at DESC, id DESC LIMIT $3`, a...)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list questions: %w", err))
 	}

@@ -24,7 +24,8 @@ import (
 
 // The benchmark corpus: 1,000 documents × 100 chunks of 768-d random normalised vectors and ~120 words of
 // Zipf-distributed synthetic vocabulary each. 5% of the documents carry the tag "rare" and are readable by
-// group "team" (the others only by their owner), for the filtered and permission-restricted runs.
+// group "team", and another 1% are granted to user "one" (the others are read only by their owner), for the
+// filtered and permission-restricted runs.
 const (
 	benchDocs      = 1000
 	benchChunks    = 100
@@ -83,7 +84,7 @@ func openBenchStore(b *testing.B) *sqlite.Store {
 		}
 		dir := os.Getenv("RAGD_BENCH_DIR")
 		if dir == "" {
-			dir = filepath.Join(os.TempDir(), fmt.Sprintf("ragd-sqlite-bench-%dx%d", benchDocs*benchChunks, benchDim))
+			dir = filepath.Join(os.TempDir(), fmt.Sprintf("ragd-sqlite-bench-%dx%d-grants", benchDocs*benchChunks, benchDim))
 		}
 		ctx := context.Background()
 		marker := filepath.Join(dir, "complete")
@@ -134,6 +135,8 @@ func buildBenchCorpus(ctx context.Context, dir string, r *rand.Rand) error {
 			MediaType: "text/plain", Owner: "owner"}
 		if i%benchRareEvery == 0 {
 			d.Tags, d.Readers = []string{"rare"}, []string{"group:team"}
+		} else if i%100 == 50 {
+			d.Readers = []string{benchOne.ID}
 		}
 		if err := s.CreateDocument(ctx, d); err != nil {
 			return err
@@ -187,6 +190,8 @@ func reportLatency(b *testing.B, d []time.Duration) {
 
 var (
 	benchTeam = rag.Principal{ID: "user:member", Groups: []string{"team"}}
+	// benchOne reads 1% of the corpus, by a read grant on 10 of its 1,000 documents.
+	benchOne  = rag.Principal{ID: "user:one"}
 	benchRare = rag.Filter{Tags: []string{"rare"}}
 )
 
@@ -201,6 +206,7 @@ func BenchmarkVectorCandidates(b *testing.B) {
 		{"All", rag.LocalPrincipal, rag.Filter{}},
 		{"Filter5pct", rag.LocalPrincipal, benchRare},
 		{"Visibility5pct", benchTeam, rag.Filter{}},
+		{"Grant1pct", benchOne, rag.Filter{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration
@@ -223,6 +229,25 @@ func BenchmarkVectorCandidates(b *testing.B) {
 func BenchmarkKeywordCandidates(b *testing.B) {
 	s := openBenchStore(b)
 	qs := benchQueries(200)
+	// full[i] is how many candidates query i must get under the 1% grant: k, or every matching passage of
+	// the granted documents when fewer match (terms in more than half of all passages have BM25's floor
+	// IDF and do not count when others do). It is counted with the documents as a filter, as an admin.
+	page, err := s.ListDocuments(b.Context(), benchOne, rag.DocumentQuery{Limit: 100})
+	if err != nil || page.Total != benchDocs/100 {
+		b.Fatalf("user one reads %v documents (%v), want %d", page, err, benchDocs/100)
+	}
+	var granted []string
+	for _, d := range page.Documents {
+		granted = append(granted, d.ID)
+	}
+	full := make([]int, len(qs))
+	for i, q := range qs {
+		c, err := s.KeywordCandidates(b.Context(), rag.LocalPrincipal, rag.KeywordQuery{Terms: q.terms, Filter: rag.Filter{DocumentIDs: granted}, K: benchChunks * len(granted)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		full[i] = min(50, len(c))
+	}
 	for _, tc := range []struct {
 		name string
 		p    rag.Principal
@@ -231,19 +256,24 @@ func BenchmarkKeywordCandidates(b *testing.B) {
 		{"All", rag.LocalPrincipal, rag.Filter{}},
 		{"Filter5pct", rag.LocalPrincipal, benchRare},
 		{"Visibility5pct", benchTeam, rag.Filter{}},
+		{"Grant1pct", benchOne, rag.Filter{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration
 			i := 0
 			for b.Loop() {
 				q := qs[i%len(qs)]
-				i++
 				start := time.Now()
-				_, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
+				c, err := s.KeywordCandidates(b.Context(), tc.p, rag.KeywordQuery{Terms: q.terms, Filter: tc.f, K: 50})
 				lat = append(lat, time.Since(start))
 				if err != nil {
 					b.Fatal(err)
 				}
+				// Top-k stays full under the grant: k candidates whenever k permitted passages match.
+				if tc.p.ID == benchOne.ID && len(c) != full[i%len(qs)] {
+					b.Fatalf("query %d: %d keyword candidates under a 1%% grant, want %d", i%len(qs), len(c), full[i%len(qs)])
+				}
+				i++
 			}
 			reportLatency(b, lat)
 		})
@@ -290,6 +320,7 @@ func BenchmarkHybrid(b *testing.B) {
 	}{
 		{"All", rag.LocalPrincipal, rag.Filter{}},
 		{"Filter5pct", rag.LocalPrincipal, benchRare},
+		{"Grant1pct", benchOne, rag.Filter{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat []time.Duration

@@ -9,13 +9,13 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-const collectionCols = `id, name, description, owner, settings, profile, created_at, updated_at`
+const collectionCols = `id, name, description, owner, settings, profile, created_at, updated_at, visibility`
 
 func scanCollection(row interface{ Scan(...any) error }) (*rag.Collection, error) {
 	var c rag.Collection
 	var settings, profile string
 	var created, updated int64
-	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &settings, &profile, &created, &updated); err != nil {
+	if err := row.Scan(&c.ID, &c.Name, &c.Description, &c.Owner, &settings, &profile, &created, &updated, &c.Visibility); err != nil {
 		return nil, err
 	}
 	if profile != "" {
@@ -38,20 +38,24 @@ func (s *Store) CreateCollection(ctx context.Context, c *rag.Collection) error {
 	if err != nil {
 		return err
 	}
+	vis, err := rag.CheckVisibility(c.Visibility)
+	if err != nil {
+		return err
+	}
 	id := c.ID
 	if id == "" {
 		id = newID()
 	}
 	now := s.now()
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, c.Name, c.Description, c.Owner, settings, string(c.Profile), now.UnixMicro(), now.UnixMicro())
+		_, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, c.Name, c.Description, c.Owner, settings, string(c.Profile), now.UnixMicro(), now.UnixMicro(), string(vis))
 		return err
 	})
 	if err != nil {
 		return dbError(err, "create collection %q", c.Name)
 	}
-	c.ID, c.CreatedAt, c.UpdatedAt = id, now, now
+	c.ID, c.CreatedAt, c.UpdatedAt, c.Visibility = id, now, now, vis
 	return nil
 }
 
@@ -76,7 +80,7 @@ func (s *Store) EnsureCollection(ctx context.Context, name, owner string) (*rag.
 	var c *rag.Collection
 	now := s.now().UnixMicro()
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, '', ?, '{}', '', ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO collections (`+collectionCols+`) VALUES (?, ?, '', ?, '{}', '', ?, ?, 'private')
 			ON CONFLICT (name) DO NOTHING`, newID(), name, owner, now, now); err != nil {
 			return err
 		}

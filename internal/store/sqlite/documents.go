@@ -12,16 +12,16 @@ import (
 
 const docCols = `d.seq, d.id, d.collection_id, coalesce(d.external_id, ''), d.title, d.source, d.media_type, d.content_hash,
 	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags, d.owner,
-	d.readers, d.chunk_count, d.created_at, d.updated_at`
+	d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers`
 
 // scanDoc reads the docCols of one row; it also returns the document's seq.
 func scanDoc(row interface{ Scan(...any) error }) (*rag.Document, int64, error) {
 	var d rag.Document
 	var seq, created, updated int64
-	var meta, tags, readers string
+	var meta, tags, readers, writers string
 	if err := row.Scan(&seq, &d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
 		&d.PendingHash, &d.Version, &d.Size, &d.Status, &d.Stage, &d.Progress, &d.ErrorCode, &d.Error, &meta, &tags, &d.Owner,
-		&readers, &d.ChunkCount, &created, &updated); err != nil {
+		&readers, &d.ChunkCount, &created, &updated, &writers); err != nil {
 		return nil, 0, err
 	}
 	var err error
@@ -33,6 +33,9 @@ func scanDoc(row interface{ Scan(...any) error }) (*rag.Document, int64, error) 
 	}
 	if d.Readers, err = unmarshalStrings(readers); err != nil {
 		return nil, 0, fmt.Errorf("document %s readers: %w", d.ID, err)
+	}
+	if d.Writers, err = unmarshalStrings(writers); err != nil {
+		return nil, 0, fmt.Errorf("document %s writers: %w", d.ID, err)
 	}
 	d.CreatedAt, d.UpdatedAt = fromMicro(created), fromMicro(updated)
 	return &d, seq, nil
@@ -77,6 +80,10 @@ func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
 	if err != nil {
 		return err
 	}
+	writers, err := marshalJSON(d.Writers, "[]")
+	if err != nil {
+		return err
+	}
 	id := d.ID
 	if id == "" {
 		id = newID()
@@ -99,11 +106,11 @@ func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (id, collection_id, external_id, title, title_lower, source,
 			media_type, content_hash, pending_hash, version, size, status, stage, progress, error_code, error, metadata, tags,
-			owner, readers, chunk_count, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+			owner, readers, chunk_count, created_at, updated_at, writers)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
 			id, d.CollectionID, nullable(d.ExternalID), d.Title, strings.ToLower(d.Title), d.Source, d.MediaType,
 			d.ContentHash, d.PendingHash, d.Size, string(status), string(stage), d.Progress, string(d.ErrorCode), d.Error, meta, tags,
-			d.Owner, readers, now.UnixMicro(), now.UnixMicro())
+			d.Owner, readers, now.UnixMicro(), now.UnixMicro(), writers)
 		return err
 	})
 	if err != nil {
@@ -260,6 +267,14 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 		}
 		sets = append(sets, `readers = ?`)
 		args = append(args, readers)
+	}
+	if u.Writers != nil {
+		writers, err := marshalJSON(u.Writers, "[]")
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, `writers = ?`)
+		args = append(args, writers)
 	}
 	sets = append(sets, `updated_at = ?`)
 	args = append(args, s.now().UnixMicro())

@@ -32,14 +32,48 @@ func stringArgs(v []string) []any {
 	return out
 }
 
-// visible adds the visibility predicate of rag.Store: admin, owner, or a reader entry of p.
+// visible adds the visibility predicate of rag.Store: admin, owner, a read or write grant naming p, or a
+// collection visible to p (docs/security.md).
 func (w *where) visible(p rag.Principal) {
 	if p.Admin {
 		return
 	}
 	readers := p.Readers()
-	w.add(`d.owner = ? OR EXISTS (SELECT 1 FROM json_each(d.readers) r WHERE r.value IN (`+placeholders(len(readers))+`))`,
-		append([]any{p.ID}, stringArgs(readers)...)...)
+	in := placeholders(len(readers))
+	cols, colArgs := visibleCollections(p)
+	w.add(`d.owner = ? OR EXISTS (SELECT 1 FROM json_each(d.readers) r WHERE r.value IN (`+in+`))
+		OR EXISTS (SELECT 1 FROM json_each(d.writers) r WHERE r.value IN (`+in+`))
+		OR d.collection_id IN (`+cols+`)`,
+		append(append(append([]any{p.ID}, stringArgs(readers)...), stringArgs(readers)...), colArgs...)...)
+}
+
+// visibleCollections is a query of the IDs of the collections whose documents p reads by the collection's
+// visibility: public ones, those p or one of its teams owns, and team ones owned by a user who shares a
+// team with p. It is not correlated with the outer query, so SQLite runs it once.
+func visibleCollections(p rag.Principal) (string, []any) {
+	names := p.Names()
+	return `SELECT c.id FROM collections c WHERE c.visibility = 'public' OR c.owner IN (` + placeholders(len(names)) + `)
+		OR (c.visibility = 'team' AND c.owner IN (SELECT 'user:' || m.user_name FROM team_members m WHERE m.team IN (` +
+		placeholders(len(p.Groups)) + `)))`, append(stringArgs(names), stringArgs(p.Groups)...)
+}
+
+// writable adds the write predicate: admin, owner, a write grant naming p, or a collection p writes to.
+func (w *where) writable(p rag.Principal) {
+	if p.Admin {
+		return
+	}
+	readers := p.Readers()
+	cols, colArgs := writableCollections(p)
+	w.add(`d.owner = ? OR EXISTS (SELECT 1 FROM json_each(d.writers) r WHERE r.value IN (`+placeholders(len(readers))+`))
+		OR d.collection_id IN (`+cols+`)`, append(append([]any{p.ID}, stringArgs(readers)...), colArgs...)...)
+}
+
+// writableCollections is a query of the IDs of the collections p adds documents to: those it owns, and
+// those owned by a team it is an admin of (membership read from team_members now, not from p).
+func writableCollections(p rag.Principal) (string, []any) {
+	return `SELECT c.id FROM collections c WHERE c.owner = ?
+		OR c.owner IN (SELECT 'team:' || m.team FROM team_members m WHERE m.role = 'admin' AND 'user:' || m.user_name = ?)`,
+		[]any{p.ID, p.ID}
 }
 
 // filter adds the conditions of f; CodeInvalid for a malformed metadata condition.

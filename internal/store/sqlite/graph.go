@@ -11,12 +11,16 @@ import (
 var _ rag.GraphStore = (*Store)(nil)
 
 // graphScope is the condition every read of a collection's graph or record tables applies inside its query
-// (alias g): the rows of that collection, as the principal may see them. Graph rows carry no owner or readers
-// yet, so a principal sees the graph of a collection it names; per-row permissions (issue 13) go here, the
-// seam chunk retrieval's visible/filter is for documents.
-func graphScope(_ rag.Principal, collectionID string) *where {
+// (alias g): the rows of that collection, when the principal sees the collection by its owner and
+// visibility (docs/security.md). Graph rows belong to the collection, not to a document, so a grant on one
+// document does not open its collection's graph.
+func graphScope(p rag.Principal, collectionID string) *where {
 	w := &where{}
 	w.add(`g.collection_id = ?`, collectionID)
+	if !p.Admin {
+		cols, args := visibleCollections(p)
+		w.add(`g.collection_id IN (`+cols+`)`, args...)
+	}
 	return w
 }
 
@@ -167,7 +171,8 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 		return nil, 0, nil
 	}
 	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM graph_entities WHERE collection_id = ?`, collectionID).Scan(&total); err != nil {
+	all := graphScope(p, collectionID)
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM graph_entities g WHERE `+all.sql(), all.args...).Scan(&total); err != nil {
 		return nil, 0, dbError(err, "graph postings")
 	}
 	out, err := collect(ctx, s.r, "graph postings", `SELECT g.entity_id, g.term, g.weight FROM graph_terms g WHERE `+w.sql()+

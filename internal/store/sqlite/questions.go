@@ -104,9 +104,15 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+` FROM questions
-		WHERE (?1 = '' OR collection_id = ?1) AND (?2 = '' OR status = ?2)
-		ORDER BY created_at DESC, id DESC LIMIT ?3`, q.CollectionID, string(q.Status), limit)
+	var w where
+	w.add(`? = '' OR collection_id = ?`, q.CollectionID, q.CollectionID)
+	w.add(`? = '' OR status = ?`, string(q.Status), string(q.Status))
+	if q.Viewer != nil && !q.Viewer.Admin {
+		cols, args := visibleCollections(*q.Viewer)
+		w.add(`collection_id IN (`+cols+`)`, args...)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+` FROM questions WHERE `+w.sql()+`
+		ORDER BY created_at DESC, id DESC LIMIT ?`, append(w.args, limit)...)
 	out, err := collectQuestions(rows, err, false)
 	if err != nil {
 		return nil, dbError(err, "list questions")

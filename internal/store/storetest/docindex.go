@@ -26,7 +26,12 @@ func testDocumentCandidates(t *testing.T, open func(t *testing.T) rag.Store) {
 		return ids
 	}
 	s := open(t)
-	c := mustCollection(t, s, "docs")
+	// The collection is nobody's in particular (a collection's owner reads all of it), so that bob's
+	// document stays his.
+	c := &rag.Collection{Name: "docs", Owner: "user:nobody"}
+	if err := s.CreateCollection(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
 	report := newDoc(t, s, c.ID, "committee_review_report.pdf", func(d *rag.Document) { d.Title = "Quarterly notes" })
 	commitTexts(t, s, report, spaceA, []string{"Review\nof the harbour levy\n" +
 		"The committee examined the proposal in detail over several sessions and heard many witnesses, and this long line is body text.",

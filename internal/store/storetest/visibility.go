@@ -36,22 +36,7 @@ func testVisibility(t *testing.T, open func(t *testing.T) rag.Store) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			want := sortedIDs(tc.want...)
-			page, err := s.ListDocuments(t.Context(), tc.p, rag.DocumentQuery{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := listIDs(page.Documents)
-			slices.Sort(got)
-			if !slices.Equal(got, want) || page.Total != len(want) {
-				t.Errorf("ListDocuments = %v (total %d), want %v", got, page.Total, want)
-			}
-			if got := hitDocs(t, s, vector(t, s, tc.p, spaceA, basis(spaceA.Dim, 0), rag.Filter{}, 10)); !slices.Equal(got, want) {
-				t.Errorf("VectorCandidates documents = %v, want %v", got, want)
-			}
-			if got := hitDocs(t, s, keyword(t, s, tc.p, "quarterly figures", rag.Filter{}, 10)); !slices.Equal(got, want) {
-				t.Errorf("KeywordCandidates documents = %v, want %v", got, want)
-			}
+			want := seesExactly(t, s, tc.p, tc.want, basis(spaceA.Dim, 0), "quarterly figures")
 			for _, d := range all {
 				visible := slices.Contains(want, d.ID)
 				check := func(what string, err error) {
@@ -105,4 +90,27 @@ func testVisibility(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("dave sees a document shared with group eng")
 		}
 	})
+}
+
+// seesExactly checks that p lists, and gets vector (near vec) and keyword (for query) candidates from,
+// exactly the documents want, and returns their sorted IDs.
+func seesExactly(t *testing.T, s rag.Store, p rag.Principal, want []*rag.Document, vec []float32, query string) []string {
+	t.Helper()
+	ids := sortedIDs(want...)
+	page, err := s.ListDocuments(t.Context(), p, rag.DocumentQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := listIDs(page.Documents)
+	slices.Sort(got)
+	if !slices.Equal(got, ids) || page.Total != len(ids) {
+		t.Errorf("ListDocuments = %v (total %d), want %v", got, page.Total, ids)
+	}
+	if got := hitDocs(t, s, vector(t, s, p, spaceA, vec, rag.Filter{}, 10)); !slices.Equal(got, ids) {
+		t.Errorf("VectorCandidates documents = %v, want %v", got, ids)
+	}
+	if got := hitDocs(t, s, keyword(t, s, p, query, rag.Filter{}, 10)); !slices.Equal(got, ids) {
+		t.Errorf("KeywordCandidates documents = %v, want %v", got, ids)
+	}
+	return ids
 }
