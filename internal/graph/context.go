@@ -95,10 +95,36 @@ func (r *Result) Sources() []rag.Source {
 		h.Section, h.Text, h.Source = x.path, x.text, "graph:"+r.Collection
 		if e := x.entity; e != nil {
 			h.Metadata["entity_id"], h.Metadata["entity_type"] = e.ID, e.Type
+			h.Metadata["relations"] = relationRows(r.Settings, e.Edges)
 			h.Scores = rag.Scores{Score: e.Score, FusedScore: e.Score, VectorScore: e.Similarity, VectorRank: e.VectorRank,
 				KeywordScore: e.KeywordScore, KeywordRank: e.KeywordRank}
 		}
+		if len(x.rows) > 0 {
+			h.Metadata["columns"], h.Metadata["rows"] = rowsTable(x.rows)
+		}
 		out = append(out, rag.Source{N: i + 1, Hit: h})
+	}
+	return out
+}
+
+// RelationRow is one relation of an entity source (metadata "relations"), for a client to show as
+// entity → relation → other: the relation's label as the context groups it, its type, whether the entity
+// is its source, the other entity's name, and the line the context shows (quantity and unit, or context).
+type RelationRow struct {
+	Label  string `json:"label"`
+	Type   string `json:"type"`
+	Out    bool   `json:"out"`
+	Entity string `json:"entity"`
+	Text   string `json:"text"`
+}
+
+// relationRows are an entity's relations as its context shows them, grouped by label.
+func relationRows(set Settings, edges []Edge) []RelationRow {
+	out := []RelationRow{}
+	for _, g := range groupEdges(set, edges) {
+		for _, e := range g.edges {
+			out = append(out, RelationRow{Label: g.label, Type: e.Type, Out: e.Out, Entity: e.Other.Name, Text: edgeText(e)})
+		}
 	}
 	return out
 }
@@ -212,6 +238,19 @@ func value(v any) string {
 
 // rowsText is the record rows as a markdown table: key, variant, then the other columns by their labels.
 func rowsText(rows []RowHit) string {
+	head, body := rowsTable(rows)
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
+	b.WriteString(strings.Repeat("| --- ", len(head)) + "|\n")
+	for _, cells := range body {
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// rowsTable is the record rows as a table's header and cells: key, variant, then the other columns by
+// their labels, integers with thousands separators.
+func rowsTable(rows []RowHit) (head []string, body [][]string) {
 	t := rows[0].Table
 	var cols []Column
 	for _, c := range t.Columns {
@@ -219,16 +258,13 @@ func rowsText(rows []RowHit) string {
 			cols = append(cols, c)
 		}
 	}
-	head := []string{label(t, t.Key)}
+	head = []string{label(t, t.Key)}
 	if t.Variant != "" {
 		head = append(head, label(t, t.Variant))
 	}
 	for _, c := range cols {
 		head = append(head, orText(c.Label, c.Name))
 	}
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
-	b.WriteString(strings.Repeat("| --- ", len(head)) + "|\n")
 	for _, r := range rows {
 		cells := []string{r.Record.Key}
 		if t.Variant != "" {
@@ -237,9 +273,9 @@ func rowsText(rows []RowHit) string {
 		for _, c := range cols {
 			cells = append(cells, cell(c, r.Record.Values[c.Name]))
 		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		body = append(body, cells)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return head, body
 }
 
 func label(t Table, name string) string {

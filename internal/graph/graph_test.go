@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/internal/embed/hash"
@@ -150,5 +152,55 @@ func TestSpecFiltersTable(t *testing.T) {
 	}
 	if res.Spec != "D9999" || len(res.Rows) < 2 || res.Rows[0].Record.Key != "흄관 부설" || res.Rows[0].Record.Variant != "D600" {
 		t.Errorf("a spec no row has: rows %+v", res.Rows)
+	}
+}
+
+// TestSourcesCarryStructure: an entity source carries its relations as rows (label, type, direction, other
+// entity, the context's line) and the record source its table as columns and cells, so that a client shows
+// them without parsing the context's markdown.
+func TestSourcesCarryStructure(t *testing.T) {
+	f := setup(t)
+	res, err := f.svc.Retrieve(context.Background(), rag.LocalPrincipal, f.coll, f.set, "관 보온 D100 비용")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entity, records *rag.Source
+	srcs := res.Sources()
+	for i := range srcs {
+		switch srcs[i].Metadata["kind"] {
+		case graph.KindEntity:
+			if entity == nil {
+				entity = &srcs[i]
+			}
+		case graph.KindRecords:
+			records = &srcs[i]
+		}
+	}
+	if entity == nil || records == nil {
+		t.Fatalf("sources %+v: want an entity and the records", srcs)
+	}
+	rels, _ := entity.Metadata["relations"].([]graph.RelationRow)
+	if entity.Title != "관 보온" || len(rels) == 0 {
+		t.Fatalf("entity %q relations %+v", entity.Title, rels)
+	}
+	labour := false
+	for _, r := range rels {
+		if r.Entity == "" || r.Label == "" || r.Type == "" || !strings.HasPrefix(r.Text, r.Entity) {
+			t.Errorf("relation row %+v", r)
+		}
+		if r.Out && r.Type == "REQUIRES_LABOR" && strings.Contains(entity.Text, r.Text) {
+			labour = true
+		}
+	}
+	if !labour {
+		t.Errorf("no outgoing REQUIRES_LABOR row as the context shows it: %+v", rels)
+	}
+	cols, _ := records.Metadata["columns"].([]string)
+	rows, _ := records.Metadata["rows"].([][]string)
+	if len(cols) < 3 || !slices.Contains(cols, "합계") || len(rows) != 1 || len(rows[0]) != len(cols) {
+		t.Fatalf("records columns %v rows %v", cols, rows)
+	}
+	if rows[0][0] != "관 보온" || rows[0][1] != "D100" || rows[0][len(cols)-1] != "32,088" {
+		t.Errorf("the D100 row: %v", rows[0])
 	}
 }
