@@ -200,10 +200,11 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, k int, prof profile.Profile, ans *rag.Answer, start time.Time, emit func(Event) error) (*rag.Answer, error) {
 	// A collection with a metadata schema: the question's conditions filter the rows first; list, fact and
 	// comparison questions are answered from the rows, content questions from their documents.
-	pl, err := s.plan(ctx, p, req, q, prof)
+	pl, conds, err := s.plan(ctx, p, req, q, prof)
 	if err != nil {
 		return nil, err
 	}
+	ans.Conditions = conds
 	if pl != nil {
 		ans.Filters, ans.Route = &pl.filter, string(pl.query.Kind)
 		done, err := s.fromRows(ctx, p, pl, ans)

@@ -43,7 +43,8 @@ func cacheKey(p rag.Principal, req rag.AskRequest, q string) string {
 		K      int
 		AsOf   string
 		Record bool
-	}{p, strings.Join(strings.Fields(strings.ToLower(q)), " "), req.Filter, req.K, req.AsOf.Format(time.DateOnly), true})
+		Drop   []string
+	}{p, strings.Join(strings.Fields(strings.ToLower(q)), " "), req.Filter, req.K, req.AsOf.Format(time.DateOnly), true, req.DropFilters})
 	if err != nil {
 		return ""
 	}

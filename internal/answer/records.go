@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,14 +55,20 @@ func (s *Service) rows(ctx context.Context, p rag.Principal, f rag.Filter) ([]me
 }
 
 // plan reads what q asks of the rows of the one collection req names, when its profile prof has a schema;
-// nil otherwise, or when q names nothing of the schema (an ordinary question).
-func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, prof profile.Profile) (*recordPlan, error) {
+// nil otherwise, or when q names nothing of the schema (an ordinary question), or nothing once the fields
+// of req.DropFilters are dropped. conds are the conditions read out of q, those dropped marked.
+func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, prof profile.Profile) (pl *recordPlan, conds []rag.QuestionCondition, err error) {
 	sch := prof.Schema
 	if sch == nil || s.opt.Records == nil || len(req.Filter.Collections) != 1 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := sch.Compile(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, f := range req.DropFilters {
+		if sch.Field(f) == nil && f != sch.Key {
+			return nil, nil, rag.Errorf(rag.CodeInvalid, "drop_filters: collection %s has no field %q", req.Filter.Collections[0], f)
+		}
 	}
 	asOf := req.AsOf
 	if asOf.IsZero() {
@@ -70,19 +77,26 @@ func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest,
 	asOf = time.Date(asOf.Year(), asOf.Month(), asOf.Day(), 0, 0, 0, 0, time.UTC)
 	all, err := s.rows(ctx, p, rag.Filter{Collections: req.Filter.Collections})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mq := sch.Extract(q, all, asOf)
 	if mq.Kind == meta.KindNone {
-		return nil, nil
+		return nil, nil, nil
+	}
+	conds = sch.Conditions(mq, all)
+	for i := range conds {
+		conds[i].Dropped = slices.Contains(req.DropFilters, conds[i].Field)
+	}
+	if mq.Drop(req.DropFilters, sch.Key); mq.Kind == meta.KindNone {
+		return nil, conds, nil
 	}
 	f := req.Filter
 	f.Metadata = append(append([]rag.MetaCond(nil), f.Metadata...), sch.Filter(mq, asOf)...)
 	rows, err := s.rows(ctx, p, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &recordPlan{schema: sch, query: mq, asOf: asOf, filter: f, rows: rows}, nil
+	return &recordPlan{schema: sch, query: mq, asOf: asOf, filter: f, rows: rows}, conds, nil
 }
 
 // fromRows answers a list, fact or comparison question, or one whose rows do not exist, from the rows

@@ -152,6 +152,59 @@ func TestAskRecords(t *testing.T) {
 	})
 }
 
+// TestDropFilters: the conditions read out of a question are reported one per chip; dropping a field's
+// answers without its conditions (more rows), an unknown field is refused, and dropping the named row of a
+// fact question lists the rows its other conditions (the row's place) select.
+func TestDropFilters(t *testing.T) {
+	a := housing(t, time.Minute)
+	askDrop := func(q string, drop ...string) (*rag.Answer, error) {
+		return a.Answers.Ask(context.Background(), rag.LocalPrincipal, rag.AskRequest{Question: q,
+			Filter: rag.Filter{Collections: []string{"housing"}}, AsOf: asOf, DropFilters: drop}, nil)
+	}
+	q := "보증금 1000만원 이하이면서 지금 신청할 수 있는 공고 알려줘."
+	all, err := askDrop(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range all.Conditions {
+		texts = append(texts, c.Text)
+		if c.Dropped {
+			t.Errorf("%+v dropped without drop_filters", c)
+		}
+	}
+	if !slices.Contains(texts, "보증금 ≤ 1,000만원") || !slices.Contains(texts, "상태: 접수중") || len(texts) != 2 {
+		t.Fatalf("conditions %q", texts)
+	}
+	less, err := askDrop(q, "deposit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if less.Route != "list" || len(less.Sources) <= len(all.Sources) || less.Cached {
+		t.Fatalf("without deposit: route %q, %d rows (with it %d), cached %v", less.Route, len(less.Sources), len(all.Sources), less.Cached)
+	}
+	for _, c := range less.Conditions {
+		if c.Dropped != (c.Field == "deposit") {
+			t.Errorf("condition %+v: dropped %v", c, c.Dropped)
+		}
+	}
+	for _, m := range less.Filters.Metadata {
+		if m.Key == "deposit" {
+			t.Errorf("the dropped field is still applied: %+v", less.Filters.Metadata)
+		}
+	}
+	if _, err := askDrop(q, "parking"); rag.ErrorCode(err) != rag.CodeInvalid {
+		t.Errorf("unknown field: %v", err)
+	}
+	named, err := askDrop("서대문구 홍제동 장기전세주택 접수 마감 언제야?", "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if named.Route != "list" || len(named.Conditions) < 2 || !named.Conditions[0].Dropped || named.Conditions[0].Field != "id" {
+		t.Fatalf("named row dropped: route %q conditions %+v", named.Route, named.Conditions)
+	}
+}
+
 func TestAnswerCache(t *testing.T) {
 	a := housing(t, time.Hour)
 	const q = "보증금 1000만원 이하이면서 지금 신청할 수 있는 공고 알려줘."

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -311,4 +312,96 @@ func (s *Schema) RecordText(m map[string]any) string {
 		fmt.Fprintf(&b, "| %s | %s |\n", cell(f.Label()), cell(s.Display(r, f.Name, time.Time{})))
 	}
 	return b.String()
+}
+
+// Condition is one condition read out of a question, as a client shows it (rag.QuestionCondition).
+type Condition = rag.QuestionCondition
+
+var opSigns = map[rag.MetaOp]string{rag.OpEq: ": ", rag.OpIn: ": ", rag.OpNe: " ≠ ", rag.OpGt: " > ", rag.OpGte: " ≥ ",
+	rag.OpLt: " < ", rag.OpLte: " ≤ "}
+
+// Conditions are q's conditions as a client shows them: the named rows first (by their titles, from rows),
+// then the conditions in the question's order.
+func (s *Schema) Conditions(q *Query, rows []Row) []Condition {
+	var out []Condition
+	if len(q.Named) > 0 {
+		c := Condition{Field: s.Key, Label: s.label(s.Title), Op: rag.OpIn}
+		var titles []string
+		for _, k := range q.Named {
+			c.Values = append(c.Values, k)
+			title := k
+			for _, r := range rows {
+				if r.Meta[s.Key] == k {
+					if t, ok := r.Meta[s.Title].(string); ok && t != "" {
+						title = t
+					}
+					break
+				}
+			}
+			titles = append(titles, title)
+		}
+		c.Text = c.Label + ": " + strings.Join(titles, ", ")
+		out = append(out, c)
+	}
+	for _, mc := range q.Conds {
+		c := Condition{Field: mc.Key, Label: s.label(mc.Key), Op: mc.Op, Values: mc.Values}
+		var vals []string
+		for _, v := range mc.Values {
+			vals = append(vals, s.show(mc.Key, v))
+		}
+		c.Text = c.Label + opSigns[mc.Op] + strings.Join(vals, ", ")
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s *Schema) label(field string) string {
+	if f := s.byName[field]; f != nil {
+		return f.Label()
+	}
+	return field
+}
+
+// show is one value of field as answers show it: money in won, counts with their unit.
+func (s *Schema) show(field string, v any) string {
+	f := s.byName[field]
+	var n int64
+	switch x := v.(type) {
+	case float64:
+		n = int64(x)
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	default:
+		return fmt.Sprint(v)
+	}
+	switch {
+	case f != nil && f.Type == TypeMoney:
+		return Won(n)
+	case f != nil && f.Type == TypeInteger:
+		return commas(n) + f.Unit
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// Drop removes from q the conditions on the given fields (the key field: the named rows), as a client
+// that removed them asks, and decides again what q asks: named rows gone, a fact or content question
+// becomes a list of the rows its other conditions select, or an ordinary question when none are left.
+func (q *Query) Drop(fields []string, key string) {
+	if len(fields) == 0 {
+		return
+	}
+	q.Conds = slices.DeleteFunc(q.Conds, func(c rag.MetaCond) bool { return slices.Contains(fields, c.Key) })
+	if slices.Contains(fields, key) {
+		q.Named = nil
+	}
+	switch {
+	case len(q.Named) > 0:
+	case q.Kind == KindCompare && (len(q.Conds) > 0 || q.Order != ""):
+	case len(q.Conds) > 0:
+		q.Kind = KindList
+	default:
+		q.Kind = KindNone
+	}
 }

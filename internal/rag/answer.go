@@ -14,6 +14,25 @@ type AskRequest struct {
 	// AsOf is the date relative dates of the question ("within a week", "in December") and computed fields
 	// of a collection's schema resolve against; zero means today.
 	AsOf time.Time `json:"as_of,omitempty"`
+	// DropFilters are fields of the collection's schema whose conditions, read out of the question, are not
+	// applied (the schema's key field: the rows the question names), at most MaxDropFilters.
+	DropFilters []string `json:"drop_filters,omitempty"`
+}
+
+// MaxDropFilters is how many fields AskRequest.DropFilters may name.
+const MaxDropFilters = 20
+
+// QuestionCondition is one condition the collection's schema read out of a question, as a client shows it
+// (a chip): the field, its display name, the operator and values as the question says them (a computed
+// field by its value; the rows the question names as the key field "in" their keys), a short text
+// (보증금 ≤ 1,000만원), and whether AskRequest.DropFilters removed it.
+type QuestionCondition struct {
+	Field   string `json:"field"`
+	Label   string `json:"label"`
+	Op      MetaOp `json:"op"`
+	Values  []any  `json:"values"`
+	Text    string `json:"text"`
+	Dropped bool   `json:"dropped,omitempty"`
 }
 
 // MaxQuestionChars is the longest question answered as is; longer ones are truncated (and the answer says so).
@@ -68,6 +87,9 @@ type Answer struct {
 	// Route says how a question over a schema collection was answered: "list", "fact" or "compare" from
 	// the rows, "content" from the documents of the matching rows; "" for an ordinary question.
 	Route string `json:"route,omitempty"`
+	// Conditions are the conditions read out of the question, the dropped ones marked (nil for an
+	// ordinary question).
+	Conditions []QuestionCondition `json:"conditions,omitempty"`
 	// Cached is true when the answer came from the answer cache.
 	Cached bool `json:"cached,omitempty"`
 	// Expansions are the other wordings of it the generator gave (RAGD_QUERY_EXPANSION=llm), searched beside it.

@@ -71,7 +71,10 @@ type SearchInfo struct {
 	// answer came from the answer cache.
 	Filters *Filter `json:"filters,omitempty"`
 	Route   string  `json:"route,omitempty"`
-	Cached  bool    `json:"cached"`
+	// Conditions are what the schema read out of the question, one per chip, those the request's
+	// drop_filters removed marked "dropped".
+	Conditions []QuestionCondition `json:"conditions,omitempty"`
+	Cached     bool                `json:"cached"`
 }
 
 // WeakView is a weakly supported sentence of an answer: Answer[Start:End] by UTF-8 byte offsets, also
@@ -112,7 +115,7 @@ func ViewAnswer(ans *Answer, passages []Source, historyTurns int) AnswerView {
 		SearchInfo: SearchInfo{
 			ChunksRetrieved: len(passages), LatencyMS: ans.TotalMS, RetrieveMS: ans.RetrieveMS,
 			GenerateMS: ans.GenerateMS, Truncated: ans.Truncated, HistoryTurns: historyTurns,
-			Filters: ans.Filters, Route: ans.Route, Cached: ans.Cached,
+			Filters: ans.Filters, Route: ans.Route, Cached: ans.Cached, Conditions: ans.Conditions,
 		},
 	}
 	for _, w := range ans.Weak {

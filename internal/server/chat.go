@@ -23,6 +23,9 @@ type chatRequest struct {
 	K           int      `json:"k"`
 	// AsOf (YYYY-MM-DD) is the date relative dates of the question resolve against (default today).
 	AsOf string `json:"as_of"`
+	// DropFilters are schema fields whose conditions read out of the question are not applied (a chip the
+	// user removed), at most rag.MaxDropFilters.
+	DropFilters []string `json:"drop_filters"`
 	// Stream asks for server-sent events, like "Accept: text/event-stream".
 	Stream bool `json:"stream"`
 	// ConversationID appends the question and its answer to that conversation of the principal; without
@@ -98,7 +101,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if len(history) == 0 && conv != nil {
 		history = conv.history(rag.MaxHistoryTurns)
 	}
-	ask := rag.AskRequest{Question: req.Question, History: history, Filter: f, K: req.K}
+	if len(req.DropFilters) > rag.MaxDropFilters {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "drop_filters: at most %d fields, got %d", rag.MaxDropFilters, len(req.DropFilters)))
+		return
+	}
+	ask := rag.AskRequest{Question: req.Question, History: history, Filter: f, K: req.K, DropFilters: req.DropFilters}
 	if req.AsOf != "" {
 		d, err := time.Parse(time.DateOnly, strings.TrimSpace(req.AsOf))
 		if err != nil {

@@ -106,6 +106,11 @@ func TestChat(t *testing.T) {
 			body: jsonBody(map[string]any{"question": q, "k": -1})},
 		{name: "K20", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q, "k": 20})},
+		// drop_filters: at most rag.MaxDropFilters fields (a collection without a schema has none to drop).
+		{name: "DropFilters20", method: "POST", path: "/api/chat", status: 200,
+			body: jsonBody(map[string]any{"question": q, "drop_filters": dropFields(rag.MaxDropFilters)})},
+		{name: "ErrDropFilters21", method: "POST", path: "/api/chat", status: 400, code: rag.CodeInvalid,
+			body: jsonBody(map[string]any{"question": q, "drop_filters": dropFields(rag.MaxDropFilters + 1)}), contains: []string{"drop_filters: at most 20"}},
 		{
 			name: "Question500NotTruncated", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q + strings.Repeat("가", 500-utf8.RuneCountInString(q))}),
@@ -331,4 +336,13 @@ func TestChatDocuments(t *testing.T) {
 		{name: "Unknown", method: "POST", path: "/api/chat", status: 200,
 			body: jsonBody(map[string]any{"question": q, "document_ids": []string{"no-such-document"}}), contains: []string{`"not_found":true`}, check: only()},
 	})
+}
+
+// dropFields is n field names for drop_filters.
+func dropFields(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("field%d", i)
+	}
+	return out
 }
