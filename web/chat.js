@@ -318,6 +318,7 @@
     return el('details', { class: 'debug' },
       el('summary', {}, `retrieval: ${info.chunks_retrieved ?? 0} passages · ${ms(info.latency_ms)}`),
       rows.length ? table : el('p', {}, 'no passage cleared the threshold'),
+      ragdStructured.graphSteps(info),
       latency);
   }
 
@@ -393,6 +394,14 @@
         `(${check.removed} citation${check.removed > 1 ? 's' : ''} to passages that were not given removed.)`));
     }
     if (done.stopped) turn.box.append(el('p', { class: 'notice stopped-note' }, '답변을 멈췄습니다. (Stopped.)'));
+    // A schema's filter as chips above the answer; a graph answer's sources as entity → relation rows below it.
+    const info = done.search_info || {};
+    turn.drop = (info.conditions || []).filter((c) => c.dropped).map((c) => c.field);
+    const chips = ragdStructured.filterChips(info, (drop) => regenerate(turn, drop));
+    if (chips) turn.box.insertBefore(chips, turn.answerEl);
+    if (info.route) turn.box.dataset.route = info.route;
+    const graph = ragdStructured.graphSources(done.sources, (n) => turn.labels.get(n) || n);
+    if (graph) turn.box.append(graph);
     const collection = (state.conversation && state.conversation.collections.length === 1) ? state.conversation.collections[0] : '';
     turn.box.append(actions(turn), ragdFeedback.section(Object.assign({}, done, { sources: relabelled(turn, done.sources) }), collection), debugPanel(done));
     setIds(turn, done.message_ids);
@@ -481,14 +490,16 @@
     state.history = historyOf(all.slice(0, i));
   }
 
-  async function regenerate(turn) {
+  /** regenerate asks a turn's question again in its place, without the filter fields drop (default: the
+   *  turn's own). */
+  async function regenerate(turn, drop) {
     if (state.busy) return;
     await whenSaved();
     const q = turn.question;
     const text = q.querySelector('.msg-text').textContent;
     const replaceFrom = q.dataset.id || '';
     removeFrom(q);
-    ask(text, replaceFrom);
+    ask(text, replaceFrom, drop || turn.drop);
   }
 
   function startEdit(box) {
@@ -539,8 +550,9 @@
     $('stop').hidden = !busy;
   }
 
-  /** ask sends a question (replaceFrom: the saved message it replaces, with everything after it). */
-  async function ask(question, replaceFrom) {
+  /** ask sends a question (replaceFrom: the saved message it replaces, with everything after it; drop: the
+   *  schema fields whose conditions read out of it are not applied). */
+  async function ask(question, replaceFrom, drop) {
     setBusy(true);
     const qbox = addUser(question);
     const turn = newTurn(qbox);
@@ -552,6 +564,7 @@
       const conv = await ensureConversation();
       const body = { question, history: state.history.slice(-HISTORY_TURNS), stream: true, conversation_id: conv.id };
       if (replaceFrom) body.replace_from = replaceFrom;
+      if (drop && drop.length) body.drop_filters = drop;
       // The pickers' scope, also when their lists were never opened (a reopened conversation's).
       updatePicked();
       if (scope.documents.length) body.document_ids = scope.documents;
