@@ -86,6 +86,7 @@ func TestGraphAndRecordAnswers(t *testing.T) {
 		!strings.Contains(steps[2], "intent cost") || !strings.Contains(steps[2], "spec D100") {
 		t.Fatalf("graph steps %q", steps)
 	}
+	screenshot(t, ctx, "chat-graph-1280.png")
 	graphConv := eval[string](t, ctx, `location.hash`)
 
 	// A housing list question: chips and a table; removing a chip asks again without it.
@@ -117,6 +118,8 @@ func TestGraphAndRecordAnswers(t *testing.T) {
 	if eval[string](t, ctx, `document.querySelector('`+done+` .chip[data-field="provider"]').dataset.dropped`) != "false" {
 		t.Fatal("the provider chip was dropped too")
 	}
+
+	screenshot(t, ctx, "chat-records-1280.png")
 
 	// A phone: neither answer makes the page scroll sideways (the graph one reopened from its address).
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3))); err != nil {
