@@ -29,6 +29,8 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Embedder:    a.Embedder,
 		Principals:  a.Principals(),
 		Access:      a.Access(),
+		Files:       a.Store,
+		Pages:       a.Extractor,
 		Logger:      a.Logger,
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,

@@ -75,8 +75,11 @@ func (o Options) withDefaults() Options {
 type Extractor struct {
 	opts Options
 
-	mu     sync.Mutex
-	pdf    *pdfRuntime // started on the first PDF: compiling PDFium takes seconds
+	mu  sync.Mutex
+	pdf *pdfRuntime // started on the first PDF: compiling PDFium takes seconds
+	// render is the runtime of RenderPage, its own so that page images are not queued behind extractions
+	// (which may take minutes); started on the first page rendered.
+	render *pdfRuntime
 	closed bool
 }
 
@@ -92,12 +95,14 @@ func (e *Extractor) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	if e.pdf == nil {
-		return nil
+	var errs []error
+	for _, rt := range []**pdfRuntime{&e.pdf, &e.render} {
+		if *rt != nil {
+			errs = append(errs, (*rt).close())
+			*rt = nil
+		}
 	}
-	err := e.pdf.close()
-	e.pdf = nil
-	return err
+	return errors.Join(errs...)
 }
 
 // Extract turns the file called name (its base name is used in messages and its extension to detect the
@@ -140,7 +145,7 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 	switch {
 	case mt == MediaPDF:
 		var rt *pdfRuntime
-		rt, err = e.pdfRuntime()
+		rt, err = e.pdfRuntime(&e.pdf)
 		if err == nil {
 			x, err = rt.extract(ctx, base, data, b)
 		}
@@ -180,20 +185,21 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 	return x, nil
 }
 
-func (e *Extractor) pdfRuntime() (*pdfRuntime, error) {
+// pdfRuntime returns *rt, started on first use.
+func (e *Extractor) pdfRuntime(rt **pdfRuntime) (*pdfRuntime, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, errors.New("extract: extractor is closed")
 	}
-	if e.pdf == nil {
-		rt, err := newPDFRuntime(e.opts)
+	if *rt == nil {
+		r, err := newPDFRuntime(e.opts)
 		if err != nil {
 			return nil, fmt.Errorf("start pdf runtime: %w", err)
 		}
-		e.pdf = rt
+		*rt = r
 	}
-	return e.pdf, nil
+	return *rt, nil
 }
 
 func trimBOM(data []byte) []byte {

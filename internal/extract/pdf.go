@@ -72,57 +72,59 @@ func newPDFRuntime(opts Options) (*pdfRuntime, error) {
 
 func (rt *pdfRuntime) close() error { return rt.pool.Close() }
 
-type pdfResult struct {
-	doc *pdfDoc
-	err error
-}
-
 // extract reads one PDF within b's limits; ctx carries the extraction's time limit.
 func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte, b *budget) (*rag.Extracted, error) {
-	// Waiting for a free worker is not the document's fault: it does not count against its time limit,
-	// but the caller may still give up (shutdown, deletion).
-	inst, err := rt.pool.GetInstanceWithContext(b.caller)
+	var doc *pdfDoc
+	err := rt.run(ctx, b.caller, len(data), func(inst pdfium.Pdfium) error {
+		var err error
+		doc, err = readPDF(ctx, inst, name, data, b)
+		return err
+	})
 	if err != nil {
-		if cerr := b.caller.Err(); cerr != nil {
-			return nil, cerr
+		if err := b.overBudget(err); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("get pdfium instance: %w", err)
+		if err := ctx.Err(); err != nil {
+			return nil, b.timeout(err)
+		}
+		return nil, err
 	}
-	done := make(chan pdfResult, 1)
-	go func() {
-		doc, err := readPDF(ctx, inst, name, data, b)
-		done <- pdfResult{doc, err}
-	}()
-	var res pdfResult
+	return layoutDocument(name, doc, b)
+}
+
+// run calls fn with an instance of the pool; ctx bounds fn's time, caller the wait for a free instance.
+// Waiting is not the document's fault: it does not count against its time limit, but the caller may still
+// give up (shutdown, deletion). size is the bytes of the PDF fn works on.
+func (rt *pdfRuntime) run(ctx, caller context.Context, size int, fn func(inst pdfium.Pdfium) error) error {
+	inst, err := rt.pool.GetInstanceWithContext(caller)
+	if err != nil {
+		if cerr := caller.Err(); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("get pdfium instance: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn(inst) }()
 	select {
-	case res = <-done:
+	case err = <-done:
 	case <-ctx.Done():
 		select {
-		case res = <-done:
+		case err = <-done:
 		case <-time.After(killGrace):
 			// Stuck inside one PDFium call: killing the instance interrupts it (WithCloseOnContextDone).
 			_ = inst.Kill()
 			<-done
-			res = pdfResult{err: ctx.Err()}
+			err = ctx.Err()
 		}
 	}
-	if res.err != nil || int64(len(data)) >= rt.opts.PDFRecycleBytes || wasmMemoryLive() > int64(rt.opts.PDFWorkers)*64<<20 {
+	if err != nil || int64(size) >= rt.opts.PDFRecycleBytes || wasmMemoryLive() > int64(rt.opts.PDFWorkers)*64<<20 {
 		// A failed instance may be in any state; a large file, or a small one that needed much memory, has
 		// grown it. Start afresh: closing the instance gives its memory back.
 		_ = inst.Kill()
 	} else {
 		_ = inst.Close()
 	}
-	if res.err != nil {
-		if err := b.overBudget(res.err); err != nil {
-			return nil, err
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, b.timeout(err)
-		}
-		return nil, res.err
-	}
-	return layoutDocument(name, res.doc, b)
+	return err
 }
 
 // pdfDoc is what is read from PDFium: the characters of every page with their boxes.
@@ -134,36 +136,19 @@ type pdfDoc struct {
 // readPDF reads every character of every page. It checks ctx between PDFium calls so that a timeout stops
 // it without killing the instance.
 func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, b *budget) (*pdfDoc, error) {
-	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	d, pageCount, err := openPDF(inst, name, data, b.pdfMemory)
 	if err != nil {
-		if isOutOfMemory(err) {
-			return nil, outOfMemory(name, b, err)
-		}
-		switch {
-		case errors.Is(err, pdferrors.ErrPassword), errors.Is(err, pdferrors.ErrSecurity):
-			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: encrypted PDF (password required); remove the password and upload it again", name)
-		case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile), errors.Is(err, pdferrors.ErrUnknown):
-			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (cannot be parsed)", name)
-		}
-		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: PDF cannot be read", name)
+		return nil, err
 	}
-	d := opened.Document
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
-	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d})
-	if err != nil {
-		return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (no page tree)", name)
-	}
-	if count.PageCount == 0 {
-		return nil, rag.Errorf(rag.CodeInvalid, "%s: corrupt PDF (no pages)", name)
-	}
-	if err := b.pages(count.PageCount); err != nil {
+	if err := b.pages(pageCount); err != nil {
 		return nil, err
 	}
 	doc := &pdfDoc{}
 	if t, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: d, Tag: "Title"}); err == nil {
 		doc.title = strings.TrimSpace(t.Value)
 	}
-	for i := 0; i < count.PageCount; i++ {
+	for i := 0; i < pageCount; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -173,7 +158,7 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, 
 				return nil, ctx.Err()
 			}
 			if isOutOfMemory(err) {
-				return nil, outOfMemory(name, b, err)
+				return nil, outOfMemory(name, b.pdfMemory, err)
 			}
 			return nil, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (page %d cannot be read)", name, i+1)
 		}
@@ -183,6 +168,38 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, 
 		doc.pages = append(doc.pages, pc)
 	}
 	return doc, nil
+}
+
+// openPDF opens a PDF and counts its pages; the caller closes the document. Errors are *rag.Error:
+// invalid_request for an encrypted or corrupt PDF or one without pages, too_large when it needs more than
+// memLimit bytes of PDFium memory.
+func openPDF(inst pdfium.Pdfium, name string, data []byte, memLimit int64) (references.FPDF_DOCUMENT, int, error) {
+	opened, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
+	if err != nil {
+		if isOutOfMemory(err) {
+			return "", 0, outOfMemory(name, memLimit, err)
+		}
+		switch {
+		case errors.Is(err, pdferrors.ErrPassword), errors.Is(err, pdferrors.ErrSecurity):
+			return "", 0, rag.WrapError(rag.CodeInvalid, err, "%s: encrypted PDF (password required); remove the password and upload it again", name)
+		case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile), errors.Is(err, pdferrors.ErrUnknown):
+			return "", 0, rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (cannot be parsed)", name)
+		}
+		return "", 0, rag.WrapError(rag.CodeInvalid, err, "%s: PDF cannot be read", name)
+	}
+	d := opened.Document
+	count, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: d})
+	switch {
+	case err != nil:
+		err = rag.WrapError(rag.CodeInvalid, err, "%s: corrupt PDF (no page tree)", name)
+	case count.PageCount == 0:
+		err = rag.Errorf(rag.CodeInvalid, "%s: corrupt PDF (no pages)", name)
+	}
+	if err != nil {
+		inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
+		return "", 0, err
+	}
+	return d, count.PageCount, nil
 }
 
 func readPage(ctx context.Context, inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int) (pageChars, error) {
@@ -310,7 +327,7 @@ func isOutOfMemory(err error) bool {
 	return strings.Contains(msg, "wasm error: unreachable") || strings.Contains(msg, "out of memory")
 }
 
-func outOfMemory(name string, b *budget, err error) error {
+func outOfMemory(name string, memLimit int64, err error) error {
 	return &rag.Error{Code: rag.CodeTooLarge, Err: err,
-		Message: fmt.Sprintf("%s: PDF needs more memory than the limit of %d MiB to read (limit RAGD_PDF_MEMORY_LIMIT)", name, b.pdfMemory>>20)}
+		Message: fmt.Sprintf("%s: PDF needs more memory than the limit of %d MiB to read (limit RAGD_PDF_MEMORY_LIMIT)", name, memLimit>>20)}
 }

@@ -104,7 +104,10 @@ type Deps struct {
 	Principals rag.PrincipalStore
 	// Access answers who may write a document or add to a collection, and which collections a principal
 	// sees. Optional: nil lets only admins write (without Principals every principal is one).
-	Access   rag.AccessStore
+	Access rag.AccessStore
+	// Files reads documents' stored originals; Pages renders the pages of PDFs (pages.go).
+	Files    Files
+	Pages    PageRenderer
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -151,14 +154,15 @@ type Server struct {
 	cors        corsPolicy
 	chatLimit   *limiter
 	searchLimit *limiter
+	pages       *pageCache
 }
 
 // New returns a Server over d. It fails when a service is missing.
 func New(d Deps) (*Server, error) {
 	if d.Documents == nil || d.Collections == nil || d.Store == nil || d.Answers == nil || d.Search == nil ||
 		d.Embedding == nil || d.Ingest == nil || d.Enqueuer == nil || d.Board == nil || d.Graph == nil || d.Feedback == nil ||
-		d.Conversations == nil {
-		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph, feedback, conversations)")
+		d.Conversations == nil || d.Files == nil || d.Pages == nil {
+		return nil, errors.New("server: every service of Deps is required (documents, collections, store, answers, search, embedding, ingest, enqueuer, board, graph, feedback, conversations, files, pages)")
 	}
 	s := &Server{deps: d, set: d.Settings, log: d.Logger, mux: http.NewServeMux(), now: d.Now}
 	if s.log == nil {
@@ -175,6 +179,7 @@ func New(d Deps) (*Server, error) {
 	s.cors = newCORSPolicy(s.set.CORSOrigins)
 	s.chatLimit = newLimiter(s.set.RateLimitChat, s.now)
 	s.searchLimit = newLimiter(s.set.RateLimitSearch, s.now)
+	s.pages = newPageCache(PageCacheBytes)
 	s.routes()
 	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.mux))))))
 	return s, nil
@@ -201,6 +206,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/documents/{id}/chunks", s.handleListChunks)
 	s.mux.HandleFunc("GET /api/documents/{id}/grants", s.handleGetGrants)
 	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
+	s.mux.HandleFunc("GET /api/documents/{id}/file", s.handleDocumentFile)
+	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}", s.handlePageImage)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)

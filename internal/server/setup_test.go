@@ -107,7 +107,7 @@ type bundle struct {
 }
 
 // setup serves the default settings (rate limits off unless mutate sets them) over a temp-dir store.
-func setup(t *testing.T, mutate func(*Settings)) *bundle {
+func setup(t testing.TB, mutate func(*Settings)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	def := config.Default()
@@ -141,13 +141,13 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 	set.Embedder, set.Generator = b.emb.Space(), b.gen.Name()
 	b.board = qa.New(st, st, b.emb, st, b.answers, qa.Options{Logger: logger, RetryBase: time.Millisecond})
 	b.deps = Deps{Documents: st, Collections: st, Store: st, Answers: b.answers, Search: b.spaces, Embedding: b.spaces,
-		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Graph: b.graph, Feedback: feedback.New(st, st), Conversations: st, Settings: set, Logger: logger, Now: b.clock.now}
+		Ingest: b.pipe, Enqueuer: jobs, Board: b.board, Graph: b.graph, Feedback: feedback.New(st, st), Conversations: st, Files: st, Pages: ex, Settings: set, Logger: logger, Now: b.clock.now}
 	b.serve(t)
 	return b
 }
 
 // serve (re)starts the HTTP server over b.deps, after a test has replaced a service.
-func (b *bundle) serve(t *testing.T) {
+func (b *bundle) serve(t testing.TB) {
 	t.Helper()
 	srv, err := New(b.deps)
 	if err != nil {
@@ -177,7 +177,7 @@ func (j *inlineJobs) EnqueueIngest(_ context.Context, documentID, contentHash st
 func (j *inlineJobs) wait() { j.wg.Wait() }
 
 // ingestFile indexes a fixture synchronously (the CLI's path) and returns the document.
-func (b *bundle) ingestFile(t *testing.T, rel string, mutate func(*ingest.Request)) *rag.Document {
+func (b *bundle) ingestFile(t testing.TB, rel string, mutate func(*ingest.Request)) *rag.Document {
 	t.Helper()
 	req := ingest.Request{Name: filepath.Base(rel), Data: readFixture(t, rel)}
 	if mutate != nil {
@@ -186,7 +186,7 @@ func (b *bundle) ingestFile(t *testing.T, rel string, mutate func(*ingest.Reques
 	return b.ingest(t, req)
 }
 
-func (b *bundle) ingest(t *testing.T, req ingest.Request) *rag.Document {
+func (b *bundle) ingest(t testing.TB, req ingest.Request) *rag.Document {
 	t.Helper()
 	doc, _, err := b.pipe.Ingest(context.Background(), rag.LocalPrincipal, req)
 	if err != nil {
@@ -207,7 +207,7 @@ type request struct {
 	ctype   string
 }
 
-func (b *bundle) do(t *testing.T, r request) (*http.Response, []byte) {
+func (b *bundle) do(t testing.TB, r request) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(r.method, b.ts.URL+r.path, r.body)
 	if err != nil {

@@ -1,0 +1,308 @@
+package server
+
+import (
+	"bytes"
+	"cmp"
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// Files reads the stored originals of documents by content hash (rag.Store implements it).
+type Files interface {
+	GetBlob(ctx context.Context, hash string) ([]byte, error)
+}
+
+// PageRenderer renders a page of a PDF as a PNG image (*extract.Extractor implements it).
+type PageRenderer interface {
+	RenderPage(ctx context.Context, pdf []byte, page, width int) (*extract.RenderedPage, error)
+}
+
+// Page image limits: the width a client may ask for, the width it gets by default, how long one page may
+// take to render, and how many bytes of rendered pages the server keeps in memory.
+const (
+	MinPageWidth     = 100
+	MaxPageWidth     = 2000
+	DefaultPageWidth = 1000
+	PageRenderTime   = 15 * time.Second
+	PageCacheBytes   = 64 << 20
+)
+
+// handleDocumentFile serves a document's stored original: the current version's (the pending upload's
+// while no version is ready), or ?version=N's. It is always an attachment, never shown inline from this
+// origin: an uploaded HTML file must not run as a page of ragd.
+func (s *Server) handleDocumentFile(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	d, err := s.deps.Documents.GetDocument(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	hash, mediaType, name := cmp.Or(d.ContentHash, d.PendingHash), d.MediaType, d.Source
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "malformed query string: %v", err))
+		return
+	}
+	if v := q.Get("version"); v != "" {
+		n, err := intParam(v, 0, 1, 1<<30)
+		if err != nil {
+			s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "version: %v", err))
+			return
+		}
+		versions, err := s.deps.Documents.ListVersions(r.Context(), p, d.ID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		hash = ""
+		for _, ver := range versions {
+			if ver.Version == n {
+				hash, mediaType, name = ver.ContentHash, ver.MediaType, cmp.Or(ver.Source, name)
+			}
+		}
+		if hash == "" {
+			s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "document %s has no version %d", d.ID, n))
+			return
+		}
+	}
+	if hash == "" {
+		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "document %s has no stored file", d.ID))
+		return
+	}
+	data, err := s.deps.Files.GetBlob(r.Context(), hash)
+	if errors.Is(err, rag.ErrNotFound) {
+		err = rag.WrapError(rag.CodeNotFound, err, "the file of document %s is no longer stored", d.ID)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", cmp.Or(mediaType, "application/octet-stream"))
+	h.Set("Content-Disposition", attachment(downloadName(name, d.Title, mediaType)))
+	// Opened by mistake as a document of this origin anyway, it runs nothing.
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("ETag", `"`+hash+`"`)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+}
+
+// extensions are the file extensions of the media types ragd extracts whose names carry no extension of
+// their own (a text document named by its title, a record).
+var extensions = map[string]string{
+	extract.MediaPDF: ".pdf", extract.MediaDOCX: ".docx", extract.MediaHTML: ".html", extract.MediaMarkdown: ".md",
+	extract.MediaMDX: ".mdx", extract.MediaText: ".txt", extract.MediaHWPX: ".hwpx", extract.MediaHWP: ".hwp",
+	extract.MediaXLSX: ".xlsx", extract.MediaPPTX: ".pptx",
+}
+
+// downloadName is the file name a download is saved as: the base name of the document's source, else its
+// title, with the media type's extension when it has none.
+func downloadName(source, title, mediaType string) string {
+	name := path.Base(strings.ReplaceAll(source, `\`, "/"))
+	if name == "." || name == "/" {
+		name = ""
+	}
+	name = strings.TrimSpace(cmp.Or(name, fileSafe(title), "document"))
+	if path.Ext(name) == "" {
+		name += extensions[mediaType]
+	}
+	return name
+}
+
+// attachment is a Content-Disposition header for a download saved as name (RFC 6266), control characters
+// replaced: an ASCII filename
+// for old clients — other characters, quotes, backslashes and percent signs replaced — and, when that is
+// not the name itself, the UTF-8 name in filename* (RFC 5987 percent-encoding), which clients prefer.
+func attachment(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, name)
+	ascii := strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '%' || r == '/' {
+			return '_'
+		}
+		return r
+	}, name)
+	v := `attachment; filename="` + ascii + `"`
+	if ascii != name {
+		var b strings.Builder
+		for _, c := range []byte(name) {
+			if isAttrChar(c) {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+		v += "; filename*=UTF-8''" + b.String()
+	}
+	return v
+}
+
+// isAttrChar reports RFC 5987's attr-char: the bytes a filename* value carries unencoded.
+func isAttrChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0
+}
+
+// handlePageImage serves page n of a PDF document as a PNG image w pixels wide (?w=, MinPageWidth to
+// MaxPageWidth, default DefaultPageWidth), rendered once per version, page and width and then kept in the
+// page cache. Errors: invalid_request for a page that is not a positive number or a bad width,
+// unsupported_media_type for a document that is not a PDF, not_found for an invisible document, a page past
+// the last or a document with no ready version, too_complex for a page that takes over PageRenderTime.
+func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {
+	num, ok := strings.CutSuffix(r.PathValue("page"), ".png")
+	if !ok {
+		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "page images are {n}.png"))
+		return
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "page %q: pages are numbered from 1", num))
+		return
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "malformed query string: %v", err))
+		return
+	}
+	width, err := intParam(q.Get("w"), DefaultPageWidth, MinPageWidth, MaxPageWidth)
+	if err != nil {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "w: %v", err))
+		return
+	}
+	d, err := s.deps.Documents.GetDocument(r.Context(), principalOf(r), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if d.MediaType != extract.MediaPDF {
+		s.writeError(w, r, rag.Errorf(rag.CodeUnsupportedMediaType, "%s is %s: only the pages of PDF documents are rendered", d.Title, cmp.Or(d.MediaType, "of no known type")))
+		return
+	}
+	if d.ContentHash == "" {
+		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "%s has no ready version yet", d.Title))
+		return
+	}
+	etag := fmt.Sprintf(`"%s-%d-%d"`, d.ContentHash, n, width)
+	h := w.Header()
+	h.Set("ETag", etag)
+	// The URL names a document, not a version: the browser keeps the image but asks again (a 304 when the
+	// version is the same).
+	h.Set("Cache-Control", "private, no-cache")
+	if match := r.Header.Get("If-None-Match"); match != "" && strings.Contains(match, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	key := etag
+	pg, err := s.pages.get(key, func() (*extract.RenderedPage, error) {
+		// Rendered for whoever asks next too: the client going away does not stop it, the time limit does.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), PageRenderTime)
+		defer cancel()
+		data, err := s.deps.Files.GetBlob(ctx, d.ContentHash)
+		if errors.Is(err, rag.ErrNotFound) {
+			err = rag.WrapError(rag.CodeNotFound, err, "the file of %s is no longer stored", d.Title)
+		}
+		if err != nil {
+			return nil, err
+		}
+		pg, err := s.deps.Pages.RenderPage(ctx, data, n, width)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = rag.WrapError(rag.CodeTooComplex, err, "page %d of %s did not render within %s", n, d.Title, PageRenderTime)
+		}
+		return pg, err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h.Set("Content-Type", "image/png")
+	h.Set("X-Page-Count", strconv.Itoa(pg.Pages))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(pg.PNG))
+}
+
+// pageCache keeps rendered pages, least recently used first out, within a byte budget, and renders each
+// key once however many requests ask for it at the same time. Failures are not kept.
+type pageCache struct {
+	max int64
+
+	mu       sync.Mutex
+	size     int64
+	order    *list.List // of *pageEntry, most recently used at the front
+	entries  map[string]*list.Element
+	inflight map[string]*pageCall
+}
+
+type pageEntry struct {
+	key  string
+	page *extract.RenderedPage
+}
+
+type pageCall struct {
+	done chan struct{}
+	page *extract.RenderedPage
+	err  error
+}
+
+func newPageCache(max int64) *pageCache {
+	return &pageCache{max: max, order: list.New(), entries: map[string]*list.Element{}, inflight: map[string]*pageCall{}}
+}
+
+// get returns the page cached under key, or the result of render (once, for every caller waiting on key).
+func (c *pageCache) get(key string, render func() (*extract.RenderedPage, error)) (*extract.RenderedPage, error) {
+	c.mu.Lock()
+	if e, ok := c.entries[key]; ok {
+		c.order.MoveToFront(e)
+		c.mu.Unlock()
+		return e.Value.(*pageEntry).page, nil
+	}
+	if call, ok := c.inflight[key]; ok {
+		c.mu.Unlock()
+		<-call.done
+		return call.page, call.err
+	}
+	call := &pageCall{done: make(chan struct{})}
+	c.inflight[key] = call
+	c.mu.Unlock()
+
+	call.page, call.err = render()
+	c.mu.Lock()
+	delete(c.inflight, key)
+	if call.err == nil {
+		c.add(key, call.page)
+	}
+	c.mu.Unlock()
+	close(call.done)
+	return call.page, call.err
+}
+
+// add keeps page under key and drops the least recently used pages over the budget. A page larger than
+// the whole budget is not kept. c.mu is held.
+func (c *pageCache) add(key string, page *extract.RenderedPage) {
+	n := int64(len(page.PNG))
+	if n > c.max {
+		return
+	}
+	c.entries[key] = c.order.PushFront(&pageEntry{key: key, page: page})
+	c.size += n
+	for c.size > c.max {
+		last := c.order.Back()
+		e := last.Value.(*pageEntry)
+		c.order.Remove(last)
+		delete(c.entries, e.key)
+		c.size -= int64(len(e.page.PNG))
+	}
+}
