@@ -260,6 +260,7 @@
     const panel = $('source-panel');
     panel.hidden = false;
     panel.dataset.n = String(n);
+    sourcePage.show(panel, s); // the PDF page it came from (web/source-page.js)
     $('source-close').focus({ preventScroll: true });
     // Scroll once the panel is laid out (a hidden one has no geometry): the first highlight in view, in the
     // middle of the sheet on a phone.

@@ -118,7 +118,7 @@
     const updated = new Date(d.updated_at);
     return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': d.status, 'data-title': d.title },
       el('td', { 'data-label': 'title' },
-        el('div', { class: 'title' }, d.title || d.source),
+        el('a', { class: 'title', href: '/documents/' + encodeURIComponent(d.id) }, d.title || d.source),
         el('div', { class: 'sub' }, d.source + (tags ? ' · tags: ' + tags : ''))),
       el('td', { 'data-label': 'type' }, typeLabel(d.media_type)),
       statusCell(d),

@@ -185,10 +185,7 @@ func (s *Server) handleListChunks(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if chunks == nil {
-		chunks = []*rag.Chunk{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"document_id": r.PathValue("id"), "chunks": chunks})
+	writeJSON(w, http.StatusOK, map[string]any{"document_id": r.PathValue("id"), "chunks": chunkViews(chunks)})
 }
 
 func (s *Server) handleDeleteDocument(w http.ResponseWriter, r *http.Request) {

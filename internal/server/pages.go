@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -39,6 +40,22 @@ const (
 	PageRenderTime   = 15 * time.Second
 	PageCacheBytes   = 64 << 20
 )
+
+// chunkView is a chunk as GET /api/documents/{id}/chunks shows it: with its size in tokens.
+type chunkView struct {
+	*rag.Chunk
+	// Tokens counts the chunk's text with the tokenizer prompt budgets are counted with
+	// (generate.TokenEncoding, cl100k_base).
+	Tokens int `json:"tokens"`
+}
+
+func chunkViews(chunks []*rag.Chunk) []chunkView {
+	out := make([]chunkView, len(chunks))
+	for i, c := range chunks {
+		out[i] = chunkView{Chunk: c, Tokens: generate.CountTokens(c.Text)}
+	}
+	return out
+}
 
 // handleDocumentFile serves a document's stored original: the current version's (the pending upload's
 // while no version is ready), or ?version=N's. It is always an attachment, never shown inline from this

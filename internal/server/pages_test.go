@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"mime"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd/internal/extract"
+	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -225,5 +227,33 @@ func TestPageCacheEvicts(t *testing.T) {
 	}
 	if renders != 5 {
 		t.Fatalf("%d renders, want 5 (the repeated a was cached)", renders)
+	}
+}
+
+// TestChunksCountTokens: every chunk listed carries its size in tokens, counted as prompt budgets count.
+func TestChunksCountTokens(t *testing.T) {
+	b := setup(t, nil)
+	doc := b.ingestFile(t, "pdf/bill_2125318_original.pdf", nil)
+	resp, body := b.do(t, request{method: "GET", path: "/api/documents/" + doc.ID + "/chunks"})
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, trim(body))
+	}
+	var res struct {
+		Chunks []struct {
+			Text      string `json:"text"`
+			Tokens    int    `json:"tokens"`
+			PageStart int    `json:"page_start"`
+		} `json:"chunks"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Chunks) != doc.ChunkCount || len(res.Chunks) == 0 {
+		t.Fatalf("%d chunks listed, the document has %d", len(res.Chunks), doc.ChunkCount)
+	}
+	for i, c := range res.Chunks {
+		if c.Tokens != generate.CountTokens(c.Text) || c.Tokens == 0 || c.PageStart == 0 {
+			t.Errorf("chunk %d: %d tokens (want %d), page %d", i, c.Tokens, generate.CountTokens(c.Text), c.PageStart)
+		}
 	}
 }

@@ -255,6 +255,8 @@ func (s *Server) routes() {
 
 	s.mux.Handle("GET /{$}", s.page("index.html"))
 	s.mux.Handle("GET /documents", s.page("documents.html"))
+	s.mux.Handle("GET /documents/{id}", s.page("document.html"))
+	s.mux.Handle("GET /search", s.page("playground.html"))
 	s.mux.Handle("GET /board", s.page("board.html"))
 	s.mux.Handle("/", s.assets())
 }

@@ -1,0 +1,200 @@
+// ragd UI — the document page (/documents/{id}): the document's facts, its versions with their files, its
+// chunks (page span, section, tokens, text) and, for a PDF, its pages beside them. ?page=N opens page N and
+// ?chunk=I selects chunk I (the chat's "open document" link). Everything shown comes from the API as text.
+'use strict';
+
+(() => {
+  const { el, api, fetchAPI, errorFrom, ApiError } = ragd;
+  const $ = (id) => document.getElementById(id);
+  const id = decodeURIComponent(location.pathname.replace(/^\/documents\//, '').replace(/\/$/, ''));
+  const params = new URLSearchParams(location.search);
+  const base = '/api/documents/' + encodeURIComponent(id);
+  let viewer = null;
+  let timer = 0;
+
+  function errText(e) { return e instanceof ApiError ? e.human() : String(e && e.message || e); }
+
+  function bytes(n) {
+    if (!n && n !== 0) return '—';
+    if (n < 1024) return `${n} B`;
+    if (n < 1048576) return `${(n / 1024).toFixed(1)} KB`;
+    return `${(n / 1048576).toFixed(1)} MB`;
+  }
+
+  function when(s) {
+    const d = new Date(s);
+    return isNaN(d) || d.getFullYear() < 2 ? '—' : d.toLocaleString();
+  }
+
+  function pages(c) {
+    if (!c.page_start) return '';
+    return c.page_end && c.page_end !== c.page_start ? `p. ${c.page_start}–${c.page_end}` : `p. ${c.page_start}`;
+  }
+
+  /**
+   * download saves the file at path. Without an API key a plain link would do; with one the file must be
+   * fetched with the key, so every download goes through fetch and a temporary object URL.
+   */
+  async function download(path, fallbackName, status) {
+    status.textContent = '';
+    status.hidden = true;
+    try {
+      const resp = await fetchAPI(path);
+      if (!resp.ok) throw await errorFrom(resp);
+      const blob = await resp.blob();
+      const m = /filename\*=UTF-8''([^;]+)/i.exec(resp.headers.get('Content-Disposition') || '');
+      const a = el('a', { href: URL.createObjectURL(blob), download: m ? decodeURIComponent(m[1]) : fallbackName });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    } catch (e) {
+      status.textContent = errText(e);
+      status.hidden = false;
+    }
+  }
+
+  function fact(name, value) {
+    if (value === undefined || value === null || value === '') return [];
+    return [el('dt', {}, name), el('dd', { 'data-fact': name }, value)];
+  }
+
+  function renderFacts(d, collection) {
+    document.title = `ragd — ${d.title || d.source}`;
+    $('doc-title').textContent = d.title || d.source || d.id;
+    const status = el('span', {}, el('span', { class: 'badge ' + d.status, 'data-status': d.status }, d.status));
+    if (d.status !== 'ready' || d.pending) status.append(' ', `${d.pending ? 'new version: ' : ''}${d.stage} ${d.progress}%`);
+    const meta = Object.entries(d.metadata || {}).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ');
+    $('doc-facts').replaceChildren(
+      ...fact('status', status),
+      ...fact('source', d.source),
+      ...fact('type', d.media_type),
+      ...fact('version', String(d.version)),
+      ...fact('chunks', String(d.chunk_count)),
+      ...fact('size', bytes(d.size)),
+      ...fact('collection', collection),
+      ...fact('external id', d.external_id !== d.source ? d.external_id : ''),
+      ...fact('tags', (d.tags || []).join(', ')),
+      ...fact('metadata', meta),
+      ...fact('owner', d.owner),
+      ...fact('created', when(d.created_at)),
+      ...fact('updated', when(d.updated_at)),
+      ...fact('document id', el('code', {}, d.id)));
+    const err = $('doc-error');
+    err.hidden = !d.error;
+    err.textContent = d.error ? `${d.error_code || 'failed'}: ${d.error}` : '';
+    const dl = $('doc-download');
+    dl.hidden = !(d.content_hash || d.pending);
+    dl.href = base + '/file';
+  }
+
+  function renderVersions(d) {
+    const rows = (d.versions || []).map((v) => {
+      const status = el('span', { class: 'hint' });
+      const get = el('a', { href: `${base}/file?version=${v.version}`, class: 'version-download' }, 'download');
+      get.addEventListener('click', (e) => { e.preventDefault(); download(get.getAttribute('href'), v.source || d.source, status); });
+      return el('tr', { 'data-version': v.version },
+        el('td', { 'data-label': 'version' }, String(v.version) + (v.version === d.version ? ' (current)' : '')),
+        el('td', { 'data-label': 'committed' }, when(v.created_at)),
+        el('td', { 'data-label': 'title' }, v.title || ''),
+        el('td', { 'data-label': 'size' }, bytes(v.size)),
+        el('td', { 'data-label': 'chunks' }, String(v.chunk_count)),
+        el('td', { 'data-label': 'hash' }, el('code', { title: v.content_hash }, (v.content_hash || '').slice(0, 12))),
+        el('td', {}, get, ' ', status));
+    });
+    $('version-rows').replaceChildren(...rows);
+    $('versions-empty').hidden = rows.length > 0;
+  }
+
+  function select(index, scroll) {
+    for (const li of document.querySelectorAll('#chunks .chunk.selected')) li.classList.remove('selected');
+    const li = document.querySelector(`#chunks .chunk[data-index="${index}"]`);
+    if (!li) return;
+    li.classList.add('selected');
+    if (scroll) li.scrollIntoView({ block: 'center' });
+  }
+
+  function renderChunks(d, chunks) {
+    const isPDF = d.media_type === 'application/pdf';
+    $('chunk-count').textContent = chunks.length ? `(${chunks.length})` : '';
+    $('chunks').replaceChildren(...chunks.map((c) => {
+      const head = el('div', { class: 'chunk-head' },
+        el('span', { class: 'chunk-n' }, `#${c.index}`),
+        c.kind && c.kind !== 'text' ? el('span', { class: 'chunk-kind' }, c.kind) : null,
+        pages(c) ? el('span', { class: 'chunk-pages' }, pages(c)) : null,
+        el('span', { class: 'chunk-tokens' }, `${c.tokens} tokens`),
+        c.section ? el('span', { class: 'chunk-section' }, c.section) : null);
+      const li = el('li', { class: 'chunk', id: 'chunk-' + c.index, 'data-index': c.index, 'data-page': c.page_start || '' }, head,
+        el('p', { class: 'chunk-text' }, c.text));
+      if (isPDF && c.page_start) {
+        const show = el('button', { type: 'button', class: 'secondary chunk-show-page' }, 'show page');
+        show.addEventListener('click', () => { select(c.index, false); viewer.go(c.page_start); });
+        head.append(show);
+      }
+      if (c.text.length > 400) {
+        const more = el('button', { type: 'button', class: 'secondary chunk-more' }, 'more');
+        more.addEventListener('click', () => {
+          li.classList.toggle('open');
+          more.textContent = li.classList.contains('open') ? 'less' : 'more';
+        });
+        li.append(more);
+      }
+      return li;
+    }));
+    $('chunks-empty').hidden = chunks.length > 0;
+  }
+
+  /** collectionName names a collection ID (the ID itself when the collections cannot be listed). */
+  let collections = null;
+  async function collectionName(cid) {
+    if (!collections) {
+      try {
+        const res = await api('/api/collections');
+        collections = new Map((res.collections || []).map((c) => [c.id, c.name]));
+      } catch (_) {
+        collections = new Map();
+      }
+    }
+    return collections.get(cid) || cid;
+  }
+
+  async function load() {
+    clearTimeout(timer);
+    let d;
+    try {
+      d = await api(base);
+    } catch (e) {
+      $('doc-title').textContent = 'Document';
+      $('doc-error').textContent = errText(e);
+      $('doc-error').hidden = false;
+      return;
+    }
+    renderFacts(d, await collectionName(d.collection_id));
+    renderVersions(d);
+    if (d.status === 'queued' || d.status === 'processing' || d.pending) timer = setTimeout(load, 2000);
+    if (d.version === 0) return;
+    try {
+      const res = await api(base + '/chunks');
+      renderChunks(d, res.chunks || []);
+    } catch (e) {
+      $('chunks').replaceChildren(el('li', { class: 'error-text' }, errText(e)));
+    }
+    if (d.media_type === 'application/pdf' && d.content_hash && !viewer) {
+      $('pages-card').hidden = false;
+      $('doc-layout').classList.add('with-pages');
+      viewer = sourcePage.viewer(d.id, d.title || d.source);
+      viewer.root.id = 'page-viewer';
+      $('pages').append(viewer.root);
+      const first = Number(params.get('page')) || Number((document.querySelector('#chunks .chunk[data-page]:not([data-page=""])') || {}).dataset?.page) || 1;
+      viewer.go(first);
+    }
+    if (params.has('chunk')) select(params.get('chunk'), true);
+  }
+
+  $('doc-download').addEventListener('click', (e) => {
+    e.preventDefault();
+    download(base + '/file', $('doc-title').textContent, $('doc-error'));
+  });
+  ragd.renderStatus($('model-status'));
+  load();
+})();
