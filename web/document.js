@@ -128,7 +128,13 @@
         el('p', { class: 'chunk-text' }, c.text));
       if (isPDF && c.page_start) {
         const show = el('button', { type: 'button', class: 'secondary chunk-show-page' }, 'show page');
-        show.addEventListener('click', () => { select(c.index, false); viewer.go(c.page_start); });
+        show.addEventListener('click', () => {
+          select(c.index, false);
+          viewer.go(c.page_start);
+          // On a phone the pages come after the chunks: bring them into view.
+          const r = viewer.root.getBoundingClientRect();
+          if (r.top > innerHeight || r.bottom < 0) viewer.root.scrollIntoView({ block: 'start' });
+        });
         head.append(show);
       }
       if (c.text.length > 400) {

@@ -86,7 +86,11 @@
   }
 
   // ---- results ----
-  function num(x, digits) { return typeof x === 'number' ? x.toFixed(digits) : '—'; }
+  /** num shows a score with digits decimals, or three significant digits when it is smaller than that shows. */
+  function num(x, digits) {
+    if (typeof x !== 'number') return '—';
+    return x !== 0 && Math.abs(x) < Math.pow(10, -digits + 1) ? x.toPrecision(3) : x.toFixed(digits);
+  }
 
   /**
    * score is one score of a hit: its value, what it is, and a bar of its share of the largest value of that
