@@ -106,7 +106,11 @@
     $('versions-empty').hidden = rows.length > 0;
   }
 
+  let selected = null; // the index of the selected chunk
+  const chunkOf = new Map(); // chunk index (as text) → chunk
+
   function select(index, scroll) {
+    selected = index;
     for (const li of document.querySelectorAll('#chunks .chunk.selected')) li.classList.remove('selected');
     const li = document.querySelector(`#chunks .chunk[data-index="${index}"]`);
     if (!li) return;
@@ -117,6 +121,8 @@
   function renderChunks(d, chunks) {
     const isPDF = d.media_type === 'application/pdf';
     $('chunk-count').textContent = chunks.length ? `(${chunks.length})` : '';
+    chunkOf.clear();
+    for (const c of chunks) chunkOf.set(String(c.index), c);
     $('chunks').replaceChildren(...chunks.map((c) => {
       const head = el('div', { class: 'chunk-head' },
         el('span', { class: 'chunk-n' }, `#${c.index}`),
@@ -188,13 +194,22 @@
     if (d.media_type === 'application/pdf' && d.content_hash && !viewer) {
       $('pages-card').hidden = false;
       $('doc-layout').classList.add('with-pages');
-      viewer = sourcePage.viewer(d.id, d.title || d.source);
+      // The selected chunk is highlighted on its pages.
+      viewer = sourcePage.viewer(d.id, d.title || d.source, {
+        scrollToMark: false,
+        texts: (n) => {
+          const c = chunkOf.get(String(selected));
+          return c && c.page_start <= n && n <= (c.page_end || c.page_start) ? [c.text] : [];
+        },
+      });
       viewer.root.id = 'page-viewer';
       $('pages').append(viewer.root);
+      if (params.has('chunk')) select(params.get('chunk'), true);
       const first = Number(params.get('page')) || Number((document.querySelector('#chunks .chunk[data-page]:not([data-page=""])') || {}).dataset?.page) || 1;
       viewer.go(first);
+    } else if (params.has('chunk')) {
+      select(params.get('chunk'), true);
     }
-    if (params.has('chunk')) select(params.get('chunk'), true);
   }
 
   $('doc-download').addEventListener('click', (e) => {

@@ -31,6 +31,40 @@ const sourcePage = (() => {
     return { url, pages: Number(resp.headers.get('X-Page-Count')) || 0 };
   }
 
+  const MAX_FIND_CHARS = 4000; // the API's limit (MaxFindChars)
+
+  /**
+   * boxes asks where texts are on page n of a document: resolves to the boxes of those found (fractions
+   * of the page from its top left). Texts are cut to the API's limits.
+   */
+  async function boxes(docId, n, texts) {
+    const p = new URLSearchParams();
+    let left = MAX_FIND_CHARS;
+    for (const t of texts.slice(0, 20)) {
+      const cut = [...t].slice(0, left).join('');
+      if (!cut.trim()) continue;
+      p.append('text', cut);
+      left -= [...cut].length;
+      if (left <= 0) break;
+    }
+    if (!p.has('text')) return [];
+    const res = await ragd.api(`/api/documents/${encodeURIComponent(docId)}/pages/${n}/boxes?${p}`);
+    return res.boxes || [];
+  }
+
+  /** markedTexts is the highlighted text of a passage: its marks, runs of marks split only by spaces joined. */
+  function markedTexts(passage) {
+    const out = [];
+    let cur = '';
+    for (const node of passage.childNodes) {
+      if (node.nodeName === 'MARK') cur += node.textContent;
+      else if (cur && /^\s*$/.test(node.textContent)) cur += ' ';
+      else if (cur) { out.push(cur); cur = ''; }
+    }
+    if (cur) out.push(cur);
+    return out;
+  }
+
   /**
    * viewer makes a page viewer of one PDF document: the image, "p. n / pages" and previous/next buttons.
    * Its element is v.root; v.go(n) shows page n (a later call wins over one still loading) and resolves
@@ -38,12 +72,13 @@ const sourcePage = (() => {
    */
   function viewer(docId, title, opts = {}) {
     const img = el('img', { class: 'page-image', alt: '' });
+    const canvas = el('div', { class: 'page-canvas' }, img);
     const label = el('span', { class: 'page-label' });
     const prev = el('button', { type: 'button', class: 'secondary page-prev', 'aria-label': 'previous page' }, '‹');
     const next = el('button', { type: 'button', class: 'secondary page-next', 'aria-label': 'next page' }, '›');
     const error = el('p', { class: 'page-error', hidden: true });
     const bar = el('div', { class: 'page-bar' }, prev, label, next, opts.extra || null);
-    const root = el('figure', { class: 'page-viewer', 'data-state': 'loading' }, bar, error, img);
+    const root = el('figure', { class: 'page-viewer', 'data-state': 'loading' }, bar, error, canvas);
     let shown = 0, pages = 0, current = 0;
 
     async function go(n) {
@@ -64,8 +99,11 @@ const sourcePage = (() => {
         label.textContent = pages ? `p. ${n} / ${pages}` : `p. ${n}`;
         next.disabled = pages > 0 && n >= pages;
         root.dataset.page = String(n);
+        for (const m of canvas.querySelectorAll('.page-mark')) m.remove();
+        root.dataset.marks = '';
         root.dataset.state = 'ready';
         if (opts.onPage) opts.onPage(n);
+        await mark(n, seq);
       } catch (e) {
         if (seq !== shown) return;
         img.removeAttribute('src');
@@ -74,6 +112,28 @@ const sourcePage = (() => {
         root.dataset.state = 'error';
       }
     }
+    /**
+     * mark draws the boxes of opts.texts(n) — the texts to highlight on page n — over the image. A failure
+     * only leaves the page unmarked. root.dataset.marks is how many boxes were drawn.
+     */
+    async function mark(n, seq) {
+      const texts = opts.texts ? opts.texts(n) : [];
+      if (!texts || !texts.length) return;
+      let found = [];
+      try {
+        found = await boxes(docId, n, texts);
+      } catch (_) { /* the passage beside the page is still highlighted */ }
+      if (seq !== shown) return;
+      for (const b of found) {
+        const m = el('span', { class: 'page-mark', 'aria-hidden': 'true' });
+        Object.assign(m.style, { left: `${b.x * 100}%`, top: `${b.y * 100}%`, width: `${b.w * 100}%`, height: `${b.h * 100}%` });
+        canvas.append(m);
+      }
+      root.dataset.marks = String(found.length);
+      const first = canvas.querySelector('.page-mark');
+      if (first && opts.scrollToMark) first.scrollIntoView({ block: 'nearest' });
+    }
+
     prev.addEventListener('click', () => { if (current > 1) go(current - 1); });
     next.addEventListener('click', () => { if (!pages || current < pages) go(current + 1); });
     return { root, go };
@@ -82,8 +142,8 @@ const sourcePage = (() => {
   /**
    * show puts the page a source came from under its passage in the chat's source panel when the source is
    * a passage of a PDF, with a link to the document page at that passage; for any other source it removes
-   * the page shown before. The cited words are highlighted in the passage text, not on the image: chunks
-   * keep their page span but not the positions of their characters on the page.
+   * the page shown before. The words highlighted in the passage are highlighted on the page too, where the
+   * server finds them in the page's text (chunks keep no positions: GET …/pages/{n}/boxes looks for them).
    */
   function show(panel, s) {
     const old = panel.querySelector('.page-viewer');
@@ -93,9 +153,13 @@ const sourcePage = (() => {
       class: 'page-open', id: 'source-open-document',
       href: `/documents/${encodeURIComponent(s.document_id)}?page=${s.page_start}&chunk=${s.chunk_index}`,
     }, 'open document');
-    const v = viewer(s.document_id, s.title || s.source || s.document_id, { extra: link, width: panel.clientWidth - 32 });
-    v.root.id = 'source-figure';
     const passage = panel.querySelector('#source-passage');
+    const texts = () => {
+      const marked = passage ? markedTexts(passage) : [];
+      return marked.length ? marked : [s.passage || ''];
+    };
+    const v = viewer(s.document_id, s.title || s.source || s.document_id, { extra: link, width: panel.clientWidth - 32, texts });
+    v.root.id = 'source-figure';
     if (passage) passage.after(v.root); else panel.append(v.root);
     v.go(s.page_start);
   }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/generate"
@@ -26,9 +27,11 @@ type Files interface {
 	GetBlob(ctx context.Context, hash string) ([]byte, error)
 }
 
-// PageRenderer renders a page of a PDF as a PNG image (*extract.Extractor implements it).
-type PageRenderer interface {
+// PDFPages renders the pages of PDFs as PNG images and finds texts on them (*extract.Extractor implements
+// it).
+type PDFPages interface {
 	RenderPage(ctx context.Context, pdf []byte, page, width int) (*extract.RenderedPage, error)
+	FindOnPage(ctx context.Context, pdf []byte, page int, texts []string) (*extract.Found, error)
 }
 
 // Page image limits: the width a client may ask for, the width it gets by default, how long one page may
@@ -39,6 +42,12 @@ const (
 	DefaultPageWidth = 1000
 	PageRenderTime   = 15 * time.Second
 	PageCacheBytes   = 64 << 20
+)
+
+// Limits of one request for the boxes of texts on a page: how many texts, and their characters in all.
+const (
+	MaxFindTexts = 20
+	MaxFindChars = 4000
 )
 
 // chunkView is a chunk as GET /api/documents/{id}/chunks shows it: with its size in tokens.
@@ -177,18 +186,12 @@ func isAttrChar(c byte) bool {
 
 // handlePageImage serves page n of a PDF document as a PNG image w pixels wide (?w=, MinPageWidth to
 // MaxPageWidth, default DefaultPageWidth), rendered once per version, page and width and then kept in the
-// page cache. Errors: invalid_request for a page that is not a positive number or a bad width,
-// unsupported_media_type for a document that is not a PDF, not_found for an invisible document, a page past
-// the last or a document with no ready version, too_complex for a page that takes over PageRenderTime.
+// page cache. Errors: those of pdfPage, invalid_request for a bad width, too_complex for a page that takes
+// over PageRenderTime.
 func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {
 	num, ok := strings.CutSuffix(r.PathValue("page"), ".png")
 	if !ok {
 		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "page images are {n}.png"))
-		return
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 1 {
-		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "page %q: pages are numbered from 1", num))
 		return
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
@@ -201,17 +204,9 @@ func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "w: %v", err))
 		return
 	}
-	d, err := s.deps.Documents.GetDocument(r.Context(), principalOf(r), r.PathValue("id"))
+	d, n, err := s.pdfPage(r, num)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	if d.MediaType != extract.MediaPDF {
-		s.writeError(w, r, rag.Errorf(rag.CodeUnsupportedMediaType, "%s is %s: only the pages of PDF documents are rendered", d.Title, cmp.Or(d.MediaType, "of no known type")))
-		return
-	}
-	if d.ContentHash == "" {
-		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "%s has no ready version yet", d.Title))
 		return
 	}
 	etag := fmt.Sprintf(`"%s-%d-%d"`, d.ContentHash, n, width)
@@ -224,22 +219,12 @@ func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	key := etag
-	pg, err := s.pages.get(key, func() (*extract.RenderedPage, error) {
-		// Rendered for whoever asks next too: the client going away does not stop it, the time limit does.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), PageRenderTime)
-		defer cancel()
-		data, err := s.deps.Files.GetBlob(ctx, d.ContentHash)
-		if errors.Is(err, rag.ErrNotFound) {
-			err = rag.WrapError(rag.CodeNotFound, err, "the file of %s is no longer stored", d.Title)
-		}
-		if err != nil {
-			return nil, err
-		}
-		pg, err := s.deps.Pages.RenderPage(ctx, data, n, width)
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = rag.WrapError(rag.CodeTooComplex, err, "page %d of %s did not render within %s", n, d.Title, PageRenderTime)
-		}
+	pg, err := s.pages.get(etag, func() (*extract.RenderedPage, error) {
+		var pg *extract.RenderedPage
+		err := s.withPDF(r, d, n, func(ctx context.Context, pdf []byte) (err error) {
+			pg, err = s.deps.Pages.RenderPage(ctx, pdf, n, width)
+			return err
+		})
 		return pg, err
 	})
 	if err != nil {
@@ -249,6 +234,91 @@ func (s *Server) handlePageImage(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "image/png")
 	h.Set("X-Page-Count", strconv.Itoa(pg.Pages))
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(pg.PNG))
+}
+
+// handlePageBoxes finds texts (?text=, repeated: up to MaxFindTexts, MaxFindChars characters in all) on
+// page n of a PDF document: {"page", "boxes": [{"x", "y", "w", "h", "text"}], "share": [...]}, the boxes in
+// fractions of the rendered page from its top left, share the part of each text found there (boxes only for
+// texts found at least extract.MinFoundShare). The UI draws them over the page image. Errors: those of
+// pdfPage, invalid_request for no text or too much.
+func (s *Server) handlePageBoxes(w http.ResponseWriter, r *http.Request) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "malformed query string: %v", err))
+		return
+	}
+	texts := q["text"]
+	chars := 0
+	for _, t := range texts {
+		chars += utf8.RuneCountInString(t)
+	}
+	switch {
+	case len(texts) == 0:
+		err = rag.Errorf(rag.CodeInvalid, "text is required: the text to find on the page (repeatable)")
+	case len(texts) > MaxFindTexts:
+		err = rag.Errorf(rag.CodeInvalid, "at most %d texts per request (got %d)", MaxFindTexts, len(texts))
+	case chars > MaxFindChars:
+		err = rag.Errorf(rag.CodeInvalid, "the texts are %d characters, over the limit of %d", chars, MaxFindChars)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	d, n, err := s.pdfPage(r, r.PathValue("page"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var found *extract.Found
+	err = s.withPDF(r, d, n, func(ctx context.Context, pdf []byte) (err error) {
+		found, err = s.deps.Pages.FindOnPage(ctx, pdf, n, texts)
+		return err
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"page": n, "boxes": found.Boxes, "share": found.Share})
+}
+
+// pdfPage reads the document and page number of a page request. Errors: invalid_request for a page that is
+// not a positive integer, not_found for a document the principal cannot see or one with no ready version,
+// unsupported_media_type for a document that is not a PDF.
+func (s *Server) pdfPage(r *http.Request, num string) (*rag.Document, int, error) {
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 1 {
+		return nil, 0, rag.Errorf(rag.CodeInvalid, "page %q: pages are numbered from 1", num)
+	}
+	d, err := s.deps.Documents.GetDocument(r.Context(), principalOf(r), r.PathValue("id"))
+	if err != nil {
+		return nil, 0, err
+	}
+	if d.MediaType != extract.MediaPDF {
+		return nil, 0, rag.Errorf(rag.CodeUnsupportedMediaType, "%s is %s: only the pages of PDF documents are rendered", d.Title, cmp.Or(d.MediaType, "of no known type"))
+	}
+	if d.ContentHash == "" {
+		return nil, 0, rag.Errorf(rag.CodeNotFound, "%s has no ready version yet", d.Title)
+	}
+	return d, n, nil
+}
+
+// withPDF calls fn with the bytes of d's current version, within PageRenderTime. The client going away does
+// not stop it (a rendered page is kept for whoever asks next), the time limit does: too_complex.
+func (s *Server) withPDF(r *http.Request, d *rag.Document, n int, fn func(ctx context.Context, pdf []byte) error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), PageRenderTime)
+	defer cancel()
+	data, err := s.deps.Files.GetBlob(ctx, d.ContentHash)
+	if errors.Is(err, rag.ErrNotFound) {
+		return rag.WrapError(rag.CodeNotFound, err, "the file of %s is no longer stored", d.Title)
+	}
+	if err != nil {
+		return err
+	}
+	err = fn(ctx, data)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return rag.WrapError(rag.CodeTooComplex, err, "page %d of %s took over %s", n, d.Title, PageRenderTime)
+	}
+	return err
 }
 
 // pageCache keeps rendered pages, least recently used first out, within a byte budget, and renders each

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,13 +22,13 @@ import (
 
 // countingRenderer is the real renderer, counting the pages it is asked for (to see the cache work).
 type countingRenderer struct {
-	PageRenderer
+	PDFPages
 	calls atomic.Int64
 }
 
 func (c *countingRenderer) RenderPage(ctx context.Context, pdf []byte, page, width int) (*extract.RenderedPage, error) {
 	c.calls.Add(1)
-	return c.PageRenderer.RenderPage(ctx, pdf, page, width)
+	return c.PDFPages.RenderPage(ctx, pdf, page, width)
 }
 
 // asPrincipal serves the store to every request as one principal: until API keys carry non-admin
@@ -103,7 +104,7 @@ func TestDocumentFile(t *testing.T) {
 	t.Run("InvisibleIsNotFound", func(t *testing.T) {
 		b.deps.Documents = asPrincipal{Documents: b.store, p: rag.Principal{ID: "someone-else"}}
 		b.serve(t)
-		for _, p := range []string{base, base + "?version=1", "/api/documents/" + doc.ID + "/pages/1.png"} {
+		for _, p := range []string{base, base + "?version=1", "/api/documents/" + doc.ID + "/pages/1.png", "/api/documents/" + doc.ID + "/pages/1/boxes?text=x"} {
 			resp, body := b.do(t, request{method: "GET", path: p})
 			if resp.StatusCode != 404 || !strings.Contains(string(body), `"not_found"`) || bytes.Contains(body, []byte("%PDF")) {
 				t.Errorf("GET %s as another principal: %d %s, want 404 not_found", p, resp.StatusCode, trim(body))
@@ -133,7 +134,7 @@ func TestAttachmentHeader(t *testing.T) {
 
 func TestPageImage(t *testing.T) {
 	b := setup(t, nil)
-	renders := &countingRenderer{PageRenderer: b.deps.Pages}
+	renders := &countingRenderer{PDFPages: b.deps.Pages}
 	b.deps.Pages = renders
 	b.serve(t)
 	doc := b.ingestFile(t, "pdf/bill_2125318_original.pdf", nil)
@@ -256,4 +257,45 @@ func TestChunksCountTokens(t *testing.T) {
 			t.Errorf("chunk %d: %d tokens (want %d), page %d", i, c.Tokens, generate.CountTokens(c.Text), c.PageStart)
 		}
 	}
+}
+
+func TestPageBoxes(t *testing.T) {
+	b := setup(t, nil)
+	doc := b.ingestFile(t, "pdf/bill_2125318_original.pdf", nil)
+	md := b.ingest(t, ingest.Request{Name: "notes.md", Data: []byte("# notes\n\nsome text\n")})
+	base := "/api/documents/" + doc.ID + "/pages/"
+	q := func(texts ...string) string {
+		v := url.Values{"text": texts}
+		return "?" + v.Encode()
+	}
+	sentence := "제1조(시행일) 이 법은 공포 후 6개월이 경과한 날부터 시행한다."
+	b.run(t, []scenario{
+		{name: "OK", method: "GET", path: base + "5/boxes" + q(sentence, "없는 문장 qqqq zzzz"), status: 200,
+			check: func(t *testing.T, _ *http.Response, body []byte) {
+				var res struct {
+					Page  int           `json:"page"`
+					Boxes []extract.Box `json:"boxes"`
+					Share []float64     `json:"share"`
+				}
+				if err := json.Unmarshal(body, &res); err != nil {
+					t.Fatal(err)
+				}
+				if res.Page != 5 || len(res.Share) != 2 || res.Share[0] < 0.95 || res.Share[1] >= extract.MinFoundShare || len(res.Boxes) == 0 {
+					t.Fatalf("%s", body)
+				}
+				for _, bx := range res.Boxes {
+					if bx.Text != 0 || bx.W <= 0 || bx.H <= 0 || bx.X+bx.W > 1 || bx.Y+bx.H > 1 {
+						t.Errorf("box %+v", bx)
+					}
+				}
+			}},
+		{name: "MostChars", method: "GET", path: base + "5/boxes" + q(strings.Repeat("가", MaxFindChars)), status: 200},
+		{name: "TooManyChars", method: "GET", path: base + "5/boxes" + q(strings.Repeat("가", MaxFindChars-1), "나다"), status: 400, code: rag.CodeInvalid},
+		{name: "MostTexts", method: "GET", path: base + "5/boxes" + q(make([]string, MaxFindTexts)...), status: 200},
+		{name: "TooManyTexts", method: "GET", path: base + "5/boxes" + q(make([]string, MaxFindTexts+1)...), status: 400, code: rag.CodeInvalid},
+		{name: "NoText", method: "GET", path: base + "5/boxes", status: 400, code: rag.CodeInvalid},
+		{name: "PastTheLastPage", method: "GET", path: base + "11/boxes" + q("x"), status: 404, code: rag.CodeNotFound},
+		{name: "PageNotANumber", method: "GET", path: base + "five/boxes" + q("x"), status: 400, code: rag.CodeInvalid},
+		{name: "NotAPDF", method: "GET", path: "/api/documents/" + md.ID + "/pages/1/boxes" + q("x"), status: 415, code: rag.CodeUnsupportedMediaType},
+	})
 }

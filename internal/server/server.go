@@ -107,7 +107,7 @@ type Deps struct {
 	Access rag.AccessStore
 	// Files reads documents' stored originals; Pages renders the pages of PDFs (pages.go).
 	Files    Files
-	Pages    PageRenderer
+	Pages    PDFPages
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -208,6 +208,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
 	s.mux.HandleFunc("GET /api/documents/{id}/file", s.handleDocumentFile)
 	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}", s.handlePageImage)
+	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}/boxes", s.handlePageBoxes)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)

@@ -123,6 +123,18 @@ func TestCitationShowsPageImage(t *testing.T) {
 	if !regexp.MustCompile(`^/documents/[^/?]+\?page=\d+&chunk=\d+$`).MatchString(img["href"].(string)) {
 		t.Errorf("open-document link %v", img["href"])
 	}
+	// The cited words are marked on the page too, over the image.
+	waitFor(t, ctx, "the marks on the page", `Number(document.getElementById('source-figure').dataset.marks) > 0`, 30*time.Second)
+	inside := eval[bool](t, ctx, `(() => {
+	  const i = document.querySelector('#source-figure img.page-image').getBoundingClientRect();
+	  return [...document.querySelectorAll('#source-figure .page-mark')].every((m) => {
+	    const r = m.getBoundingClientRect();
+	    return r.width > 10 && r.height > 3 && r.left >= i.left - 1 && r.right <= i.right + 1 && r.top >= i.top - 1 && r.bottom <= i.bottom + 1;
+	  });
+	})()`)
+	if !inside {
+		t.Error("a mark lies outside the page image")
+	}
 	// The next page, and back.
 	eval[bool](t, ctx, `(() => { document.querySelector('#source-figure .page-next').click(); return true; })()`)
 	waitFor(t, ctx, "the next page", fmt.Sprintf(`document.getElementById('source-figure').dataset.page === '%d' && document.getElementById('source-figure').dataset.state === 'ready'`, atoi(cited[1])+1), 30*time.Second)
@@ -205,8 +217,10 @@ func TestDocumentPage(t *testing.T) {
 		t.Errorf("%d versions listed, want 1", v)
 	}
 	// "show page" of a chunk on a later page turns the viewer to it.
-	page := eval[string](t, ctx, `(() => { const c = [...document.querySelectorAll('#chunks .chunk')].find((c) => Number(c.dataset.page) > 2); c.querySelector('.chunk-show-page').click(); return c.dataset.page; })()`)
+	// "show page" of a chunk on one later page turns the viewer to it and marks the chunk there.
+	page := eval[string](t, ctx, `(() => { const c = [...document.querySelectorAll('#chunks .chunk')].find((c) => Number(c.dataset.page) > 2 && !c.querySelector('.chunk-pages').textContent.includes('–') && c.querySelector('.chunk-text').textContent.length > 200); c.querySelector('.chunk-show-page').click(); return c.dataset.page; })()`)
 	waitFor(t, ctx, "page "+page, fmt.Sprintf(`document.getElementById('page-viewer').dataset.page === %q && document.getElementById('page-viewer').dataset.state === 'ready'`, page), 30*time.Second)
+	waitFor(t, ctx, "the chunk marked on its page", `Number(document.getElementById('page-viewer').dataset.marks) > 0`, 30*time.Second)
 	if sel := eval[string](t, ctx, `document.querySelector('#chunks .chunk.selected').dataset.page`); sel != page {
 		t.Errorf("the selected chunk is on page %s, want %s", sel, page)
 	}
