@@ -26,11 +26,6 @@
     return isNaN(d) || d.getFullYear() < 2 ? '—' : d.toLocaleString();
   }
 
-  function pages(c) {
-    if (!c.page_start) return '';
-    return c.page_end && c.page_end !== c.page_start ? `p. ${c.page_start}–${c.page_end}` : `p. ${c.page_start}`;
-  }
-
   /**
    * download saves the file at path. Without an API key a plain link would do; with one the file must be
    * fetched with the key, so every download goes through fetch and a temporary object URL.
@@ -127,7 +122,7 @@
       const head = el('div', { class: 'chunk-head' },
         el('span', { class: 'chunk-n' }, `#${c.index}`),
         c.kind && c.kind !== 'text' ? el('span', { class: 'chunk-kind' }, c.kind) : null,
-        pages(c) ? el('span', { class: 'chunk-pages' }, pages(c)) : null,
+        c.page_start ? el('span', { class: 'chunk-pages' }, ragdPages.pageSpan(c)) : null,
         el('span', { class: 'chunk-tokens' }, `${c.tokens} tokens`),
         c.section ? el('span', { class: 'chunk-section' }, c.section) : null);
       const li = el('li', { class: 'chunk', id: 'chunk-' + c.index, 'data-index': c.index, 'data-page': c.page_start || '' }, head,
@@ -143,14 +138,7 @@
         });
         head.append(show);
       }
-      if (c.text.length > 400) {
-        const more = el('button', { type: 'button', class: 'secondary chunk-more' }, 'more');
-        more.addEventListener('click', () => {
-          li.classList.toggle('open');
-          more.textContent = li.classList.contains('open') ? 'less' : 'more';
-        });
-        li.append(more);
-      }
+      ragdPages.expander(li, c.text, 400);
       return li;
     }));
     $('chunks-empty').hidden = chunks.length > 0;

@@ -221,6 +221,7 @@
   $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); refresh(); });
   $('next').addEventListener('click', () => { state.offset += PAGE; refresh(); });
 
+  ragdPages.fillTypes($('f-type'));
   ragd.renderStatus($('model-status')).then((st) => {
     if (st && st.limits) $('limit-hint').textContent = `up to ${Math.round(st.limits.max_upload_bytes / 1048576 * 10) / 10} MB per file`;
   });

@@ -107,11 +107,6 @@
       el('div', { class: 'score-bar' }, bar));
   }
 
-  function pages(h) {
-    if (!h.page_start) return '';
-    return h.page_end && h.page_end !== h.page_start ? `p. ${h.page_start}–${h.page_end}` : `p. ${h.page_start}`;
-  }
-
   function renderHits(res) {
     const hits = res.hits || [];
     const max = (f) => Math.max(0, ...hits.map((h) => (typeof h[f] === 'number' ? h[f] : 0)));
@@ -142,16 +137,9 @@
         el('div', { class: 'hit-head' },
           el('span', { class: 'hit-rank' }, `#${i + 1}`),
           el('a', { href }, h.title || h.source || h.document_id),
-          el('span', { class: 'sub' }, [pages(h), h.section, h.media_type].filter(Boolean).join(' · '))),
+          el('span', { class: 'sub' }, [ragdPages.pageSpan(h), h.section, h.media_type].filter(Boolean).join(' · '))),
         scores, text);
-      if (h.text.length > 300) {
-        const more = el('button', { type: 'button', class: 'secondary chunk-more' }, 'more');
-        more.addEventListener('click', () => {
-          li.classList.toggle('open');
-          more.textContent = li.classList.contains('open') ? 'less' : 'more';
-        });
-        li.append(more);
-      }
+      ragdPages.expander(li, h.text, 300);
       return li;
     }));
     $('pg-empty').hidden = hits.length > 0;
@@ -200,6 +188,7 @@
     } catch (_) { /* the picker stays at "all"; the search itself reports a failing API */ }
   }
 
+  ragdPages.fillTypes($('pg-type'));
   ragd.renderStatus($('model-status'));
   const p = fromAddress();
   collections().then(() => {

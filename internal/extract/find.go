@@ -43,26 +43,8 @@ type Found struct {
 // text runs sideways (turned upright by extraction) has no boxes. It runs on RenderPage's workers; ctx
 // bounds its time. Errors as RenderPage's.
 func (e *Extractor) FindOnPage(ctx context.Context, data []byte, page int, texts []string) (*Found, error) {
-	if page < 1 {
-		return nil, rag.Errorf(rag.CodeInvalid, "page %d: pages are numbered from 1", page)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rt, err := e.pdfRuntime(&e.render)
-	if err != nil {
-		return nil, err
-	}
 	found := &Found{Boxes: []Box{}, Share: make([]float64, len(texts))}
-	err = rt.run(ctx, ctx, len(data), func(inst pdfium.Pdfium) error {
-		d, count, err := openPDF(inst, "PDF", data, e.opts.PDFMemoryLimit)
-		if err != nil {
-			return err
-		}
-		defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
-		if page > count {
-			return rag.Errorf(rag.CodeNotFound, "page %d: the PDF has %d page(s)", page, count)
-		}
+	err := e.onPage(ctx, data, page, func(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, _ int) error {
 		pc, err := readPage(ctx, inst, d, page-1)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
@@ -96,9 +78,6 @@ func (e *Extractor) FindOnPage(ctx context.Context, data []byte, page int, texts
 		return nil
 	})
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
 		return nil, err
 	}
 	return found, nil

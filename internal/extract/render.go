@@ -9,6 +9,7 @@ import (
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/enums"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -36,32 +37,20 @@ type RenderedPage struct {
 // not_found for a page past the last, invalid_request for a page or width below 1 and for a PDF that cannot
 // be read (encrypted, corrupt), too_large when it needs more memory than the limit; ctx's error as is.
 func (e *Extractor) RenderPage(ctx context.Context, data []byte, page, width int) (*RenderedPage, error) {
-	if page < 1 {
-		return nil, rag.Errorf(rag.CodeInvalid, "page %d: pages are numbered from 1", page)
-	}
 	if width < 1 {
 		return nil, rag.Errorf(rag.CodeInvalid, "width %d: must be at least 1 pixel", width)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rt, err := e.pdfRuntime(&e.render)
-	if err != nil {
-		return nil, err
 	}
 	var (
 		img   *image.RGBA
 		pages int
 	)
-	err = rt.run(ctx, ctx, len(data), func(inst pdfium.Pdfium) error {
+	err := e.onPage(ctx, data, page, func(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, count int) error {
 		var err error
-		img, pages, err = renderPage(ctx, inst, data, page, width, e.opts.PDFMemoryLimit)
+		img, err = renderPage(inst, d, page, width, e.opts.PDFMemoryLimit)
+		pages = count
 		return err
 	})
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -74,20 +63,44 @@ func (e *Extractor) RenderPage(ctx context.Context, data []byte, page, width int
 	return &RenderedPage{PNG: buf.Bytes(), Width: img.Rect.Dx(), Height: img.Rect.Dy(), Pages: pages}, nil
 }
 
-// renderPage renders a page into an opaque image of its own (a page with transparency is laid on white),
-// and returns it with the PDF's page count.
-func renderPage(ctx context.Context, inst pdfium.Pdfium, data []byte, page, width int, memLimit int64) (*image.RGBA, int, error) {
-	d, count, err := openPDF(inst, "PDF", data, memLimit)
-	if err != nil {
-		return nil, 0, err
+// onPage opens the PDF data on a worker of the page runtime and calls fn with it and its page count once
+// it knows page (1-based) is one of its pages. Errors: invalid_request for a page below 1 or a PDF that
+// cannot be read, not_found for a page past the last, too_large (PDFium's memory), fn's; ctx's error as is
+// once ctx has ended.
+func (e *Extractor) onPage(ctx context.Context, data []byte, page int, fn func(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, count int) error) error {
+	if page < 1 {
+		return rag.Errorf(rag.CodeInvalid, "page %d: pages are numbered from 1", page)
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err // checked between PDFium calls, as extraction does
+		return err
 	}
-	if page > count {
-		return nil, 0, rag.Errorf(rag.CodeNotFound, "page %d: the PDF has %d page(s)", page, count)
+	rt, err := e.pdfRuntime(&e.render)
+	if err != nil {
+		return err
 	}
+	err = rt.run(ctx, ctx, len(data), func(inst pdfium.Pdfium) error {
+		d, count, err := openPDF(inst, "PDF", data, e.opts.PDFMemoryLimit)
+		if err != nil {
+			return err
+		}
+		defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
+		if err := ctx.Err(); err != nil {
+			return err // checked between PDFium calls, as extraction does
+		}
+		if page > count {
+			return rag.Errorf(rag.CodeNotFound, "page %d: the PDF has %d page(s)", page, count)
+		}
+		return fn(inst, d, count)
+	})
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// renderPage renders page (1-based) of d into an opaque image of its own (a page with transparency is
+// laid on white).
+func renderPage(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, page, width int, memLimit int64) (*image.RGBA, error) {
 	res, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{
 		Page:  requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: page - 1}},
 		Width: width, Height: MaxRenderAspect * width,
@@ -96,16 +109,16 @@ func renderPage(ctx context.Context, inst pdfium.Pdfium, data []byte, page, widt
 	})
 	if err != nil {
 		if isOutOfMemory(err) {
-			return nil, 0, outOfMemory("PDF", memLimit, err)
+			return nil, outOfMemory("PDF", memLimit, err)
 		}
-		return nil, 0, rag.WrapError(rag.CodeInvalid, err, "page %d cannot be rendered", page)
+		return nil, rag.WrapError(rag.CodeInvalid, err, "page %d cannot be rendered", page)
 	}
 	// The pixels live in the instance's memory until Cleanup: copy them out, laid on white (a page with
 	// transparency is rendered on a transparent background; PDFium's alpha is not premultiplied).
 	defer res.Cleanup()
 	src, ok := res.Result.RenderedImage.(*image.RGBA)
 	if !ok {
-		return nil, 0, fmt.Errorf("render page %d: unexpected image type %T", page, res.Result.RenderedImage)
+		return nil, fmt.Errorf("render page %d: unexpected image type %T", page, res.Result.RenderedImage)
 	}
 	w, h := src.Rect.Dx(), src.Rect.Dy()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -122,5 +135,5 @@ func renderPage(ctx context.Context, inst pdfium.Pdfium, data []byte, page, widt
 			d[i+3] = 255
 		}
 	}
-	return img, count, nil
+	return img, nil
 }

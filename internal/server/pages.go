@@ -339,9 +339,10 @@ type pageEntry struct {
 }
 
 type pageCall struct {
-	done chan struct{}
-	page *extract.RenderedPage
-	err  error
+	done    chan struct{}
+	page    *extract.RenderedPage
+	err     error
+	waiters int // callers waiting for this render besides the one rendering (c.mu)
 }
 
 func newPageCache(max int64) *pageCache {
@@ -357,22 +358,25 @@ func (c *pageCache) get(key string, render func() (*extract.RenderedPage, error)
 		return e.Value.(*pageEntry).page, nil
 	}
 	if call, ok := c.inflight[key]; ok {
+		call.waiters++
 		c.mu.Unlock()
 		<-call.done
 		return call.page, call.err
 	}
-	call := &pageCall{done: make(chan struct{})}
+	// Until render returns, the call has failed: a render that panics leaves no waiter hanging.
+	call := &pageCall{done: make(chan struct{}), err: rag.Errorf(rag.CodeInternal, "the page could not be rendered")}
 	c.inflight[key] = call
 	c.mu.Unlock()
-
+	defer func() {
+		c.mu.Lock()
+		delete(c.inflight, key)
+		if call.err == nil {
+			c.add(key, call.page)
+		}
+		c.mu.Unlock()
+		close(call.done)
+	}()
 	call.page, call.err = render()
-	c.mu.Lock()
-	delete(c.inflight, key)
-	if call.err == nil {
-		c.add(key, call.page)
-	}
-	c.mu.Unlock()
-	close(call.done)
 	return call.page, call.err
 }
 

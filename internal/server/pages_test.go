@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/generate"
@@ -228,6 +229,40 @@ func TestPageCacheEvicts(t *testing.T) {
 	}
 	if renders != 5 {
 		t.Fatalf("%d renders, want 5 (the repeated a was cached)", renders)
+	}
+
+	// A render that panics fails whoever waits for it, and the next request renders again.
+	started, release := make(chan struct{}), make(chan struct{})
+	waited := make(chan error)
+	go func() {
+		defer func() { _ = recover() }()
+		_, _ = c.get("boom", func() (*extract.RenderedPage, error) {
+			close(started)
+			<-release
+			panic("render failed")
+		})
+	}()
+	<-started
+	go func() {
+		_, err := c.get("boom", page(1))
+		waited <- err
+	}()
+	for {
+		// The second caller waits for the first one's render.
+		c.mu.Lock()
+		n := c.inflight["boom"].waiters
+		c.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-waited; err == nil {
+		t.Fatal("the caller waiting for a render that panicked got no error")
+	}
+	if p, err := c.get("boom", page(7)); err != nil || len(p.PNG) != 7 {
+		t.Fatalf("after the panic: %v, %v", p, err)
 	}
 }
 
