@@ -193,7 +193,10 @@
       viewer.root.id = 'page-viewer';
       $('pages').append(viewer.root);
       if (params.has('chunk')) select(params.get('chunk'), true);
-      const first = Number(params.get('page')) || Number((document.querySelector('#chunks .chunk[data-page]:not([data-page=""])') || {}).dataset?.page) || 1;
+      // ?page, else the selected chunk's page, else the first page a chunk is on.
+      const chosen = chunkOf.get(String(selected));
+      const first = Number(params.get('page')) || (chosen && chosen.page_start) ||
+        Number((document.querySelector('#chunks .chunk[data-page]:not([data-page=""])') || {}).dataset?.page) || 1;
       viewer.go(first);
     } else if (params.has('chunk')) {
       select(params.get('chunk'), true);

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"unicode"
@@ -39,40 +40,29 @@ type Found struct {
 // where it is, for a highlight over the rendered page (RenderPage). Texts and the page are compared on
 // their letters and digits alone, case- and NFKC-folded, so spacing, punctuation and line breaks do not
 // matter; a text is found in runs (of at least 4 letters or digits, or all of a shorter text), so one
-// that the extractor reordered or that goes on to the next page is still found where it is. A page whose
-// text runs sideways (turned upright by extraction) has no boxes. It runs on RenderPage's workers; ctx
-// bounds its time. Errors as RenderPage's.
+// that the extractor reordered or that goes on to the next page is still found where it is. Boxes are one
+// a run of a line as the page is shown (a character of text that runs sideways on it is a box of its own).
+// It runs on RenderPage's workers; ctx bounds its time. Errors as RenderPage's.
 func (e *Extractor) FindOnPage(ctx context.Context, data []byte, page int, texts []string) (*Found, error) {
 	found := &Found{Boxes: []Box{}, Share: make([]float64, len(texts))}
 	err := e.onPage(ctx, data, page, func(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, _ int) error {
-		pc, err := readPage(ctx, inst, d, page-1)
-		if err != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return cerr
-			}
-			return rag.WrapError(rag.CodeInvalid, err, "page %d cannot be read", page)
-		}
-		if pc.turned || pc.w <= 0 || pc.h <= 0 {
-			return nil
-		}
-		toDevice, closePage, err := pageToDevice(inst, d, page-1, pc.w, pc.h)
+		p, err := openPageText(inst, d, page-1)
 		if err != nil {
 			return err
 		}
-		defer closePage()
-		keys, owner := foldChars(pc.chars)
+		defer p.close()
+		keys, owner := foldRunes(p.runes)
 		for i, t := range texts {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			matched, share := findRuns(keys, owner, t)
 			found.Share[i] = share
 			if share < MinFoundShare {
 				continue
 			}
-			for _, r := range lineRects(pc.chars, matched) {
-				// The rectangle's corners in page space (y up) to the rendered page's (y down, the page's
-				// rotation and crop box applied).
-				ax, ay := toDevice(r.x0, r.y1)
-				bx, by := toDevice(r.x1, r.y0)
-				found.Boxes = append(found.Boxes, Box{X: min(ax, bx), Y: min(ay, by), W: math.Abs(bx - ax), H: math.Abs(by - ay), Text: i})
+			for _, r := range lineRects(p.boxes(matched)) {
+				found.Boxes = append(found.Boxes, Box{X: r.x0, Y: r.y0, W: r.x1 - r.x0, H: r.y1 - r.y0, Text: i})
 			}
 		}
 		return nil
@@ -83,29 +73,109 @@ func (e *Extractor) FindOnPage(ctx context.Context, data []byte, page int, texts
 	return found, nil
 }
 
+// textPage is a loaded page's text: its characters (runes[i] is PDFium's character i), read in one call,
+// and their boxes read on demand.
+type textPage struct {
+	inst   pdfium.Pdfium
+	page   references.FPDF_PAGE
+	text   references.FPDF_TEXTPAGE
+	runes  []rune
+	sx, sy int // the virtual device of toDevice
+}
+
+func openPageText(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int) (*textPage, error) {
+	loaded, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: d, Index: index})
+	if err != nil {
+		return nil, rag.WrapError(rag.CodeInvalid, err, "page %d cannot be read", index+1)
+	}
+	p := &textPage{inst: inst, page: loaded.Page}
+	fail := func(err error) (*textPage, error) {
+		p.close()
+		return nil, rag.WrapError(rag.CodeInvalid, err, "the text of page %d cannot be read", index+1)
+	}
+	ref := requests.Page{ByReference: &p.page}
+	w, err := inst.FPDF_GetPageWidthF(&requests.FPDF_GetPageWidthF{Page: ref})
+	if err != nil {
+		return fail(err)
+	}
+	h, err := inst.FPDF_GetPageHeightF(&requests.FPDF_GetPageHeightF{Page: ref})
+	if err != nil || w.PageWidth <= 0 || h.PageHeight <= 0 {
+		return fail(errors.Join(err, errors.New("page without a size")))
+	}
+	// The page as shown: PDFium reports a /Rotate 90 page's width as its height.
+	p.sx, p.sy = deviceSize, max(1, int(math.Round(deviceSize*float64(h.PageHeight/w.PageWidth))))
+	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: ref})
+	if err != nil {
+		return fail(err)
+	}
+	p.text = tp.TextPage
+	n, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: p.text})
+	if err != nil {
+		return fail(err)
+	}
+	if n.Count == 0 {
+		return p, nil
+	}
+	all, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: p.text, Count: n.Count})
+	if err != nil {
+		return fail(err)
+	}
+	p.runes = []rune(all.Text)
+	if len(p.runes) != n.Count {
+		// A character outside the BMP counts as two: read them one by one to keep the indices.
+		p.runes = make([]rune, n.Count)
+		for i := range n.Count {
+			if u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: p.text, Index: i}); err == nil {
+				p.runes[i] = rune(u.Unicode)
+			}
+		}
+	}
+	return p, nil
+}
+
+func (p *textPage) close() {
+	if p.text != "" {
+		p.inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: p.text})
+	}
+	p.inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: p.page})
+}
+
+// boxes returns the characters at indices (in page order, each once) with their boxes on the page as
+// rendered (fractions from its top left: the page's rotation and crop box applied, so that text drawn
+// sideways on a turned page is level), leaving out those PDFium has no box for.
+func (p *textPage) boxes(indices []int) []pchar {
+	idx := slices.Clone(indices)
+	slices.Sort(idx)
+	idx = slices.Compact(idx)
+	var out []pchar
+	for _, i := range idx {
+		box, err := p.inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: p.text, Index: i})
+		if err != nil {
+			continue
+		}
+		ax, ay := p.toDevice(float64(box.Rect.Left), float64(box.Rect.Top))
+		bx, by := p.toDevice(float64(box.Rect.Right), float64(box.Rect.Bottom))
+		c := pchar{r: p.runes[i], x0: min(ax, bx), x1: max(ax, bx), y0: min(ay, by), y1: max(ay, by), idx: i}
+		if c.y1 > c.y0 && c.x1 > c.x0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// toDevice maps a point of the page in page space to fractions of the page as rendered, from its top left.
+func (p *textPage) toDevice(x, y float64) (float64, float64) {
+	ref := requests.Page{ByReference: &p.page}
+	d, err := p.inst.FPDF_PageToDevice(&requests.FPDF_PageToDevice{Page: ref, SizeX: p.sx, SizeY: p.sy, PageX: x, PageY: y})
+	if err != nil {
+		return 0, 0
+	}
+	return clamp01(float64(d.DeviceX) / float64(p.sx)), clamp01(float64(d.DeviceY) / float64(p.sy))
+}
+
 // deviceSize is the width of the virtual device page coordinates are mapped onto: device pixels over it
 // are the fractions of Box, to 1/10,000 of the page.
 const deviceSize = 10000
-
-// pageToDevice returns a function mapping a point of page index in page space to fractions of the page
-// as rendered, and the function that closes the page.
-func pageToDevice(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int, w, h float64) (func(x, y float64) (float64, float64), func(), error) {
-	loaded, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: d, Index: index})
-	if err != nil {
-		return nil, nil, rag.WrapError(rag.CodeInvalid, err, "page %d cannot be read", index+1)
-	}
-	ref := requests.Page{ByReference: &loaded.Page}
-	// w and h are the page as shown (PDFium reports a /Rotate 90 page's width as its height).
-	sx, sy := deviceSize, max(1, int(math.Round(deviceSize*h/w)))
-	to := func(x, y float64) (float64, float64) {
-		p, err := inst.FPDF_PageToDevice(&requests.FPDF_PageToDevice{Page: ref, SizeX: sx, SizeY: sy, PageX: x, PageY: y})
-		if err != nil {
-			return 0, 0
-		}
-		return clamp01(float64(p.DeviceX) / float64(sx)), clamp01(float64(p.DeviceY) / float64(sy))
-	}
-	return to, func() { inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: loaded.Page}) }, nil
-}
 
 func clamp01(f float64) float64 { return max(0, min(1, f)) }
 
@@ -119,11 +189,11 @@ func fold(dst []rune, r rune) []rune {
 	return dst
 }
 
-// foldChars folds a page's characters into keys, owner[k] being the character key k came from.
-func foldChars(chars []pchar) (keys []rune, owner []int) {
-	for i, c := range chars {
+// foldRunes folds a page's characters into keys, owner[k] being the character key k came from.
+func foldRunes(runes []rune) (keys []rune, owner []int) {
+	for i, r := range runes {
 		n := len(keys)
-		keys = fold(keys, c.r)
+		keys = fold(keys, r)
 		for range len(keys) - n {
 			owner = append(owner, i)
 		}
@@ -178,24 +248,25 @@ func findRuns(keys []rune, owner []int, text string) ([]int, float64) {
 	return matched, float64(found) / float64(len(q))
 }
 
-// rect is a rectangle in page space (y up).
+// rect is a rectangle.
 type rect struct{ x0, y0, x1, y1 float64 }
 
-// lineRects merges the matched characters, in the page's order, into one rectangle per run of a line.
-func lineRects(chars []pchar, matched []int) []rect {
-	idx := slices.Clone(matched)
-	slices.Sort(idx)
-	idx = slices.Compact(idx)
+// lineRects merges characters (boxes with y down), in the page's order, into one rectangle per run of a
+// line.
+func lineRects(chars []pchar) []rect {
 	var out []rect
 	var last pchar
-	for n, i := range idx {
-		c := chars[i]
+	for n, c := range chars {
 		if n > 0 {
 			r := &out[len(out)-1]
-			sameLine := math.Abs(c.cy()-last.cy()) < 0.5*min(c.h(), last.h())
-			// The next character of the same line, not one far to the right (another column).
-			near := c.x0 >= last.x0-0.5*last.h() && c.x0-last.x1 < 3*max(c.h(), last.h())
-			if sameLine && near {
+			// The next character of the same line, not one far along it (another column): a line across,
+			// or one down the page (text drawn sideways on it).
+			w, lw := c.x1-c.x0, last.x1-last.x0
+			across := math.Abs(c.cy()-last.cy()) < 0.5*min(c.h(), last.h()) &&
+				c.x0 >= last.x0-0.5*last.h() && c.x0-last.x1 < 3*max(c.h(), last.h())
+			down := math.Abs((c.x0+c.x1)/2-(last.x0+last.x1)/2) < 0.5*min(w, lw) &&
+				c.y0 >= last.y0-0.5*lw && c.y0-last.y1 < 3*max(w, lw)
+			if across || down {
 				r.x0, r.y0, r.x1, r.y1 = min(r.x0, c.x0), min(r.y0, c.y0), max(r.x1, c.x1), max(r.y1, c.y1)
 				last = c
 				continue

@@ -69,6 +69,26 @@ func TestFindOnPage(t *testing.T) {
 		}
 	})
 
+	t.Run("SidewaysTextOnATurnedPage", func(t *testing.T) {
+		// The Senate table is drawn at 90° on a /Rotate 90 page: on the page as shown it reads across, and
+		// so do its boxes.
+		senate := readFixture(t, "pdf/senate-expenditures.pdf")
+		x := extractFixture(t, "pdf/senate-expenditures.pdf")
+		text := []rune(x.Blocks[0].Text)
+		f, err := shared.FindOnPage(t.Context(), senate, 1, []string{string(text[:min(len(text), 80)])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Share[0] < 0.9 || len(f.Boxes) == 0 {
+			t.Fatalf("share %v, %d boxes for %q", f.Share, len(f.Boxes), string(text[:min(len(text), 80)]))
+		}
+		for _, b := range f.Boxes {
+			if b.W < b.H {
+				t.Errorf("box %+v is taller than wide: the line does not read across the page as shown", b)
+			}
+		}
+	})
+
 	t.Run("PastTheLastPage", func(t *testing.T) {
 		if _, err := shared.FindOnPage(t.Context(), pdf, 11, []string{"x"}); rag.ErrorCode(err) != rag.CodeNotFound {
 			t.Fatalf("%v, want not_found", err)
@@ -77,15 +97,7 @@ func TestFindOnPage(t *testing.T) {
 }
 
 func TestFindRuns(t *testing.T) {
-	chars := func(s string) []pchar {
-		var out []pchar
-		for i, r := range []rune(s) {
-			out = append(out, pchar{r: r, x0: float64(i), x1: float64(i) + 1, y0: 0, y1: 1})
-		}
-		return out
-	}
-	page := chars("aaa bbbb cccc. Apple pie, 탄소중립·녹색성장 ㈜회사")
-	keys, owner := foldChars(page)
+	keys, owner := foldRunes([]rune("aaa bbbb cccc. Apple pie, 탄소중립·녹색성장 ㈜회사"))
 	for _, c := range []struct {
 		text  string
 		share float64
@@ -103,8 +115,7 @@ func TestFindRuns(t *testing.T) {
 		}
 	}
 	// Runs are found in reading order: the second "cccc" run continues after "bbbb".
-	p2 := chars("cccc bbbb cccc")
-	k2, o2 := foldChars(p2)
+	k2, o2 := foldRunes([]rune("cccc bbbb cccc"))
 	m, _ := findRuns(k2, o2, "bbbbcccc")
 	if len(m) != 8 || m[0] != 5 || m[4] != 10 {
 		t.Errorf("matched %v, want bbbb then the cccc after it (5–8, 10–13)", m)

@@ -32,8 +32,6 @@ func (c pchar) cy() float64 { return (c.y0 + c.y1) / 2 }
 type pageChars struct {
 	w, h  float64
 	chars []pchar
-	// turned: upright turned the page to bring its text level, so the boxes are no longer in page space.
-	turned bool
 }
 
 // seg is a run of a row's text without a wide gap in it: a line of one column, or one table cell.

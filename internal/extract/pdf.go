@@ -287,7 +287,6 @@ func upright(pc *pageChars) {
 			dom = b
 		}
 	}
-	pc.turned = dom != 0
 	theta := float64(dom) * math.Pi / 2
 	// PDFium's char angle is measured clockwise (atan2 of the matrix's c and a entries, y pointing up), so
 	// text at angle θ is brought level by turning the page θ counter-clockwise.

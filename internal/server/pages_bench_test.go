@@ -2,15 +2,19 @@ package server
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // BenchmarkPageImage is GET /api/documents/{id}/pages/1.png over HTTP on every shared PDF fixture, each
 // request timed: "warm" asks for pages already rendered (the page cache answers), "render" asks for a new
-// width each time (the page is rendered: blob read, PDFium, PNG). Reported: p50 and p95 per request.
+// width each time (the page is rendered: blob read, PDFium, PNG), "boxes" finds 600 characters of the
+// first chunk on page 1 (GET …/pages/1/boxes, never cached). Reported: p50 and p95 per request.
 //
 //	go test ./internal/server -run '^$' -bench PageImage -benchtime 200x
 func BenchmarkPageImage(b *testing.B) {
@@ -49,6 +53,25 @@ func BenchmarkPageImage(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			times = append(times, get("/api/documents/"+ids[i%len(ids)]+"/pages/1.png"))
+			i++
+		}
+		report(b, times)
+	})
+	b.Run("boxes", func(b *testing.B) {
+		// The text of each document's first chunk on page 1, as the chat asks for a cited passage.
+		var paths []string
+		for _, id := range ids {
+			chunks, err := bn.store.ListChunks(b.Context(), rag.LocalPrincipal, id)
+			if err != nil || len(chunks) == 0 {
+				b.Fatalf("chunks of %s: %v", id, err)
+			}
+			text := []rune(chunks[0].Text)
+			paths = append(paths, "/api/documents/"+id+"/pages/1/boxes?"+url.Values{"text": {string(text[:min(len(text), 600)])}}.Encode())
+		}
+		var times []time.Duration
+		i := 0
+		for b.Loop() {
+			times = append(times, get(paths[i%len(paths)]))
 			i++
 		}
 		report(b, times)

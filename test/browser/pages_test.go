@@ -1,8 +1,13 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // consoleErrors records what the pages of ctx report as errors: uncaught exceptions, console.error, and the
@@ -320,6 +327,74 @@ func TestSearchPlayground(t *testing.T) {
 	}
 	for _, e := range errs() {
 		if !strings.Contains(e, "/api/search") { // the 400 of k=101 is a failed load in the browser's log
+			t.Errorf("console error: %s", e)
+		}
+	}
+}
+
+// TestPagesWithAPIKey: with API keys the page images, the marks and the download are fetched with the tab's
+// key (an <img src> or a plain link could not send it).
+func TestPagesWithAPIKey(t *testing.T) {
+	ctx, _ := browser(t)
+	errs := consoleErrors(t, ctx)
+	const key = "pages-test-key-1"
+	srv := startRagd(t, "RAGD_API_KEYS="+key)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", "bill_2125318_original.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(testkit.Fixture(t, "pdf/bill_2125318_original.pdf"))
+	mw.Close()
+	call := func(method, path string, r io.Reader, ctype string) []byte {
+		req, err := http.NewRequest(method, srv.URL+path, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-RAG-API-Key", key)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		return b
+	}
+	var up struct {
+		Documents []struct{ ID string } `json:"documents"`
+	}
+	if err := json.Unmarshal(call("POST", "/api/documents", &body, mw.FormDataContentType()), &up); err != nil || len(up.Documents) != 1 {
+		t.Fatalf("upload: %v %+v", err, up)
+	}
+	id := up.Documents[0].ID
+	testkit.WaitFor(t, "the document to be ready", 2*time.Minute, func() bool {
+		return strings.Contains(string(call("GET", "/api/documents/"+id, nil, "")), `"status":"ready"`)
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/documents/"+id+"?chunk=3"),
+		chromedp.WaitVisible(chromedp.ID("api-key-input")), chromedp.SendKeys(chromedp.ID("api-key-input"), key),
+		chromedp.Click(chromedp.ID("api-key-save"))); err != nil {
+		t.Fatal(err)
+	}
+	// ?chunk=3 alone opens that chunk's page (3) with the chunk marked on it.
+	waitFor(t, ctx, "the page with its marks", `(document.querySelector('#page-viewer') || {}).dataset?.page === '3' && Number(document.getElementById('page-viewer').dataset.marks) > 0`, time.Minute)
+	dl := evalAsync[string](t, ctx, `new Promise((resolve) => {
+	  const orig = URL.createObjectURL;
+	  URL.createObjectURL = (b) => { resolve(b.type + ' ' + b.size); return orig(b); };
+	  document.getElementById('doc-download').click();
+	})`)
+	if !strings.HasPrefix(dl, "application/pdf ") || dl == "application/pdf 0" {
+		t.Errorf("download with the key: %q", dl)
+	}
+	for _, e := range errs() {
+		// The first requests, before the key was entered, were refused: the browser logs those loads.
+		if !strings.Contains(e, "401") {
 			t.Errorf("console error: %s", e)
 		}
 	}
