@@ -116,9 +116,15 @@ func (s *Server) handleDocumentFile(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	serveOriginal(w, r, data, hash, mediaType, downloadName(name, d.Title, mediaType))
+}
+
+// serveOriginal answers with a stored original (its sha256 is hash) as an attachment saved as name: the
+// media type, the ETag, Range and If-None-Match, and a sandbox should it be opened anyway.
+func serveOriginal(w http.ResponseWriter, r *http.Request, data []byte, hash, mediaType, name string) {
 	h := w.Header()
 	h.Set("Content-Type", cmp.Or(mediaType, "application/octet-stream"))
-	h.Set("Content-Disposition", attachment(downloadName(name, d.Title, mediaType)))
+	h.Set("Content-Disposition", attachment(name))
 	// Opened by mistake as a document of this origin anyway, it runs nothing.
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("ETag", `"`+hash+`"`)
