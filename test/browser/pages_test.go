@@ -10,77 +10,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ragd/ragd/internal/testkit"
 )
-
-// consoleErrors records what the pages of ctx report as errors: uncaught exceptions, console.error, and the
-// browser's own log entries of level error (a failed load, a CSP violation). The browser's own request for
-// /favicon.ico is not the page's doing and is left out.
-func consoleErrors(t *testing.T, ctx context.Context) func() []string {
-	t.Helper()
-	var mu sync.Mutex
-	var errs []string
-	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	add := func(msg string) {
-		if msg != "" {
-			mu.Lock()
-			errs = append(errs, msg)
-			mu.Unlock()
-		}
-	}
-	go func() {
-		for e, err := range chromedp.Events(ctx, runtime.ExceptionThrown) {
-			if err != nil {
-				return
-			}
-			msg := "exception: " + e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-			add(msg)
-		}
-	}()
-	go func() {
-		for e, err := range chromedp.Events(ctx, runtime.ConsoleAPICalled) {
-			if err != nil {
-				return
-			}
-			if e.Type == runtime.ConsoleAPICalledTypeError {
-				var parts []string
-				for _, a := range e.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				add("console.error: " + strings.Join(parts, " "))
-			}
-		}
-	}()
-	go func() {
-		for e, err := range chromedp.Events(ctx, log.EntryAdded) {
-			if err != nil {
-				return
-			}
-			if e.Entry.Level == log.EntryLevelError && !strings.HasSuffix(e.Entry.URL, "/favicon.ico") {
-				add("log: " + e.Entry.Text + " " + e.Entry.URL)
-			}
-		}
-	}()
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), errs...)
-	}
-}
 
 // noOverflowAt390 checks that the page does not scroll sideways on a phone, then restores the window size.
 func noOverflowAt390(t *testing.T, ctx context.Context, page, shot string) {
