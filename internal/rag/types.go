@@ -125,6 +125,8 @@ type Document struct {
 	ChunkCount int       `json:"chunk_count"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// DeletedAt is when the document was deleted (Store.TrashDocument); nil for a live document.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
 // DocumentVersion is the record of one committed version of a document. Records are kept after a newer

@@ -70,12 +70,15 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 	var version int
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var metadata map[string]any
-		err := tx.QueryRow(ctx, s.q(`SELECT version, metadata FROM {S}.documents WHERE id = $1 FOR UPDATE`), c.DocumentID).
-			Scan(&version, &metadata)
+		var current string
+		err := tx.QueryRow(ctx, s.q(`SELECT version, metadata, content_hash FROM {S}.documents WHERE id = $1 AND deleted_at IS NULL
+			FOR UPDATE`), c.DocumentID).Scan(&version, &metadata, &current)
 		if err != nil {
 			return fmt.Errorf("commit version: %w", err)
 		}
-		version++
+		if version == 0 || current != c.ContentHash {
+			version++ // else the current content is indexed again (a restored document): same version
+		}
 		if err := s.dropChunks(ctx, tx, c.DocumentID); err != nil {
 			return err
 		}
@@ -107,7 +110,8 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 		}
 		now := s.now()
 		if _, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.document_versions (document_id, version, content_hash, title, source,
-			media_type, size, chunk_count, metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
+			media_type, size, chunk_count, metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (document_id, version) DO UPDATE SET chunk_count = excluded.chunk_count`),
 			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), metadata, now); err != nil {
 			return fmt.Errorf("record version: %w", err)
 		}

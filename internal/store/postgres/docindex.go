@@ -61,7 +61,7 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 	for {
 		var n int
 		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			rows, _ := tx.Query(ctx, s.q(`SELECT id FROM {S}.documents d WHERE version > 0
+			rows, _ := tx.Query(ctx, s.q(`SELECT id FROM {S}.documents d WHERE version > 0 AND deleted_at IS NULL
 				AND NOT EXISTS (SELECT 1 FROM {S}.doc_lengths l WHERE l.document_id = d.id) LIMIT 200`))
 			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 			if err != nil {

@@ -97,16 +97,18 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 	var version int
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var seq int64
-		var meta string
-		err := tx.QueryRowContext(ctx, `SELECT seq, version, metadata FROM documents WHERE id = ?`, c.DocumentID).
-			Scan(&seq, &version, &meta)
+		var meta, current string
+		err := tx.QueryRowContext(ctx, `SELECT seq, version, metadata, content_hash FROM documents WHERE id = ? AND deleted_at IS NULL`,
+			c.DocumentID).Scan(&seq, &version, &meta, &current)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("document %s: %w", c.DocumentID, rag.ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		version++
+		if version == 0 || current != c.ContentHash {
+			version++ // else the current content is indexed again (a restored document): same version
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_seq = ?`, seq); err != nil {
 			return err
 		}
@@ -172,9 +174,11 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			string(rag.StatusReady), string(rag.StageDone), len(c.Chunks), now, seq); err != nil {
 			return err
 		}
+		// WHERE true: SQLite needs it to tell the upsert's ON from a join's.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO document_versions (doc_seq, version, content_hash, title, source,
 			media_type, size, chunk_count, metadata, created_at)
-			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ? FROM documents WHERE seq = ?`,
+			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ? FROM documents WHERE seq = ?
+			AND true ON CONFLICT (doc_seq, version) DO UPDATE SET chunk_count = excluded.chunk_count`,
 			now, seq); err != nil {
 			return err
 		}
@@ -225,46 +229,55 @@ func pruneTombstones(ctx context.Context, tx *sql.Tx, before time.Time) error {
 // content, pending and earlier versions that no other document references. ErrNotFound.
 func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		d, seq, err := visibleDoc(ctx, tx, p, id)
+		_, seq, err := visibleDoc(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
-		hashes := []string{d.ContentHash, d.PendingHash}
-		rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?`, seq)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var h string
-			if err := rows.Scan(&h); err != nil {
-				rows.Close()
-				return err
-			}
-			hashes = append(hashes, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE seq = ?`, seq); err != nil {
-			return err
-		}
-		slices.Sort(hashes)
-		for _, h := range slices.Compact(hashes) {
-			if h == "" {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
-				AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)`, h); err != nil {
-				return err
-			}
-		}
-		return s.maybePruneTombstones(ctx, tx)
+		return s.removeDocument(ctx, tx, seq)
 	})
 	if err == nil {
 		s.kickMerge()
 	}
 	return dbError(err, "delete document")
+}
+
+// removeDocument deletes the document seq with everything that refers to it (chunks, vectors, keyword
+// entries and version records by cascade) and the blobs of its content, pending and earlier versions that
+// no other document or version record refers to.
+func (s *Store) removeDocument(ctx context.Context, tx *sql.Tx, seq int64) error {
+	var hashes []string
+	rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?1
+		UNION SELECT content_hash FROM documents WHERE seq = ?1 UNION SELECT pending_hash FROM documents WHERE seq = ?1`, seq)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return err
+		}
+		hashes = append(hashes, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE seq = ?`, seq); err != nil {
+		return err
+	}
+	slices.Sort(hashes)
+	for _, h := range slices.Compact(hashes) {
+		if h == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
+			AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)
+			AND NOT EXISTS (SELECT 1 FROM document_versions WHERE content_hash = ?1)`, h); err != nil {
+			return err
+		}
+	}
+	return s.maybePruneTombstones(ctx, tx)
 }
 
 // ListChunks returns the current chunks of a visible document in order (without vectors). ErrNotFound.

@@ -60,7 +60,7 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 	for {
 		var n int
 		err := s.write(ctx, func(tx *sql.Tx) error {
-			rows, err := tx.QueryContext(ctx, `SELECT seq FROM documents d WHERE version > 0
+			rows, err := tx.QueryContext(ctx, `SELECT seq FROM documents d WHERE version > 0 AND deleted_at IS NULL
 				AND NOT EXISTS (SELECT 1 FROM doc_lengths l WHERE l.doc_seq = d.seq) LIMIT 200`)
 			if err != nil {
 				return err

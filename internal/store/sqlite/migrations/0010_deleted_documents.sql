@@ -1,0 +1,8 @@
+-- Deletion after a window (docs/security.md "Deletion"): DELETE /api/documents/{id} marks a document deleted
+-- (deleted_at) and takes its chunks, vectors and keyword entries out at once; the purge job removes the row,
+-- its versions and its blobs once deleted_at is older than RAGD_PURGE_AFTER. While it waits the document's
+-- external_id is moved to deleted_external_id, so that the key is free for a new document, and restoring puts
+-- it back.
+ALTER TABLE documents ADD COLUMN deleted_at INTEGER;
+ALTER TABLE documents ADD COLUMN deleted_external_id TEXT;
+CREATE INDEX documents_deleted ON documents (deleted_at) WHERE deleted_at IS NOT NULL;
