@@ -140,4 +140,3 @@ func forgetDocument(ctx context.Context, tx *sql.Tx, id string) error {
 	}
 	return nil
 }
-
