@@ -62,6 +62,10 @@ type App struct {
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
 
+	// Now is the clock of the purge of deleted documents (Purge); nil means time.Now. Tests move it
+	// forward instead of waiting out RAGD_PURGE_AFTER.
+	Now func() time.Time
+
 	pg      *postgres.Store // the store when it is PostgreSQL: the runner shares its pool
 	closers []func() error
 }
@@ -246,6 +250,14 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 			_, err := a.Board.Pass(ctx, qa.TriggerSchedule)
 			return err
 		}, nil); err != nil {
+			r.Close()
+			return nil, err
+		}
+		// Deleted documents are removed for good once RAGD_PURGE_AFTER has passed (docs/security.md).
+		if err := r.AddPeriodic(PurgeJob, jobs.Every(PurgeInterval(a.Config.PurgeAfter)), func(ctx context.Context) error {
+			_, err := a.Purge(ctx)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
 			r.Close()
 			return nil, err
 		}

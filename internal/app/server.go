@@ -42,6 +42,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 			StoreKind:       kind,
 			Embedder:        a.Embedder.Space(),
 			Generator:       a.Generator.Name(),
+			PurgeAfter:      cfg.PurgeAfter,
 		},
 		Conversations: a.Conversations,
 	}

@@ -70,6 +70,9 @@ type Config struct {
 	// AnswerCacheTTL keeps answers to questions over one collection for that long (RAGD_ANSWER_CACHE_TTL;
 	// 0, the default, turns the cache off); any change to the collection's documents invalidates them.
 	AnswerCacheTTL time.Duration
+	// PurgeAfter is how long a deleted document waits, restorable, before the purge job removes it for good
+	// (RAGD_PURGE_AFTER, default 168h; 0 purges at the job's next run).
+	PurgeAfter time.Duration
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
 	MaxPerDocument int
@@ -184,6 +187,7 @@ func Default() Config {
 		UploadBudgetBytes: 256 << 20,
 		Metadata:          rag.MetadataLimits{}.WithDefaults(),
 		QA:                QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5},
+		PurgeAfter:        168 * time.Hour,
 	}
 }
 
@@ -226,6 +230,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
 	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
+	e.duration(&c.PurgeAfter, "RAGD_PURGE_AFTER")
 	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
 	e.str(&c.QueryExpansion, "RAGD_QUERY_EXPANSION")
 	e.str(&c.Reranker, "RAGD_RERANKER")
@@ -293,6 +298,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_ANSWER_CACHE_TTL must not be negative (got %s)", c.AnswerCacheTTL)
 	case c.AdminKey != "" && len(strings.TrimSpace(c.AdminKey)) < MinAdminKeyLen:
 		return fmt.Errorf("RAGD_ADMIN_KEY must be at least %d characters (got %d)", MinAdminKeyLen, len(strings.TrimSpace(c.AdminKey)))
+	case c.PurgeAfter < 0:
+		return fmt.Errorf("RAGD_PURGE_AFTER must not be negative (got %s)", c.PurgeAfter)
 	case c.ModelTimeout < 0:
 		return fmt.Errorf("RAGD_MODEL_TIMEOUT must not be negative")
 	case c.MaxUploadBytes < 1:

@@ -29,7 +29,8 @@ type Documents interface {
 	ListDocuments(ctx context.Context, p rag.Principal, q rag.DocumentQuery) (*rag.DocumentPage, error)
 	GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 	UpdateDocument(ctx context.Context, p rag.Principal, id string, u rag.DocumentUpdate) (*rag.Document, error)
-	DeleteDocument(ctx context.Context, p rag.Principal, id string) error
+	TrashDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
+	RestoreDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 	ListVersions(ctx context.Context, p rag.Principal, id string) ([]*rag.DocumentVersion, error)
 	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)
 }
@@ -133,6 +134,9 @@ type Settings struct {
 	StoreKind string
 	Embedder  rag.Space
 	Generator string
+	// PurgeAfter is how long a deleted document can be restored before the purge job removes it
+	// (RAGD_PURGE_AFTER); documents show when that happens (purge_at).
+	PurgeAfter time.Duration
 }
 
 // Server serves the API and the UI.
@@ -201,6 +205,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/documents/{id}/chunks", s.handleListChunks)
 	s.mux.HandleFunc("GET /api/documents/{id}/grants", s.handleGetGrants)
 	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
+	s.mux.HandleFunc("POST /api/documents/{id}/restore", s.handleRestoreDocument)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)

@@ -147,7 +147,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
 	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", file+"?"+common+"&_txlock=immediate")
+	// secure_delete: what a write deletes (a purged document's rows, its blob) is overwritten with zeros
+	// rather than left readable in free pages of the file (docs/security.md "Deletion").
+	w, err := sql.Open("sqlite", file+"?"+common+"&_txlock=immediate&_pragma=secure_delete(1)")
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database")
 	}
