@@ -1,23 +1,18 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // TestPurge deletes a document and moves the App's clock past RAGD_PURGE_AFTER (the clock seam): before
@@ -89,78 +84,17 @@ func TestPurge(t *testing.T) {
 	}
 
 	// No table of the store mentions it, and no file of the data directory holds its text.
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(cfg.DataDir, "ragd.db")+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for table, n := range tableMentions(t, db, gone.ID) {
+	db := filepath.Join(cfg.DataDir, "ragd.db")
+	for table, n := range testkit.TableMentions(t, db, gone.ID) {
 		t.Errorf("table %s: %d rows mention the purged document %s", table, n, gone.ID)
 	}
-	if n := tableMentions(t, db, kept.ID); n["documents"] != 1 {
+	if n := testkit.TableMentions(t, db, kept.ID); n["documents"] != 1 {
 		t.Errorf("the kept document is in %v", n)
 	}
-	err = filepath.WalkDir(cfg.DataDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Base(path) == "jobs.db" {
-			return err // River's finished jobs name documents by ID only, and River deletes them itself
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, needle := range []string{secret, gone.ID, gone.ContentHash} {
-			if bytes.Contains(b, []byte(needle)) {
-				t.Errorf("%s still holds %q", path, needle)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	// River's finished jobs (jobs.db) name documents by ID only, and River deletes them itself.
+	for _, f := range testkit.FilesHolding(t, cfg.DataDir, []string{"jobs.db"}, secret, gone.ID, gone.ContentHash) {
+		t.Errorf("%s still holds the purged document", f)
 	}
-}
-
-// tableMentions counts, for every table of db, the rows whose text (all columns, cast) contains s.
-func tableMentions(t *testing.T, db *sql.DB, s string) map[string]int {
-	t.Helper()
-	rows, err := db.Query(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-		AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'chunks_fts_%'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
-	out := map[string]int{}
-	for _, table := range tables {
-		cols, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var conds []string
-		for cols.Next() {
-			var c string
-			if err := cols.Scan(&c); err != nil {
-				t.Fatal(err)
-			}
-			conds = append(conds, fmt.Sprintf(`instr(CAST("%s" AS TEXT), ?1) > 0`, c))
-		}
-		cols.Close()
-		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM "`+table+`" WHERE `+strings.Join(conds, " OR "), s).Scan(&n); err != nil {
-			t.Fatalf("%s: %v", table, err)
-		}
-		if n > 0 {
-			out[table] = n
-		}
-	}
-	return out
 }
 
 // search returns the document IDs of a search as one string.

@@ -95,6 +95,13 @@ func commands() []command {
 				{"list", "list keys by prefix with their user, scopes and state"},
 				{"revoke", "refuse a key from now on"},
 			}, run: runKeys},
+		{name: "documents", summary: "delete documents (restorable until RAGD_PURGE_AFTER), restore them, list or purge the deleted",
+			synopsis: "deleted [--json] | delete ID… | restore ID… | purge", subs: []subcommand{
+				{"deleted", "list the deleted documents that can still be restored, with when they will be purged"},
+				{"delete", "hide documents from every query at once; purged RAGD_PURGE_AFTER later"},
+				{"restore", "bring deleted documents back and re-index them"},
+				{"purge", "remove now the documents deleted over RAGD_PURGE_AFTER ago"},
+			}, run: runDocuments},
 		{name: "eval", summary: "measure retrieval (and answer) quality on a dataset", synopsis: "[--k 10] [--answers] [--baseline bm25|none] [--json] DATASET", run: runEval},
 		{name: "migrate", summary: "apply database migrations and exit", run: runMigrate},
 		{name: "spaces", summary: "list embedding spaces; re-embed now; drop an old embedder's vectors",
