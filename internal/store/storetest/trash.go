@@ -97,6 +97,60 @@ func testTrash(t *testing.T, open func(t *testing.T) rag.Store) {
 		newDoc(t, s, c.ID, "gone.txt")
 	})
 
+	t.Run("TrashDocument/HidesQASources", func(t *testing.T) {
+		s, c, gone, kept := setup(t)
+		qs, boards := s.(rag.QuestionStore)
+		if !boards {
+			t.Skip("no Q&A boards")
+		}
+		ctx := t.Context()
+		q := &rag.Question{CollectionID: c.ID, Title: "eruption?"}
+		if err := qs.CreateQuestion(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		a := &rag.BoardAnswer{QuestionID: q.ID, IsAI: true, Body: "see [1] and [2]", SourceRefs: []rag.SourceRef{
+			{DocumentID: gone.ID, Title: "gone"}, {DocumentID: kept.ID, Title: "kept"}}}
+		if err := qs.AddAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		refs := func() []string {
+			t.Helper()
+			as, err := qs.ListAnswers(ctx, q.ID)
+			if err != nil || len(as) != 1 {
+				t.Fatalf("ListAnswers = %v, %v", as, err)
+			}
+			var ids []string
+			for _, r := range as[0].SourceRefs {
+				ids = append(ids, r.DocumentID)
+			}
+			return ids
+		}
+		if got := refs(); !slices.Equal(got, []string{gone.ID, kept.ID}) {
+			t.Fatalf("sources before the delete = %v", got)
+		}
+		if _, err := s.TrashDocument(ctx, alice, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := refs(); !slices.Equal(got, []string{kept.ID}) {
+			t.Errorf("sources after the delete = %v, want only the kept document", got)
+		}
+		if _, err := s.RestoreDocument(ctx, alice, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := refs(); !slices.Equal(got, []string{gone.ID, kept.ID}) {
+			t.Errorf("sources after the restore = %v", got)
+		}
+		if _, err := s.TrashDocument(ctx, alice, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PurgeDocuments(ctx, time.Now().Add(time.Hour), 0); err != nil {
+			t.Fatal(err)
+		}
+		if got := refs(); !slices.Equal(got, []string{kept.ID}) {
+			t.Errorf("sources after the purge = %v", got)
+		}
+	})
+
 	t.Run("RestoreDocument/OK", func(t *testing.T) {
 		s, c, gone, _ := setup(t)
 		ctx := t.Context()
