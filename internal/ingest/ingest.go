@@ -461,6 +461,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 		Size:        int64(len(data)),
 		Space:       p.embedder.Space(),
 		Chunks:      chunks,
+		Text:        Text(ex),
 	})
 	if err != nil {
 		return fail(rag.StageIndex, err)
@@ -489,6 +490,19 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 		return nil, Failed, storeError(req, "reload document", err)
 	}
 	return doc, Queued, nil
+}
+
+// Text is the text of an extraction as a version keeps it: its blocks in reading order, separated by blank
+// lines.
+func Text(ex *rag.Extracted) string {
+	var b strings.Builder
+	for i, bl := range ex.Blocks {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(bl.Text)
+	}
+	return b.String()
 }
 
 // EmbeddingText is the text embedded for a chunk: the same context (title, section) that the keyword index

@@ -148,6 +148,9 @@ type VersionCommit struct {
 	Size        int64
 	Space       Space
 	Chunks      []Chunk // Index, Text, spans and Vector set; IDs are assigned by the store
+	// Text is the version's extracted text (its blocks joined by blank lines), kept as a blob beside the
+	// original and named by the version record's TextHash; "" keeps none.
+	Text string
 }
 
 // SpaceStats describes the embedding spaces present in a store.

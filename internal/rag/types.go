@@ -142,6 +142,9 @@ type DocumentVersion struct {
 	ChunkCount  int            `json:"chunk_count"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	CreatedAt   time.Time      `json:"created_at"`
+	// TextHash names the blob of the version's extracted text ("" for versions committed before ragd kept
+	// it).
+	TextHash string `json:"text_hash,omitempty"`
 }
 
 // DocumentState is the mutable processing state of a document (see Store.SetDocumentState).

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -109,10 +110,19 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			}
 		}
 		now := s.now()
+		textHash := ""
+		if c.Text != "" {
+			sum := sha256.Sum256([]byte(c.Text))
+			textHash = hex.EncodeToString(sum[:])
+			if err := s.insertBlob(ctx, tx, textHash, []byte(c.Text)); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.document_versions (document_id, version, content_hash, title, source,
-			media_type, size, chunk_count, metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (document_id, version) DO UPDATE SET chunk_count = excluded.chunk_count`),
-			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), metadata, now); err != nil {
+			media_type, size, chunk_count, metadata, created_at, text_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (document_id, version) DO UPDATE SET chunk_count = excluded.chunk_count,
+			text_hash = CASE WHEN excluded.text_hash = '' THEN {S}.document_versions.text_hash ELSE excluded.text_hash END`),
+			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), metadata, now, textHash); err != nil {
 			return fmt.Errorf("record version: %w", err)
 		}
 		if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.documents SET version = $2, content_hash = $3,
@@ -284,14 +294,14 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, s.q(`SELECT document_id, version, content_hash, title, source, media_type, size,
-		chunk_count, metadata, created_at FROM {S}.document_versions WHERE document_id = $1 ORDER BY version DESC`), documentID)
+		chunk_count, metadata, created_at, text_hash FROM {S}.document_versions WHERE document_id = $1 ORDER BY version DESC`), documentID)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list versions: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.DocumentVersion, error) {
 		var v rag.DocumentVersion
 		err := r.Scan(&v.DocumentID, &v.Version, &v.ContentHash, &v.Title, &v.Source, &v.MediaType, &v.Size,
-			&v.ChunkCount, &v.Metadata, &v.CreatedAt)
+			&v.ChunkCount, &v.Metadata, &v.CreatedAt, &v.TextHash)
 		v.CreatedAt = v.CreatedAt.UTC()
 		return &v, err
 	})
@@ -309,9 +319,18 @@ func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
 	if data == nil {
 		data = []byte{}
 	}
-	if _, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`),
-		hash, data); err != nil {
-		return interpretError(fmt.Errorf("put blob: %w", err))
+	if err := s.insertBlob(ctx, s.pool, hash, data); err != nil {
+		return interpretError(err)
+	}
+	return nil
+}
+
+// insertBlob stores data under hash (through the pool or a transaction) unless a blob of that hash exists.
+func (s *Store) insertBlob(ctx context.Context, db interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}, hash string, data []byte) error {
+	if _, err := db.Exec(ctx, s.q(`INSERT INTO {S}.blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`), hash, data); err != nil {
+		return fmt.Errorf("put blob: %w", err)
 	}
 	return nil
 }

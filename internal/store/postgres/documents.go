@@ -381,7 +381,8 @@ func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) 
 func (s *Store) removeDocument(ctx context.Context, tx pgx.Tx, id string) error {
 	var hashes []string
 	err := tx.QueryRow(ctx, s.q(`SELECT array_remove(array[d.content_hash, d.pending_hash] ||
-		ARRAY(SELECT content_hash FROM {S}.document_versions WHERE document_id = d.id), '')
+		ARRAY(SELECT content_hash FROM {S}.document_versions WHERE document_id = d.id) ||
+		ARRAY(SELECT text_hash FROM {S}.document_versions WHERE document_id = d.id), '')
 		FROM {S}.documents d WHERE d.id = $1`), id).Scan(&hashes)
 	if err != nil {
 		return fmt.Errorf("delete document: %w", err)
@@ -394,7 +395,7 @@ func (s *Store) removeDocument(ctx context.Context, tx pgx.Tx, id string) error 
 	}
 	if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.blobs b WHERE b.hash = ANY($1::text[])
 		AND NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.content_hash = b.hash OR d.pending_hash = b.hash)
-		AND NOT EXISTS (SELECT 1 FROM {S}.document_versions v WHERE v.content_hash = b.hash)`),
+		AND NOT EXISTS (SELECT 1 FROM {S}.document_versions v WHERE v.content_hash = b.hash OR v.text_hash = b.hash)`),
 		hashes); err != nil {
 		return fmt.Errorf("delete document blobs: %w", err)
 	}

@@ -94,6 +94,10 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 		terms[i] = strings.Join(textproc.IndexTerms(textproc.ContextText(c.Title, ch.Section, ch.Text)), " ")
 		vecs[i] = encodeVector(ch.Vector)
 	}
+	textHash := ""
+	if c.Text != "" {
+		textHash = sha256Hex([]byte(c.Text))
+	}
 	var version int
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var seq int64
@@ -174,12 +178,18 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			string(rag.StatusReady), string(rag.StageDone), len(c.Chunks), now, seq); err != nil {
 			return err
 		}
+		if textHash != "" {
+			if err := s.insertBlob(ctx, tx, textHash, []byte(c.Text)); err != nil {
+				return err
+			}
+		}
 		// WHERE true: SQLite needs it to tell the upsert's ON from a join's.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO document_versions (doc_seq, version, content_hash, title, source,
-			media_type, size, chunk_count, metadata, created_at)
-			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ? FROM documents WHERE seq = ?
-			AND true ON CONFLICT (doc_seq, version) DO UPDATE SET chunk_count = excluded.chunk_count`,
-			now, seq); err != nil {
+			media_type, size, chunk_count, metadata, created_at, text_hash)
+			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ?, ? FROM documents WHERE seq = ?
+			AND true ON CONFLICT (doc_seq, version) DO UPDATE SET chunk_count = excluded.chunk_count,
+			text_hash = CASE WHEN excluded.text_hash = '' THEN text_hash ELSE excluded.text_hash END`,
+			now, textHash, seq); err != nil {
 			return err
 		}
 		if err := indexDocument(ctx, tx, seq); err != nil {
@@ -247,6 +257,7 @@ func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) 
 func (s *Store) removeDocument(ctx context.Context, tx *sql.Tx, seq int64) error {
 	var hashes []string
 	rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?1
+		UNION SELECT text_hash FROM document_versions WHERE doc_seq = ?1
 		UNION SELECT content_hash FROM documents WHERE seq = ?1 UNION SELECT pending_hash FROM documents WHERE seq = ?1`, seq)
 	if err != nil {
 		return err
@@ -273,7 +284,7 @@ func (s *Store) removeDocument(ctx context.Context, tx *sql.Tx, seq int64) error
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
 			AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)
-			AND NOT EXISTS (SELECT 1 FROM document_versions WHERE content_hash = ?1)`, h); err != nil {
+			AND NOT EXISTS (SELECT 1 FROM document_versions WHERE content_hash = ?1 OR text_hash = ?1)`, h); err != nil {
 			return err
 		}
 	}
@@ -375,12 +386,15 @@ func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
 	if data == nil {
 		data = []byte{}
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (hash) DO NOTHING`, hash, data, len(data), s.now().UnixMicro())
-		return err
-	})
+	err := s.write(ctx, func(tx *sql.Tx) error { return s.insertBlob(ctx, tx, hash, data) })
 	return dbError(err, "put blob")
+}
+
+// insertBlob stores data under hash inside tx unless a blob of that hash exists.
+func (s *Store) insertBlob(ctx context.Context, tx *sql.Tx, hash string, data []byte) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (hash) DO NOTHING`, hash, data, len(data), s.now().UnixMicro())
+	return err
 }
 
 // GetBlob returns the bytes stored under hash. ErrNotFound.

@@ -366,7 +366,7 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT version, content_hash, title, source, media_type, size, chunk_count, metadata,
-			created_at FROM document_versions WHERE doc_seq = ? ORDER BY version DESC`, seq)
+			created_at, text_hash FROM document_versions WHERE doc_seq = ? ORDER BY version DESC`, seq)
 		if err != nil {
 			return err
 		}
@@ -376,7 +376,7 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 			var meta string
 			var created int64
 			if err := rows.Scan(&v.Version, &v.ContentHash, &v.Title, &v.Source, &v.MediaType, &v.Size, &v.ChunkCount,
-				&meta, &created); err != nil {
+				&meta, &created, &v.TextHash); err != nil {
 				return err
 			}
 			if v.Metadata, err = unmarshalMap(meta); err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -181,6 +182,42 @@ func testTrash(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 		if got := hitDocs(t, s, keyword(t, s, alice, "eruption", rag.Filter{}, 10)); !slices.Equal(got, []string{gone.ID}) {
 			t.Errorf("keyword documents after restore = %v", got)
+		}
+	})
+
+	t.Run("CommitVersion/KeepsTextUntilPurge", func(t *testing.T) {
+		s := open(t)
+		ctx := t.Context()
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "notes.txt")
+		texts := []string{"first notes on tides", "second notes on gales"}
+		for i, text := range texts {
+			if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: hashOf(fmt.Sprint(i)), Title: "notes",
+				Space: spaceA, Chunks: chunksOf(spaceA, []string{text}, nil), Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		vs, err := s.ListVersions(ctx, alice, d.ID)
+		if err != nil || len(vs) != 2 {
+			t.Fatalf("ListVersions = %v, %v", vs, err)
+		}
+		for _, v := range vs {
+			want := texts[v.Version-1]
+			if v.TextHash != hashOf(want) {
+				t.Errorf("version %d text hash %q, want %q", v.Version, v.TextHash, hashOf(want))
+			}
+			if b, err := s.GetBlob(ctx, v.TextHash); err != nil || string(b) != want {
+				t.Errorf("text of version %d = %q, %v", v.Version, b, err)
+			}
+		}
+		if _, err := s.TrashDocument(ctx, alice, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PurgeDocuments(ctx, time.Now().Add(time.Hour), 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range texts {
+			wantNotFound(t, "text blob after the purge", errOf(s.GetBlob(ctx, hashOf(text))))
 		}
 	})
 

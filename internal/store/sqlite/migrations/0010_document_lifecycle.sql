@@ -6,3 +6,7 @@
 ALTER TABLE documents ADD COLUMN deleted_at INTEGER;
 ALTER TABLE documents ADD COLUMN deleted_external_id TEXT;
 CREATE INDEX documents_deleted ON documents (deleted_at) WHERE deleted_at IS NOT NULL;
+
+-- Versions (docs/security.md "Versions"): the extracted text of each version committed from now on is kept as
+-- a blob, text_hash its sha256 ('' for versions committed before).
+ALTER TABLE document_versions ADD COLUMN text_hash TEXT NOT NULL DEFAULT '';

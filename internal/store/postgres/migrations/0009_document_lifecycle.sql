@@ -6,3 +6,7 @@
 ALTER TABLE {S}.documents ADD COLUMN deleted_at timestamptz;
 ALTER TABLE {S}.documents ADD COLUMN deleted_external_id text NOT NULL DEFAULT '';
 CREATE INDEX documents_deleted_idx ON {S}.documents (deleted_at) WHERE deleted_at IS NOT NULL;
+
+-- Versions (docs/security.md "Versions"): the extracted text of each version committed from now on is kept as
+-- a blob, text_hash its sha256 ('' for versions committed before).
+ALTER TABLE {S}.document_versions ADD COLUMN text_hash text NOT NULL DEFAULT '';
