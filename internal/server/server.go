@@ -31,6 +31,7 @@ type Documents interface {
 	UpdateDocument(ctx context.Context, p rag.Principal, id string, u rag.DocumentUpdate) (*rag.Document, error)
 	TrashDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 	RestoreDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
+	GetBlob(ctx context.Context, hash string) ([]byte, error)
 	ListVersions(ctx context.Context, p rag.Principal, id string) ([]*rag.DocumentVersion, error)
 	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)
 }
@@ -70,6 +71,7 @@ type EmbeddingStatus interface {
 type Submitter interface {
 	Submit(ctx context.Context, p rag.Principal, req ingest.Request) (*rag.Document, ingest.Outcome, error)
 	Abandon(ctx context.Context, docID, contentHash string, reason error) error
+	Revert(ctx context.Context, p rag.Principal, docID string, version int) (*rag.Document, ingest.Outcome, error)
 }
 
 // Enqueuer schedules the processing of a submitted document version. The durable job runner
@@ -206,6 +208,10 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/documents/{id}/grants", s.handleGetGrants)
 	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
 	s.mux.HandleFunc("POST /api/documents/{id}/restore", s.handleRestoreDocument)
+	s.mux.HandleFunc("GET /api/documents/{id}/versions", s.handleListVersions)
+	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}", s.handleGetVersion)
+	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}/file", s.handleVersionFile)
+	s.mux.HandleFunc("POST /api/documents/{id}/versions/{n}/restore", s.handleRevert)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)

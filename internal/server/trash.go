@@ -42,19 +42,27 @@ func (s *Server) handleRestoreDocument(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if d.PendingHash != "" {
-		if err := s.deps.Enqueuer.EnqueueIngest(r.Context(), d.ID, d.PendingHash); err != nil {
-			reason := rag.WrapError(rag.CodeDBError, err, "%s was restored but could not be scheduled for indexing (%s); upload it again", d.Source, storageProblem(err))
-			if aerr := s.deps.Ingest.Abandon(context.WithoutCancel(r.Context()), d.ID, d.PendingHash, reason); aerr != nil {
-				s.log.Error("record an unscheduled restore as failed", slog.String("document", d.ID), slog.Any("err", aerr))
-			}
-			s.writeError(w, r, reason)
-			return
-		}
+	if d.PendingHash != "" && !s.schedule(w, r, d, d.Source) {
+		return
 	}
 	v := viewDocument(d)
 	v.Outcome = string(ingest.Queued)
 	writeJSON(w, http.StatusAccepted, v)
+}
+
+// schedule enqueues the processing of d's pending version after a restore; when that fails it marks the
+// version failed (rather than leave it queued with no job), writes the error and returns false.
+func (s *Server) schedule(w http.ResponseWriter, r *http.Request, d *rag.Document, name string) bool {
+	err := s.deps.Enqueuer.EnqueueIngest(r.Context(), d.ID, d.PendingHash)
+	if err == nil {
+		return true
+	}
+	reason := rag.WrapError(rag.CodeDBError, err, "%s could not be scheduled for indexing (%s); try again", name, storageProblem(err))
+	if aerr := s.deps.Ingest.Abandon(context.WithoutCancel(r.Context()), d.ID, d.PendingHash, reason); aerr != nil {
+		s.log.Error("record an unscheduled version as failed", slog.String("document", d.ID), slog.Any("err", aerr))
+	}
+	s.writeError(w, r, reason)
+	return false
 }
 
 // viewDeleted is viewDocument with, for a deleted document, when it was deleted and when it will be purged.
