@@ -161,3 +161,13 @@ type SpaceStats struct {
 
 // Clock returns the current time; stores and services take one so tests can fix time.
 type Clock func() time.Time
+
+// SealedStore is a store that encrypts documents' contents at rest (blobs and chunk texts, with the keys of
+// internal/sealing given when it opens). Both stores implement it and pass internal/store/storetest.
+type SealedStore interface {
+	// DataKeyIDs returns the IDs of the keys that sealed stored data ("" for data stored in the clear).
+	DataKeyIDs(ctx context.Context) ([]string, error)
+	// RekeyData re-seals up to limit blobs and up to limit chunk texts that are not under the current key
+	// (into the clear when the store has none) and returns how many it changed; 0 means done.
+	RekeyData(ctx context.Context, limit int) (int, error)
+}

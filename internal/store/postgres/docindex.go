@@ -19,16 +19,19 @@ import (
 func (s *Store) indexDocument(ctx context.Context, tx pgx.Tx, id string) error {
 	var title, source string
 	var metadata map[string]any
-	var lead *string
+	var lead, leadKey *string
 	err := tx.QueryRow(ctx, s.q(`SELECT title, source, metadata,
-		(SELECT text FROM {S}.chunks WHERE document_id = d.id ORDER BY idx LIMIT 1) FROM {S}.documents d WHERE id = $1`), id).
-		Scan(&title, &source, &metadata, &lead)
+		(SELECT text FROM {S}.chunks WHERE document_id = d.id ORDER BY idx LIMIT 1),
+		(SELECT key_id FROM {S}.chunks WHERE document_id = d.id ORDER BY idx LIMIT 1) FROM {S}.documents d WHERE id = $1`), id).
+		Scan(&title, &source, &metadata, &lead, &leadKey)
 	if err != nil {
 		return fmt.Errorf("index document: %w", err)
 	}
 	l := ""
-	if lead != nil {
-		l = *lead
+	if lead != nil && leadKey != nil {
+		if l, err = s.opts.Keys.OpenText(*lead, *leadKey); err != nil {
+			return fmt.Errorf("index document: %w", err)
+		}
 	}
 	terms := textproc.IndexTerms(textproc.DocumentText(title, source, metadata, l))
 	tf := map[string]int32{}

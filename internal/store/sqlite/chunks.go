@@ -14,17 +14,25 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
-const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset`
+const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset,
+	c.key_id`
 
-func scanChunk(row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
+// scanChunk reads the chunkCols of a row (and extra columns after them) and opens its sealed text.
+func scanChunk(keys *sealing.Keyring, row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
+	var keyID string
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &c.Kind, &c.Text, &c.PageStart, &c.PageEnd, &c.Section,
-		&c.StartOffset, &c.EndOffset}, extra...)
+		&c.StartOffset, &c.EndOffset, &keyID}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
+	}
+	var err error
+	if c.Text, err = keys.OpenText(c.Text, keyID); err != nil {
+		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
 	}
 	return &c, nil
 }
@@ -122,7 +130,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				return err
 			}
 			insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (doc_seq, version, idx, kind, text, page_start, page_end,
-				section, start_offset, end_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				section, start_offset, end_offset, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -139,8 +147,9 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				if kind == "" {
 					kind = rag.KindText
 				}
-				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), ch.Text, ch.PageStart, ch.PageEnd,
-					ch.Section, ch.StartOffset, ch.EndOffset)
+				text, keyID := s.opts.Keys.SealText(ch.Text)
+				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), text, ch.PageStart, ch.PageEnd,
+					ch.Section, ch.StartOffset, ch.EndOffset, keyID)
 				if err != nil {
 					return err
 				}
@@ -192,7 +201,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			now, textHash, seq); err != nil {
 			return err
 		}
-		if err := indexDocument(ctx, tx, seq); err != nil {
+		if err := indexDocument(ctx, tx, s.opts.Keys, seq); err != nil {
 			return err
 		}
 		return s.maybePruneTombstones(ctx, tx)
@@ -306,7 +315,7 @@ func (s *Store) ListChunks(ctx context.Context, p rag.Principal, documentID stri
 		}
 		defer rows.Close()
 		for rows.Next() {
-			c, err := scanChunk(rows)
+			c, err := scanChunk(s.opts.Keys, rows)
 			if err != nil {
 				return err
 			}
@@ -354,7 +363,7 @@ func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
 		var h rag.Hit
 		var meta string
 		var updated int64
-		c, err := scanChunk(rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
+		c, err := scanChunk(s.opts.Keys, rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
 		if err != nil {
 			return nil, dbError(err, "hits")
 		}
@@ -392,20 +401,25 @@ func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
 
 // insertBlob stores data under hash inside tx unless a blob of that hash exists.
 func (s *Store) insertBlob(ctx context.Context, tx *sql.Tx, hash string, data []byte) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (hash) DO NOTHING`, hash, data, len(data), s.now().UnixMicro())
+	sealed, keyID := s.opts.Keys.Seal(data)
+	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at, key_id) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (hash) DO NOTHING`, hash, sealed, len(data), s.now().UnixMicro(), keyID)
 	return err
 }
 
 // GetBlob returns the bytes stored under hash. ErrNotFound.
 func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
 	var data []byte
-	err := s.r.QueryRowContext(ctx, `SELECT data FROM blobs WHERE hash = ?`, hash).Scan(&data)
+	var keyID string
+	err := s.r.QueryRowContext(ctx, `SELECT data, key_id FROM blobs WHERE hash = ?`, hash).Scan(&data, &keyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("blob %s: %w", hash, rag.ErrNotFound)
 	}
 	if err != nil {
 		return nil, dbError(err, "get blob")
+	}
+	if data, err = s.opts.Keys.Open(data, keyID); err != nil {
+		return nil, rag.WrapError(rag.CodeDBError, err, "blob %s", hash)
 	}
 	if data == nil {
 		data = []byte{}

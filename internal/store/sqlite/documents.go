@@ -308,7 +308,7 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 			return err
 		}
 		if u.Title != nil || u.Metadata != nil {
-			if err := indexDocument(ctx, tx, seq); err != nil {
+			if err := indexDocument(ctx, tx, s.opts.Keys, seq); err != nil {
 				return err
 			}
 		}

@@ -10,3 +10,10 @@ CREATE INDEX documents_deleted_idx ON {S}.documents (deleted_at) WHERE deleted_a
 -- Versions (docs/security.md "Versions"): the extracted text of each version committed from now on is kept as
 -- a blob, text_hash its sha256 ('' for versions committed before).
 ALTER TABLE {S}.document_versions ADD COLUMN text_hash text NOT NULL DEFAULT '';
+
+-- Encryption at rest (docs/security.md "Encryption at rest"): key_id names the data key that sealed a blob's
+-- data or a chunk's text ('' for data stored in the clear); a rotation re-seals the rows of other keys.
+ALTER TABLE {S}.blobs ADD COLUMN key_id text NOT NULL DEFAULT '';
+ALTER TABLE {S}.chunks ADD COLUMN key_id text NOT NULL DEFAULT '';
+CREATE INDEX blobs_key_idx ON {S}.blobs (key_id);
+CREATE INDEX chunks_key_idx ON {S}.chunks (key_id);

@@ -10,3 +10,10 @@ CREATE INDEX documents_deleted ON documents (deleted_at) WHERE deleted_at IS NOT
 -- Versions (docs/security.md "Versions"): the extracted text of each version committed from now on is kept as
 -- a blob, text_hash its sha256 ('' for versions committed before).
 ALTER TABLE document_versions ADD COLUMN text_hash TEXT NOT NULL DEFAULT '';
+
+-- Encryption at rest (docs/security.md "Encryption at rest"): key_id names the data key that sealed a blob's
+-- data or a chunk's text ('' for data stored in the clear); a rotation re-seals the rows of other keys.
+ALTER TABLE blobs ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX blobs_key ON blobs (key_id);
+CREATE INDEX chunks_key ON chunks (key_id);
