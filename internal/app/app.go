@@ -163,9 +163,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 }
 
 func (a *App) openStore(ctx context.Context) error {
+	keys, err := DataKeys(a.Config)
+	if err != nil {
+		return err
+	}
 	if a.Config.DatabaseURL != "" {
 		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL), Logger: a.Logger,
-			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch})
+			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch, Keys: keys})
 		if err != nil {
 			return fmt.Errorf("open postgres: %w", err)
 		}
@@ -177,7 +181,7 @@ func (a *App) openStore(ctx context.Context) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"),
-		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory})
+		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory, Keys: keys})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", a.Config.DataDir, err)
 	}
@@ -250,6 +254,15 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 			_, err := a.Board.Pass(ctx, qa.TriggerSchedule)
 			return err
 		}, nil); err != nil {
+			r.Close()
+			return nil, err
+		}
+		// Data sealed with an earlier key (or stored in the clear before a key was set) is re-sealed with
+		// the current one (docs/security.md "Encryption at rest").
+		if err := r.AddPeriodic(ResealJob, jobs.Every(time.Minute), func(ctx context.Context) error {
+			_, err := a.Reseal(ctx, nil)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
 			r.Close()
 			return nil, err
 		}

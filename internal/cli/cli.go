@@ -89,11 +89,12 @@ func commands() []command {
 				{"members", "list a team's members and roles"},
 				{"join", "add a user to a team or change its role"},
 			}, run: runTeams},
-		{name: "keys", summary: "users' API keys, stored hashed and shown by prefix", synopsis: "create --user NAME --scopes read[,write][,admin] [--expires D] | list [--json] | revoke PREFIX_OR_KEY",
+		{name: "keys", summary: "users' API keys, stored hashed and shown by prefix; the data encryption key's rotation", synopsis: "create --user NAME --scopes read[,write][,admin] [--expires D] | list [--json] | revoke PREFIX_OR_KEY | rotate-data",
 			subs: []subcommand{
 				{"create", "make a key and print it (alone, on stdout); it is never shown again"},
 				{"list", "list keys by prefix with their user, scopes and state"},
 				{"revoke", "refuse a key from now on"},
+				{"rotate-data", "re-encrypt every stored blob and passage under RAGD_ENCRYPTION_KEY now (serve does it in the background)"},
 			}, run: runKeys},
 		{name: "documents", summary: "delete documents (restorable until RAGD_PURGE_AFTER), restore them, list or purge the deleted",
 			synopsis: "deleted [--json] | delete ID… | restore ID… | purge", subs: []subcommand{

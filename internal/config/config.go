@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 )
 
 // Config is the whole configuration of a ragd process.
@@ -73,6 +74,11 @@ type Config struct {
 	// PurgeAfter is how long a deleted document waits, restorable, before the purge job removes it for good
 	// (RAGD_PURGE_AFTER, default 168h; 0 purges at the job's next run).
 	PurgeAfter time.Duration
+	// EncryptionKey seals documents' contents at rest (RAGD_ENCRYPTION_KEY or _FILE: 32 bytes as 64 hex
+	// digits or base64); EncryptionOldKeys are earlier keys that still open data until it is re-sealed
+	// (RAGD_ENCRYPTION_OLD_KEYS or _FILE, comma or newline separated). Empty: stored in the clear.
+	EncryptionKey     string
+	EncryptionOldKeys []string
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
 	MaxPerDocument int
@@ -231,6 +237,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
 	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
 	e.duration(&c.PurgeAfter, "RAGD_PURGE_AFTER")
+	e.dataKeys(&c.EncryptionKey, &c.EncryptionOldKeys)
 	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
 	e.str(&c.QueryExpansion, "RAGD_QUERY_EXPANSION")
 	e.str(&c.Reranker, "RAGD_RERANKER")
@@ -431,6 +438,37 @@ func (e *env) secret(dst *string, name string) {
 		return
 	}
 	e.str(dst, name)
+}
+
+// dataKeys reads RAGD_ENCRYPTION_KEY and RAGD_ENCRYPTION_OLD_KEYS (each also _FILE) and checks them: a
+// variable that is set must hold a valid key (setting one by mistake to nothing must not store in the
+// clear), and old keys need a current one.
+func (e *env) dataKeys(key *string, old *[]string) {
+	const name, oldName = "RAGD_ENCRYPTION_KEY", "RAGD_ENCRYPTION_OLD_KEYS"
+	set := func(n string) bool { return e.getenv(n) != "" || e.getenv(n+"_FILE") != "" }
+	e.secret(key, name)
+	*key = strings.TrimSpace(*key)
+	if set(name) {
+		if _, err := sealing.ParseKey(*key); err != nil {
+			e.fail(fmt.Errorf("%s: %w", name, err))
+			return
+		}
+	}
+	var raw string
+	e.secret(&raw, oldName)
+	*old = splitList(strings.ReplaceAll(raw, "\n", ","), ",")
+	if set(oldName) && len(*old) == 0 {
+		e.fail(fmt.Errorf("%s is set but holds no key", oldName))
+	}
+	for i, k := range *old {
+		if _, err := sealing.ParseKey(k); err != nil {
+			e.fail(fmt.Errorf("%s: key %d: %w", oldName, i+1, err))
+			return
+		}
+	}
+	if len(*old) > 0 && *key == "" {
+		e.fail(fmt.Errorf("%s needs %s, the key data is re-sealed with", oldName, name))
+	}
 }
 
 // keys reads a list of keys from NAME (commas or newlines between them) or from the file NAME_FILE (one
