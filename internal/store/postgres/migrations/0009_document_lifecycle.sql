@@ -17,3 +17,22 @@ ALTER TABLE {S}.blobs ADD COLUMN key_id text NOT NULL DEFAULT '';
 ALTER TABLE {S}.chunks ADD COLUMN key_id text NOT NULL DEFAULT '';
 CREATE INDEX blobs_key_idx ON {S}.blobs (key_id);
 CREATE INDEX chunks_key_idx ON {S}.chunks (key_id);
+
+-- The audit log (docs/security.md "Audit log", internal/audit): append-only, removed only by the
+-- retention (PruneAudit).
+CREATE TABLE {S}.audit_log (
+    id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at        timestamptz NOT NULL,
+    principal text NOT NULL,
+    action    text NOT NULL,
+    target    text NOT NULL DEFAULT '',
+    documents text[] NOT NULL DEFAULT '{}',
+    client    text NOT NULL DEFAULT '',
+    outcome   text NOT NULL,
+    status    integer NOT NULL DEFAULT 0,
+    detail    text NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_log_at_idx ON {S}.audit_log (at);
+CREATE INDEX audit_log_principal_idx ON {S}.audit_log (principal, id);
+CREATE INDEX audit_log_action_idx ON {S}.audit_log (action, id);
+CREATE RULE audit_log_append_only AS ON UPDATE TO {S}.audit_log DO INSTEAD NOTHING;

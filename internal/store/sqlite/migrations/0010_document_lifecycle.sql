@@ -17,3 +17,24 @@ ALTER TABLE blobs ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE chunks ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX blobs_key ON blobs (key_id);
 CREATE INDEX chunks_key ON chunks (key_id);
+
+-- The audit log (docs/security.md "Audit log", internal/audit): append-only, removed only by the
+-- retention (PruneAudit). documents is a JSON array of document IDs.
+CREATE TABLE audit_log (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    at        INTEGER NOT NULL,
+    principal TEXT NOT NULL,
+    action    TEXT NOT NULL,
+    target    TEXT NOT NULL DEFAULT '',
+    documents TEXT NOT NULL DEFAULT '[]',
+    client    TEXT NOT NULL DEFAULT '',
+    outcome   TEXT NOT NULL,
+    status    INTEGER NOT NULL DEFAULT 0,
+    detail    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_log_at ON audit_log (at);
+CREATE INDEX audit_log_principal ON audit_log (principal, id);
+CREATE INDEX audit_log_action ON audit_log (action, id);
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log BEGIN
+    SELECT RAISE(ABORT, 'the audit log is append-only');
+END;
