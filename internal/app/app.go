@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ragd/ragd/internal/answer"
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/embed"
@@ -61,6 +62,8 @@ type App struct {
 	Conversations rag.ConversationStore
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
+	// Audit is the audit log's writer once OpenAudit has started it, else nil.
+	Audit *audit.Log
 
 	// Now is the clock of the purge of deleted documents (Purge); nil means time.Now. Tests move it
 	// forward instead of waiting out RAGD_PURGE_AFTER.
@@ -261,6 +264,13 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 		// the current one (docs/security.md "Encryption at rest").
 		if err := r.AddPeriodic(ResealJob, jobs.Every(time.Minute), func(ctx context.Context) error {
 			_, err := a.Reseal(ctx, nil)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+			r.Close()
+			return nil, err
+		}
+		if err := r.AddPeriodic(AuditPruneJob, jobs.Every(time.Hour), func(ctx context.Context) error {
+			_, err := a.PruneAudit(ctx)
 			return err
 		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
 			r.Close()

@@ -22,11 +22,7 @@ func PurgeInterval(after time.Duration) time.Duration {
 // Purge removes every document deleted more than Config.PurgeAfter ago (by the App's clock), a batch per
 // transaction, and returns how many it removed.
 func (a *App) Purge(ctx context.Context) (int, error) {
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
-	before := now().Add(-a.Config.PurgeAfter)
+	before := a.now().Add(-a.Config.PurgeAfter)
 	n := 0
 	for {
 		ids, err := a.Store.PurgeDocuments(ctx, before, purgeBatch)
@@ -38,4 +34,12 @@ func (a *App) Purge(ctx context.Context) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// now is the App's clock (Now, else time.Now).
+func (a *App) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
 }

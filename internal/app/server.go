@@ -14,7 +14,10 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 	if cfg.DatabaseURL != "" {
 		kind = "postgres"
 	}
+	events, _ := a.Store.(server.AuditEvents)
 	return server.Deps{
+		Audit:       a.OpenAudit(),
+		AuditEvents: events,
 		Documents:   a.Store,
 		Collections: a.Store,
 		Store:       a.Store,

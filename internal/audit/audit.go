@@ -100,6 +100,10 @@ type Options struct {
 	Buffer int
 	// Batch is how many events one write stores at most (default 256).
 	Batch int
+	// Delay is how long the writer gathers events after the first of a batch before it writes them
+	// (default 250ms): one transaction per batch rather than per request keeps the database's writes out of
+	// the way of searches.
+	Delay time.Duration
 	// Clock stamps events that have no time (default time.Now).
 	Clock func() time.Time
 	// Logger reports failed writes (default: discard).
@@ -126,6 +130,9 @@ func New(store Store, opt Options) *Log {
 	}
 	if opt.Clock == nil {
 		opt.Clock = time.Now
+	}
+	if opt.Delay <= 0 {
+		opt.Delay = 250 * time.Millisecond
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
@@ -178,16 +185,20 @@ func (l *Log) Run(ctx context.Context) {
 		select {
 		case e := <-l.ch:
 			batch = append(batch, e)
-			// Take what else is queued now, up to a batch, before writing.
+			// Gather what else comes within Delay, up to a batch, before writing.
+			timer := time.NewTimer(l.opt.Delay)
+		gather:
 			for len(batch) < l.opt.Batch {
 				select {
 				case e := <-l.ch:
 					batch = append(batch, e)
-					continue
-				default:
+				case <-timer.C:
+					break gather
+				case <-ctx.Done():
+					break gather
 				}
-				break
 			}
+			timer.Stop()
 			write()
 		case <-ctx.Done():
 			for {

@@ -79,6 +79,9 @@ type Config struct {
 	// (RAGD_ENCRYPTION_OLD_KEYS or _FILE, comma or newline separated). Empty: stored in the clear.
 	EncryptionKey     string
 	EncryptionOldKeys []string
+	// AuditRetention is how long audit events are kept (RAGD_AUDIT_RETENTION, default 8760h = 365 days;
+	// 0 keeps them forever).
+	AuditRetention time.Duration
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
 	MaxPerDocument int
@@ -194,6 +197,7 @@ func Default() Config {
 		Metadata:          rag.MetadataLimits{}.WithDefaults(),
 		QA:                QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5},
 		PurgeAfter:        168 * time.Hour,
+		AuditRetention:    8760 * time.Hour,
 	}
 }
 
@@ -237,6 +241,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
 	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
 	e.duration(&c.PurgeAfter, "RAGD_PURGE_AFTER")
+	e.duration(&c.AuditRetention, "RAGD_AUDIT_RETENTION")
 	e.dataKeys(&c.EncryptionKey, &c.EncryptionOldKeys)
 	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
 	e.str(&c.QueryExpansion, "RAGD_QUERY_EXPANSION")
@@ -305,6 +310,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_ANSWER_CACHE_TTL must not be negative (got %s)", c.AnswerCacheTTL)
 	case c.AdminKey != "" && len(strings.TrimSpace(c.AdminKey)) < MinAdminKeyLen:
 		return fmt.Errorf("RAGD_ADMIN_KEY must be at least %d characters (got %d)", MinAdminKeyLen, len(strings.TrimSpace(c.AdminKey)))
+	case c.AuditRetention < 0:
+		return fmt.Errorf("RAGD_AUDIT_RETENTION must not be negative (got %s)", c.AuditRetention)
 	case c.PurgeAfter < 0:
 		return fmt.Errorf("RAGD_PURGE_AFTER must not be negative (got %s)", c.PurgeAfter)
 	case c.ModelTimeout < 0:

@@ -525,6 +525,9 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 			out = append(out, v)
 		}
 	}
+	for _, d := range out {
+		noteDocuments(r, d.ID)
+	}
 	res := map[string]any{"documents": out}
 	if report != nil {
 		res["metadata_table"] = report

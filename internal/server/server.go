@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
@@ -107,7 +108,11 @@ type Deps struct {
 	Principals rag.PrincipalStore
 	// Access answers who may write a document or add to a collection, and which collections a principal
 	// sees. Optional: nil lets only admins write (without Principals every principal is one).
-	Access   rag.AccessStore
+	Access rag.AccessStore
+	// Audit records every /api/ request (nil: none); AuditEvents serves GET /api/admin/audit.
+	Audit       *audit.Log
+	AuditEvents AuditEvents
+
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -182,7 +187,7 @@ func New(d Deps) (*Server, error) {
 	s.chatLimit = newLimiter(s.set.RateLimitChat, s.now)
 	s.searchLimit = newLimiter(s.set.RateLimitSearch, s.now)
 	s.routes()
-	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.mux))))))
+	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.audited(s.mux)))))))
 	return s, nil
 }
 
@@ -209,6 +214,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /api/documents/{id}/grants", s.handlePutGrants)
 	s.mux.HandleFunc("POST /api/documents/{id}/restore", s.handleRestoreDocument)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions", s.handleListVersions)
+	s.mux.HandleFunc("GET /api/admin/audit", s.handleListAudit)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}", s.handleGetVersion)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}/file", s.handleVersionFile)
 	s.mux.HandleFunc("POST /api/documents/{id}/versions/{n}/restore", s.handleRevert)

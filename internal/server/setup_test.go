@@ -107,7 +107,7 @@ type bundle struct {
 }
 
 // setup serves the default settings (rate limits off unless mutate sets them) over a temp-dir store.
-func setup(t *testing.T, mutate func(*Settings)) *bundle {
+func setup(t testing.TB, mutate func(*Settings)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	def := config.Default()
@@ -147,7 +147,7 @@ func setup(t *testing.T, mutate func(*Settings)) *bundle {
 }
 
 // serve (re)starts the HTTP server over b.deps, after a test has replaced a service.
-func (b *bundle) serve(t *testing.T) {
+func (b *bundle) serve(t testing.TB) {
 	t.Helper()
 	srv, err := New(b.deps)
 	if err != nil {
@@ -186,7 +186,7 @@ func (b *bundle) ingestFile(t *testing.T, rel string, mutate func(*ingest.Reques
 	return b.ingest(t, req)
 }
 
-func (b *bundle) ingest(t *testing.T, req ingest.Request) *rag.Document {
+func (b *bundle) ingest(t testing.TB, req ingest.Request) *rag.Document {
 	t.Helper()
 	doc, _, err := b.pipe.Ingest(context.Background(), rag.LocalPrincipal, req)
 	if err != nil {
