@@ -53,7 +53,16 @@ func (s *Server) handleRestoreDocument(w http.ResponseWriter, r *http.Request) {
 // schedule enqueues the processing of d's pending version after a restore; when that fails it marks the
 // version failed (rather than leave it queued with no job), writes the error and returns false.
 func (s *Server) schedule(w http.ResponseWriter, r *http.Request, d *rag.Document, name string) bool {
-	err := s.deps.Enqueuer.EnqueueIngest(r.Context(), d.ID, d.PendingHash)
+	var err error
+	if again, ok := s.deps.Enqueuer.(interface {
+		EnqueueIngestAgain(ctx context.Context, documentID, contentHash string) error
+	}); ok {
+		// The same version may have been processed a moment ago (restored right after its deletion): a
+		// job that still counts as live must not stand in for this one.
+		err = again.EnqueueIngestAgain(r.Context(), d.ID, d.PendingHash)
+	} else {
+		err = s.deps.Enqueuer.EnqueueIngest(r.Context(), d.ID, d.PendingHash)
+	}
 	if err == nil {
 		return true
 	}

@@ -14,10 +14,11 @@ import (
 
 // TestDeleteRestorePurge runs the real binary with a short RAGD_PURGE_AFTER: a document deleted through
 // the API is hidden at once, restored and searchable again, deleted again, and once the window has passed
-// the server's documents.purge job removes it: its ID is in no table of the store and its text in no file.
+// the server's documents.purge job removes it: its ID is in no table of the store but the audit log (which
+// records what was done to it) and its text in no file.
 func TestDeleteRestorePurge(t *testing.T) {
 	data := t.TempDir()
-	env := testkit.CleanEnv("RAGD_DATA_DIR="+data, "RAGD_PURGE_AFTER=3s")
+	env := testkit.CleanEnv("RAGD_DATA_DIR="+data, "RAGD_PURGE_AFTER=3s", "RAGD_RATE_LIMIT_SEARCH=0")
 	srv := testkit.Serve(t, env)
 	const secret = "The keeper's ledger lists nineteen gales and one whale sighted off the northern rocks."
 	call := func(method, path, body string, want int) []byte {
@@ -69,10 +70,20 @@ func TestDeleteRestorePurge(t *testing.T) {
 	call("POST", "/api/documents/"+id+"/restore", "", 404)
 	srv.Stop(t)
 
-	for table, n := range testkit.TableMentions(t, filepath.Join(data, "ragd.db"), id) {
-		t.Errorf("table %s: %d rows mention the purged document", table, n)
+	// The audit log keeps the record of what was done to the document (its ID, never its content) for
+	// RAGD_AUDIT_RETENTION: that is its purpose.
+	r := ragd(t, env, "audit", "--document", id)
+	for _, action := range []string{"document.upload", "document.delete", "document.restore", "search"} {
+		if r.code != 0 || !strings.Contains(r.stdout, action) {
+			t.Errorf("ragd audit --document: no %s event (exit %d)\n%s%s", action, r.code, r.stdout, r.stderr)
+		}
 	}
-	for _, f := range testkit.FilesHolding(t, data, []string{"jobs.db"}, secret, id) {
+	for table, n := range testkit.TableMentions(t, filepath.Join(data, "ragd.db"), id) {
+		if table != "audit_log" {
+			t.Errorf("table %s: %d rows mention the purged document", table, n)
+		}
+	}
+	for _, f := range testkit.FilesHolding(t, data, []string{"jobs.db"}, secret) {
 		t.Errorf("%s still holds the purged document", f)
 	}
 }
