@@ -12,7 +12,6 @@ package audit
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -117,7 +116,6 @@ type Log struct {
 	ch      chan Event
 	dropped atomic.Int64
 	done    chan struct{}
-	once    sync.Once
 }
 
 // New returns a Log writing to store.

@@ -6,6 +6,7 @@
 package sealing
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -151,6 +152,15 @@ func (k *Keyring) OpenText(s, id string) (string, error) {
 	}
 	plain, err := k.Open(b, id)
 	return string(plain), err
+}
+
+// CheckStore is Check of the key IDs a store reports in use (ids): what a store runs when it opens.
+func (k *Keyring) CheckStore(ctx context.Context, ids func(context.Context) ([]string, error)) error {
+	inUse, err := ids(ctx)
+	if err != nil {
+		return err
+	}
+	return k.Check(inUse)
 }
 
 // Check says whether data sealed under the key IDs inUse can be opened with k: an error naming what is

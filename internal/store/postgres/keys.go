@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/ragd/ragd/internal/rag"
 )
 
 // DataKeyIDs returns the IDs of the data keys that sealed stored blobs and chunk texts ("" for data in the
@@ -18,18 +16,6 @@ func (s *Store) DataKeyIDs(ctx context.Context) ([]string, error) {
 		return nil, interpretError(fmt.Errorf("data key ids: %w", err))
 	}
 	return ids, nil
-}
-
-// checkKeys refuses a database holding data that Options.Keys cannot open.
-func (s *Store) checkKeys(ctx context.Context) error {
-	ids, err := s.DataKeyIDs(ctx)
-	if err != nil {
-		return err
-	}
-	if err := s.opts.Keys.Check(ids); err != nil {
-		return rag.WrapError(rag.CodeInvalid, err, "%v", err)
-	}
-	return nil
 }
 
 // RekeyData re-seals with the current key (Options.Keys; nil stores in the clear) up to limit blobs and

@@ -167,7 +167,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if !opts.NoMigrate {
-		if err := s.checkKeys(ctx); err != nil {
+		if err := s.opts.Keys.CheckStore(ctx, s.DataKeyIDs); err != nil {
 			pool.Close()
 			return nil, err
 		}

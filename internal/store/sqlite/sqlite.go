@@ -171,7 +171,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
-	if err := s.checkKeys(ctx); err != nil {
+	if err := s.opts.Keys.CheckStore(ctx, s.DataKeyIDs); err != nil {
 		w.Close()
 		return nil, err
 	}

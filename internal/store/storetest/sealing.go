@@ -56,9 +56,10 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 		}
 	}
 
-	t.Run("SealOpenRotate", func(t *testing.T) {
-		open := newDB(t)
-		s, err := open(ring(k1))
+	// seed opens a store with keys and stores a document with its original, text and one chunk.
+	seed := func(t *testing.T, open func(*sealing.Keyring) (rag.Store, error), keys *sealing.Keyring) (rag.Store, *rag.Document) {
+		t.Helper()
+		s, err := open(keys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,6 +72,13 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 			Space: spaceA, Chunks: chunksOf(spaceA, []string{text}, nil), Text: text}); err != nil {
 			t.Fatal(err)
 		}
+		return s, d
+	}
+
+	t.Run("SealOpenRotate", func(t *testing.T) {
+		open := newDB(t)
+		s, d := seed(t, open, ring(k1))
+		var err error
 		readBack(t, s, d)
 		id1, id2 := sealing.KeyID(k1), sealing.KeyID(k2)
 		if got := keyIDs(t, s); !slices.Equal(got, []string{id1}) {
@@ -123,19 +131,8 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 
 	t.Run("ClearThenSealed", func(t *testing.T) {
 		open := newDB(t)
-		s, err := open(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := mustCollection(t, s, "docs")
-		d := newDoc(t, s, c.ID, "ledger.txt")
-		if err := s.PutBlob(t.Context(), hashOf(original), []byte(original)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.CommitVersion(t.Context(), &rag.VersionCommit{DocumentID: d.ID, ContentHash: hashOf(original), Title: "ledger",
-			Space: spaceA, Chunks: chunksOf(spaceA, []string{text}, nil), Text: text}); err != nil {
-			t.Fatal(err)
-		}
+		s, d := seed(t, open, nil)
+		var err error
 		if got := keyIDs(t, s); !slices.Equal(got, []string{""}) {
 			t.Errorf("key IDs in the clear = %q", got)
 		}
