@@ -3,32 +3,46 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// runDocuments is `ragd documents deleted|delete|restore|purge`: deletion after a window from the command
-// line (docs/security.md "Deletion"). delete hides documents at once, restore brings them back and
-// re-indexes them in the foreground, deleted lists what can still be restored, purge removes now what has
-// waited RAGD_PURGE_AFTER (the documents.purge job of serve and worker does it on its own).
+// runDocuments is `ragd documents deleted|delete|restore|purge|versions|revert`: deletion after a window
+// and versions from the command line (docs/security.md "Deletion", "Versions"). delete hides documents at
+// once, restore brings them back and re-indexes them in the foreground, deleted lists what can still be
+// restored, purge removes now what has waited RAGD_PURGE_AFTER (the documents.purge job of serve and worker
+// does it on its own), versions lists a document's versions and revert makes one current again.
 func runDocuments(ctx context.Context, env *Env, args []string) error {
-	subs := []string{"deleted", "delete", "restore", "purge"}
+	subs := []string{"deleted", "delete", "restore", "purge", "versions", "revert"}
 	sub, args := subcommandOf(args)
 	fset := newFlagSet("documents")
 	c := common{quiet: true}
 	c.register(fset, env)
-	asJSON := fset.Bool("json", false, "print JSON (deleted)")
+	asJSON := fset.Bool("json", false, "print JSON (deleted, versions)")
 	pos, err := parse(fset, args, env.Stdout)
 	if err != nil {
 		return err
 	}
 	switch sub {
 	case "":
-		return usageErr("a subcommand is required: deleted, delete, restore or purge")
+		return usageErr("a subcommand is required: deleted, delete, restore, purge, versions or revert")
 	case "delete", "restore":
 		if len(pos) == 0 {
 			return usageErr("ragd documents %s takes one or more document IDs", sub)
+		}
+	case "versions":
+		if len(pos) != 1 {
+			return usageErr("ragd documents versions takes one document ID")
+		}
+	case "revert":
+		if len(pos) != 2 {
+			return usageErr("ragd documents revert takes a document ID and a version number")
+		}
+		if n, err := strconv.Atoi(pos[1]); err != nil || n < 1 {
+			return usageErr("a version is a number from 1 (got %q)", pos[1])
 		}
 	case "deleted", "purge":
 		if len(pos) != 0 {
@@ -78,6 +92,33 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 			}
 			fmt.Fprintf(w, "%s restored (%s)\n", d.ID, d.ExternalID)
 		}
+	case "versions":
+		vs, err := a.Store.ListVersions(ctx, p, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(w, map[string]any{"document_id": pos[0], "versions": vs})
+		}
+		for _, v := range vs {
+			fmt.Fprintf(w, "%3d  %s  %8d bytes  %4d chunks  %s  %.12s\n", v.Version, v.CreatedAt.Format(time.RFC3339), v.Size, v.ChunkCount,
+				v.MediaType, v.ContentHash)
+		}
+	case "revert":
+		n, _ := strconv.Atoi(pos[1])
+		d, outcome, err := a.Ingest.Revert(ctx, p, pos[0], n)
+		if err != nil {
+			return err
+		}
+		if outcome == ingest.Queued {
+			if err := a.Ingest.Process(ctx, d.ID); err != nil {
+				return fmt.Errorf("indexing version %d again failed: %w", n, err)
+			}
+			if d, err = a.Store.GetDocument(ctx, p, d.ID); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(w, "%s: version %d is current as version %d (%s)\n", d.ID, n, d.Version, outcome)
 	case "purge":
 		n, err := a.Purge(ctx)
 		if err != nil {
