@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +42,8 @@ var routeActions = map[string]string{
 	"POST /api/documents/{id}/versions/{n}/restore": audit.DocumentRestore,
 	"GET /api/admin/audit":                          "audit.read",
 	"PUT /api/documents/{id}/grants":                audit.Grant,
+	"POST /api/admin/keys":                          audit.KeyCreated,
+	"DELETE /api/admin/keys/{prefix}":               audit.KeyRevoked,
 }
 
 // auditNote collects what a handler learns about the documents a request touched (the hits of a search,
@@ -117,7 +121,7 @@ func (s *Server) audited(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		e := audit.Event{At: start, Principal: principalOf(r).ID, Action: action, Target: r.PathValue("id"), Client: clientAddr(r),
+		e := audit.Event{At: start, Principal: principalOf(r).ID, Action: action, Target: cmp.Or(r.PathValue("id"), r.PathValue("prefix")), Client: clientAddr(r),
 			Status: status, Detail: detail, Outcome: audit.OK}
 		switch {
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -131,8 +135,8 @@ func (s *Server) audited(next http.Handler) http.Handler {
 		note.mu.Lock()
 		e.Documents = note.docs
 		note.mu.Unlock()
-		if e.Target != "" && !contains(e.Documents, e.Target) && action != "request" {
-			e.Documents = append([]string{e.Target}, e.Documents...)
+		if id := r.PathValue("id"); id != "" && strings.Contains(r.Pattern, "/api/documents/{id}") && !contains(e.Documents, id) {
+			e.Documents = append([]string{id}, e.Documents...)
 		}
 		s.deps.Audit.Record(e)
 	})
