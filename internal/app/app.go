@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ragd/ragd/internal/answer"
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/chunk"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/embed"
@@ -61,6 +62,12 @@ type App struct {
 	Conversations rag.ConversationStore
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
+	// Audit is the audit log's writer once OpenAudit has started it, else nil.
+	Audit *audit.Log
+
+	// Now is the clock of the purge of deleted documents (Purge); nil means time.Now. Tests move it
+	// forward instead of waiting out RAGD_PURGE_AFTER.
+	Now func() time.Time
 
 	pg      *postgres.Store // the store when it is PostgreSQL: the runner shares its pool
 	closers []func() error
@@ -159,9 +166,13 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 }
 
 func (a *App) openStore(ctx context.Context) error {
+	keys, err := DataKeys(a.Config)
+	if err != nil {
+		return err
+	}
 	if a.Config.DatabaseURL != "" {
 		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL), Logger: a.Logger,
-			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch})
+			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch, Keys: keys})
 		if err != nil {
 			return fmt.Errorf("open postgres: %w", err)
 		}
@@ -173,7 +184,7 @@ func (a *App) openStore(ctx context.Context) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"),
-		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory})
+		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory, Keys: keys})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", a.Config.DataDir, err)
 	}
@@ -246,6 +257,30 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 			_, err := a.Board.Pass(ctx, qa.TriggerSchedule)
 			return err
 		}, nil); err != nil {
+			r.Close()
+			return nil, err
+		}
+		// Data sealed with an earlier key (or stored in the clear before a key was set) is re-sealed with
+		// the current one (docs/security.md "Encryption at rest").
+		if err := r.AddPeriodic(ResealJob, jobs.Every(time.Minute), func(ctx context.Context) error {
+			_, err := a.Reseal(ctx, nil)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+			r.Close()
+			return nil, err
+		}
+		if err := r.AddPeriodic(AuditPruneJob, jobs.Every(time.Hour), func(ctx context.Context) error {
+			_, err := a.PruneAudit(ctx)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+			r.Close()
+			return nil, err
+		}
+		// Deleted documents are removed for good once RAGD_PURGE_AFTER has passed (docs/security.md).
+		if err := r.AddPeriodic(PurgeJob, jobs.Every(PurgeInterval(a.Config.PurgeAfter)), func(ctx context.Context) error {
+			_, err := a.Purge(ctx)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
 			r.Close()
 			return nil, err
 		}

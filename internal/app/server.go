@@ -14,7 +14,10 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 	if cfg.DatabaseURL != "" {
 		kind = "postgres"
 	}
+	events, _ := a.Store.(server.AuditEvents)
 	return server.Deps{
+		Audit:       a.OpenAudit(),
+		AuditEvents: events,
 		Documents:   a.Store,
 		Collections: a.Store,
 		Store:       a.Store,
@@ -44,6 +47,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 			StoreKind:       kind,
 			Embedder:        a.Embedder.Space(),
 			Generator:       a.Generator.Name(),
+			PurgeAfter:      cfg.PurgeAfter,
 		},
 		Conversations: a.Conversations,
 	}

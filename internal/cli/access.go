@@ -210,8 +210,11 @@ func runTeams(ctx context.Context, env *Env, args []string) error {
 // runKeys is `ragd keys create --user NAME --scopes read[,write][,admin] [--expires D] | list [--json] |
 // revoke PREFIX_OR_KEY`. create prints the new key alone on stdout.
 func runKeys(ctx context.Context, env *Env, args []string) error {
-	subs := []string{"create", "list", "revoke"}
+	subs := []string{"create", "list", "revoke", "rotate-data"}
 	sub, args := subcommandOf(args)
+	if sub == "rotate-data" {
+		return runKeysRotateData(ctx, env, args) // the data encryption key (keys_rotate.go)
+	}
 	fs := newFlagSet("keys")
 	var c common
 	registerAccess(fs, env, &c)

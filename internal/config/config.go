@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 )
 
 // Config is the whole configuration of a ragd process.
@@ -70,6 +71,17 @@ type Config struct {
 	// AnswerCacheTTL keeps answers to questions over one collection for that long (RAGD_ANSWER_CACHE_TTL;
 	// 0, the default, turns the cache off); any change to the collection's documents invalidates them.
 	AnswerCacheTTL time.Duration
+	// PurgeAfter is how long a deleted document waits, restorable, before the purge job removes it for good
+	// (RAGD_PURGE_AFTER, default 168h; 0 purges at the job's next run).
+	PurgeAfter time.Duration
+	// EncryptionKey seals documents' contents at rest (RAGD_ENCRYPTION_KEY or _FILE: 32 bytes as 64 hex
+	// digits or base64); EncryptionOldKeys are earlier keys that still open data until it is re-sealed
+	// (RAGD_ENCRYPTION_OLD_KEYS or _FILE, comma or newline separated). Empty: stored in the clear.
+	EncryptionKey     string
+	EncryptionOldKeys []string
+	// AuditRetention is how long audit events are kept (RAGD_AUDIT_RETENTION, default 8760h = 365 days;
+	// 0 keeps them forever).
+	AuditRetention time.Duration
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
 	MaxPerDocument int
@@ -184,6 +196,8 @@ func Default() Config {
 		UploadBudgetBytes: 256 << 20,
 		Metadata:          rag.MetadataLimits{}.WithDefaults(),
 		QA:                QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5},
+		PurgeAfter:        168 * time.Hour,
+		AuditRetention:    8760 * time.Hour,
 	}
 }
 
@@ -226,6 +240,9 @@ func Load(getenv func(string) string) (Config, error) {
 	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
 	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
+	e.duration(&c.PurgeAfter, "RAGD_PURGE_AFTER")
+	e.duration(&c.AuditRetention, "RAGD_AUDIT_RETENTION")
+	e.dataKeys(&c.EncryptionKey, &c.EncryptionOldKeys)
 	e.str(&c.RerankPreset, "RAGD_RERANK_PRESET")
 	e.str(&c.QueryExpansion, "RAGD_QUERY_EXPANSION")
 	e.str(&c.Reranker, "RAGD_RERANKER")
@@ -293,6 +310,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_ANSWER_CACHE_TTL must not be negative (got %s)", c.AnswerCacheTTL)
 	case c.AdminKey != "" && len(strings.TrimSpace(c.AdminKey)) < MinAdminKeyLen:
 		return fmt.Errorf("RAGD_ADMIN_KEY must be at least %d characters (got %d)", MinAdminKeyLen, len(strings.TrimSpace(c.AdminKey)))
+	case c.AuditRetention < 0:
+		return fmt.Errorf("RAGD_AUDIT_RETENTION must not be negative (got %s)", c.AuditRetention)
+	case c.PurgeAfter < 0:
+		return fmt.Errorf("RAGD_PURGE_AFTER must not be negative (got %s)", c.PurgeAfter)
 	case c.ModelTimeout < 0:
 		return fmt.Errorf("RAGD_MODEL_TIMEOUT must not be negative")
 	case c.MaxUploadBytes < 1:
@@ -424,6 +445,37 @@ func (e *env) secret(dst *string, name string) {
 		return
 	}
 	e.str(dst, name)
+}
+
+// dataKeys reads RAGD_ENCRYPTION_KEY and RAGD_ENCRYPTION_OLD_KEYS (each also _FILE) and checks them: a
+// variable that is set must hold a valid key (setting one by mistake to nothing must not store in the
+// clear), and old keys need a current one.
+func (e *env) dataKeys(key *string, old *[]string) {
+	const name, oldName = "RAGD_ENCRYPTION_KEY", "RAGD_ENCRYPTION_OLD_KEYS"
+	set := func(n string) bool { return e.getenv(n) != "" || e.getenv(n+"_FILE") != "" }
+	e.secret(key, name)
+	*key = strings.TrimSpace(*key)
+	if set(name) {
+		if _, err := sealing.ParseKey(*key); err != nil {
+			e.fail(fmt.Errorf("%s: %w", name, err))
+			return
+		}
+	}
+	var raw string
+	e.secret(&raw, oldName)
+	*old = splitList(strings.ReplaceAll(raw, "\n", ","), ",")
+	if set(oldName) && len(*old) == 0 {
+		e.fail(fmt.Errorf("%s is set but holds no key", oldName))
+	}
+	for i, k := range *old {
+		if _, err := sealing.ParseKey(k); err != nil {
+			e.fail(fmt.Errorf("%s: key %d: %w", oldName, i+1, err))
+			return
+		}
+	}
+	if len(*old) > 0 && *key == "" {
+		e.fail(fmt.Errorf("%s needs %s, the key data is re-sealed with", oldName, name))
+	}
 }
 
 // keys reads a list of keys from NAME (commas or newlines between them) or from the file NAME_FILE (one

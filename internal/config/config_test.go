@@ -115,6 +115,35 @@ func TestLoad(t *testing.T) {
 			t.Errorf("both set: %v, want an error naming both", err)
 		}
 	})
+	t.Run("DataKeys", func(t *testing.T) {
+		k1, k2 := strings.Repeat("a1", 32), strings.Repeat("b2", 32)
+		path := filepath.Join(t.TempDir(), "key")
+		if err := os.WriteFile(path, []byte(k1+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(envOf(map[string]string{"RAGD_ENCRYPTION_KEY_FILE": path, "RAGD_ENCRYPTION_OLD_KEYS": k2 + ", " + k2}))
+		if err != nil || c.EncryptionKey != k1 || len(c.EncryptionOldKeys) != 2 {
+			t.Fatalf("keys from a file = %q %q, %v", c.EncryptionKey, c.EncryptionOldKeys, err)
+		}
+		if c, err := Load(envOf(nil)); err != nil || c.EncryptionKey != "" || c.PurgeAfter != 168*time.Hour {
+			t.Errorf("defaults: key %q, purge after %s, %v", c.EncryptionKey, c.PurgeAfter, err)
+		}
+		for name, env := range map[string]map[string]string{
+			"Blank":         {"RAGD_ENCRYPTION_KEY": "  "},
+			"Short":         {"RAGD_ENCRYPTION_KEY": k1[:62]},
+			"BadOld":        {"RAGD_ENCRYPTION_KEY": k1, "RAGD_ENCRYPTION_OLD_KEYS": "nope"},
+			"BlankOld":      {"RAGD_ENCRYPTION_KEY": k1, "RAGD_ENCRYPTION_OLD_KEYS": " , "},
+			"OldWithoutKey": {"RAGD_ENCRYPTION_OLD_KEYS": k2},
+			"NegativePurge": {"RAGD_PURGE_AFTER": "-1s"},
+		} {
+			if _, err := Load(envOf(env)); err == nil || !strings.Contains(err.Error(), "RAGD_") {
+				t.Errorf("%s: %v, want an error naming the setting", name, err)
+			}
+		}
+		if c, err := Load(envOf(map[string]string{"RAGD_PURGE_AFTER": "0s"})); err != nil || c.PurgeAfter != 0 {
+			t.Errorf("RAGD_PURGE_AFTER=0s: %s, %v", c.PurgeAfter, err)
+		}
+	})
 	t.Run("Budgets", func(t *testing.T) {
 		c, err := Load(envOf(map[string]string{"RAGD_MAX_CHARS": "1000", "RAGD_EXTRACT_TIMEOUT": "5s", "RAGD_READ_TIMEOUT": "3s",
 			"RAGD_ALLOWED_HOSTS": "ragd.lan, localhost", "RAGD_MAX_METADATA_KEYS": "9", "RAGD_MAX_CONNECTIONS": "0"}))

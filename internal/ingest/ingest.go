@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -268,6 +269,44 @@ func (p *Pipeline) update(ctx context.Context, principal rag.Principal, req Requ
 	return doc, Queued, nil
 }
 
+// Revert queues version n of a visible document as its next version: the original bytes of n become the
+// pending version (committed under a new version number, as any upload), while the current version stays
+// searchable until then. It is Unchanged when n is the current content. ErrNotFound for an unknown document
+// or version; CodeNotFound also when the original of n is no longer stored.
+func (p *Pipeline) Revert(ctx context.Context, principal rag.Principal, docID string, n int) (*rag.Document, Outcome, error) {
+	doc, err := p.store.GetDocument(ctx, principal, docID)
+	if err != nil {
+		return nil, Failed, err
+	}
+	req := Request{Name: doc.Source}
+	vs, err := p.store.ListVersions(ctx, principal, docID)
+	if err != nil {
+		return nil, Failed, storeError(req, "list versions", err)
+	}
+	i := slices.IndexFunc(vs, func(v *rag.DocumentVersion) bool { return v.Version == n })
+	if i < 0 {
+		return nil, Failed, fmt.Errorf("version %d of document %s: %w", n, docID, rag.ErrNotFound)
+	}
+	hash := vs[i].ContentHash
+	if hash == doc.ContentHash {
+		return p.unchanged(ctx, principal, req, doc)
+	}
+	if _, err := p.store.GetBlob(ctx, hash); err != nil {
+		return nil, Failed, storeError(req, fmt.Sprintf("original of version %d", n), err)
+	}
+	st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued, PendingHash: &hash}
+	if doc.Version > 0 {
+		st.Status = rag.StatusReady
+	}
+	if err := p.store.SetDocumentState(ctx, doc.ID, st); err != nil {
+		return nil, Failed, storeError(req, "set state", err)
+	}
+	if doc, err = p.store.GetDocument(ctx, principal, doc.ID); err != nil {
+		return nil, Failed, storeError(req, "reload document", err)
+	}
+	return doc, Queued, nil
+}
+
 // storeError reports a store failure during the submit of req: it keeps the store's code (CodeDBError,
 // CodeNotFound, CodeConflict) and says which step failed.
 func storeError(req Request, step string, err error) error {
@@ -461,6 +500,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 		Size:        int64(len(data)),
 		Space:       p.embedder.Space(),
 		Chunks:      chunks,
+		Text:        Text(ex),
 	})
 	if err != nil {
 		return fail(rag.StageIndex, err)
@@ -489,6 +529,19 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 		return nil, Failed, storeError(req, "reload document", err)
 	}
 	return doc, Queued, nil
+}
+
+// Text is the text of an extraction as a version keeps it: its blocks in reading order, separated by blank
+// lines.
+func Text(ex *rag.Extracted) string {
+	var b strings.Builder
+	for i, bl := range ex.Blocks {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(bl.Text)
+	}
+	return b.String()
 }
 
 // EmbeddingText is the text embedded for a chunk: the same context (title, section) that the keyword index

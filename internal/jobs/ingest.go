@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -31,6 +32,9 @@ var liveStates = []rivertype.JobState{
 type IngestArgs struct {
 	DocumentID  string `json:"document_id" river:"unique"`
 	ContentHash string `json:"content_hash" river:"unique"`
+	// Again marks a version processed a second time (EnqueueIngestAgain), so that a live job of the same
+	// version does not stand in for it.
+	Again string `json:"again,omitempty" river:"unique"`
 }
 
 // Kind implements river.JobArgs.
@@ -55,11 +59,23 @@ func (r *Runner) EnqueueIngest(ctx context.Context, documentID, contentHash stri
 	return err
 }
 
+// EnqueueIngestAgain is EnqueueIngest for a version processed a second time — a restored document, an
+// older version made current again — when a job of that same version may still count as live: its work
+// ended less than about 250 ms ago, or the deletion stopped it. That job does not stand in for this one.
+func (r *Runner) EnqueueIngestAgain(ctx context.Context, documentID, contentHash string) error {
+	_, err := r.enqueue(ctx, IngestArgs{DocumentID: documentID, ContentHash: contentHash, Again: strconv.FormatInt(time.Now().UnixNano(), 36)})
+	return err
+}
+
 func (r *Runner) enqueueIngest(ctx context.Context, documentID, contentHash string) (inserted bool, err error) {
-	if documentID == "" || contentHash == "" {
+	return r.enqueue(ctx, IngestArgs{DocumentID: documentID, ContentHash: contentHash})
+}
+
+func (r *Runner) enqueue(ctx context.Context, args IngestArgs) (inserted bool, err error) {
+	if args.DocumentID == "" || args.ContentHash == "" {
 		return false, rag.Errorf(rag.CodeInvalid, "an ingestion job needs a document id and a content hash")
 	}
-	res, err := r.client.Insert(ctx, IngestArgs{DocumentID: documentID, ContentHash: contentHash}, nil)
+	res, err := r.client.Insert(ctx, args, nil)
 	if err != nil {
 		return false, rag.WrapError(rag.CodeDBError, err, "cannot queue the document for processing")
 	}

@@ -72,6 +72,9 @@ type DocumentQuery struct {
 	// TitleContains matches a case-insensitive substring of the title.
 	TitleContains string
 	Statuses      []Status
+	// Deleted lists the documents marked deleted and waiting to be purged (Store.TrashDocument) instead of
+	// the live ones.
+	Deleted bool
 	// Limit (default 50, max 500) and Offset page the result, newest first.
 	Limit  int
 	Offset int

@@ -59,9 +59,24 @@ type Store interface {
 	// it equals c.ContentHash). Readers never see a mix of old and new chunks. Every chunk must carry a vector
 	// of c.Space's dimension (CodeInvalid otherwise, and nothing changes). Returns the new version number.
 	CommitVersion(ctx context.Context, c *VersionCommit) (int, error)
-	// DeleteDocument removes a visible document with its chunks, vectors, versions and unreferenced blobs.
-	// ErrNotFound.
+	// DeleteDocument removes a visible document at once and for good, with its chunks, vectors, versions and
+	// unreferenced blobs (users' deletions go through TrashDocument). ErrNotFound.
 	DeleteDocument(ctx context.Context, p Principal, id string) error
+	// TrashDocument deletes a visible document the way users delete: at once it is hidden from every query
+	// (its chunks, vectors, keyword and document-index entries are removed, it leaves listings and lookups,
+	// and its external ID is free for a new document) and marked deleted (DeletedAt); its record, version
+	// records and blobs stay until PurgeDocuments removes them, and RestoreDocument can bring it back
+	// meanwhile. Returns the document as deleted. ErrNotFound.
+	TrashDocument(ctx context.Context, p Principal, id string) (*Document, error)
+	// RestoreDocument brings back a visible deleted document: it is live again with its external ID, and
+	// queued for re-indexing (PendingHash is the version it was waiting for, else its current content), so
+	// the caller schedules its processing. Committing the current content again keeps the version number.
+	// ErrNotFound (also for a live document); ErrConflict when a new document took its external ID meanwhile.
+	RestoreDocument(ctx context.Context, p Principal, id string) (*Document, error)
+	// PurgeDocuments removes for good up to limit (100 when ≤ 0) documents deleted before before, oldest
+	// first, with their version records, the blobs no remaining document or version refers to, their
+	// feedback and the source references of Q&A answers to them. It returns their IDs.
+	PurgeDocuments(ctx context.Context, before time.Time, limit int) ([]string, error)
 	// ListChunks returns the current chunks of a visible document in order (without vectors). ErrNotFound.
 	ListChunks(ctx context.Context, p Principal, documentID string) ([]*Chunk, error)
 	// ListVersions returns the version records of a visible document, newest first. ErrNotFound.
@@ -133,6 +148,9 @@ type VersionCommit struct {
 	Size        int64
 	Space       Space
 	Chunks      []Chunk // Index, Text, spans and Vector set; IDs are assigned by the store
+	// Text is the version's extracted text (its blocks joined by blank lines), kept as a blob beside the
+	// original and named by the version record's TextHash; "" keeps none.
+	Text string
 }
 
 // SpaceStats describes the embedding spaces present in a store.
@@ -143,3 +161,13 @@ type SpaceStats struct {
 
 // Clock returns the current time; stores and services take one so tests can fix time.
 type Clock func() time.Time
+
+// SealedStore is a store that encrypts documents' contents at rest (blobs and chunk texts, with the keys of
+// internal/sealing given when it opens). Both stores implement it and pass internal/store/storetest.
+type SealedStore interface {
+	// DataKeyIDs returns the IDs of the keys that sealed stored data ("" for data stored in the clear).
+	DataKeyIDs(ctx context.Context) ([]string, error)
+	// RekeyData re-seals up to limit blobs and up to limit chunk texts that are not under the current key
+	// (into the clear when the store has none) and returns how many it changed; 0 means done.
+	RekeyData(ctx context.Context, limit int) (int, error)
+}

@@ -125,6 +125,8 @@ type Document struct {
 	ChunkCount int       `json:"chunk_count"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	// DeletedAt is when the document was deleted (Store.TrashDocument); nil for a live document.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
 // DocumentVersion is the record of one committed version of a document. Records are kept after a newer
@@ -140,6 +142,9 @@ type DocumentVersion struct {
 	ChunkCount  int            `json:"chunk_count"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	CreatedAt   time.Time      `json:"created_at"`
+	// TextHash names the blob of the version's extracted text ("" for versions committed before ragd kept
+	// it).
+	TextHash string `json:"text_hash,omitempty"`
 }
 
 // DocumentState is the mutable processing state of a document (see Store.SetDocumentState).

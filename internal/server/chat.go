@@ -141,6 +141,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		switch ev.Type {
 		case rag.AnswerSources:
 			passages = ev.Sources
+			noteSources(r, ev.Sources)
 			return sse.send("sources", map[string]any{"sources": rag.ViewSources(ev.Sources)})
 		case rag.AnswerDelta:
 			partial.WriteString(ev.Delta)

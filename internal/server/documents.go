@@ -57,6 +57,10 @@ type documentView struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Versions is set by GET /api/documents/{id}: the committed versions, newest first.
 	Versions []*rag.DocumentVersion `json:"versions,omitempty"`
+	// DeletedAt is set on a deleted document (GET /api/documents?deleted=true), PurgeAt when it will be
+	// removed for good; it can be restored until then.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	PurgeAt   *time.Time `json:"purge_at,omitempty"`
 }
 
 func viewDocument(d *rag.Document) documentView {
@@ -89,6 +93,9 @@ func documentQuery(r *http.Request) (rag.DocumentQuery, error) {
 		return q, rag.Errorf(rag.CodeInvalid, "malformed query string: %v", err)
 	}
 	q.TitleContains = strings.TrimSpace(v.Get("q"))
+	if q.Deleted, err = boolParam(v.Get("deleted")); err != nil {
+		return q, rag.Errorf(rag.CodeInvalid, "deleted: %v", err)
+	}
 	for _, key := range []string{"tag", "collection", "type"} {
 		if err := filter.Field(&q.Filter, key, listParam(v[key])); err != nil {
 			return q, err
@@ -154,7 +161,7 @@ func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) {
 	}
 	docs := make([]documentView, len(page.Documents))
 	for i, d := range page.Documents {
-		docs[i] = viewDocument(d)
+		docs[i] = s.viewDeleted(d)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"documents": docs, "total": page.Total, "limit": q.Limit, "offset": q.Offset})
 }
@@ -186,18 +193,6 @@ func (s *Server) handleListChunks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"document_id": r.PathValue("id"), "chunks": chunkViews(chunks)})
-}
-
-func (s *Server) handleDeleteDocument(w http.ResponseWriter, r *http.Request) {
-	if err := s.mayWriteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := s.deps.Documents.DeleteDocument(r.Context(), principalOf(r), r.PathValue("id")); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 // ---- uploads ----
@@ -526,6 +521,9 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 			}
 			out = append(out, v)
 		}
+	}
+	for _, d := range out {
+		noteDocuments(r, d.ID)
 	}
 	res := map[string]any{"documents": out}
 	if report != nil {

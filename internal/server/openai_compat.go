@@ -465,6 +465,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		switch ev.Type {
 		case rag.AnswerSources:
 			passages = ev.Sources
+			noteSources(r, ev.Sources)
 			empty := ""
 			return sse.data(chunk(completionOut{Role: "assistant", Content: &empty}, nil))
 		case rag.AnswerDelta:
@@ -515,6 +516,7 @@ func (s *Server) askWhole(r *http.Request, ask rag.AskRequest) (*rag.Answer, []r
 	ans, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
 		if ev.Type == rag.AnswerSources {
 			passages = ev.Sources
+			noteSources(r, ev.Sources)
 		}
 		return nil
 	})

@@ -55,6 +55,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	noteHits(r, res.Hits)
 	if res.Hits == nil {
 		res.Hits = []rag.Hit{}
 	}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/reembed"
@@ -29,7 +30,9 @@ type Documents interface {
 	ListDocuments(ctx context.Context, p rag.Principal, q rag.DocumentQuery) (*rag.DocumentPage, error)
 	GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 	UpdateDocument(ctx context.Context, p rag.Principal, id string, u rag.DocumentUpdate) (*rag.Document, error)
-	DeleteDocument(ctx context.Context, p rag.Principal, id string) error
+	TrashDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
+	RestoreDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
+	GetBlob(ctx context.Context, hash string) ([]byte, error)
 	ListVersions(ctx context.Context, p rag.Principal, id string) ([]*rag.DocumentVersion, error)
 	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)
 }
@@ -69,6 +72,7 @@ type EmbeddingStatus interface {
 type Submitter interface {
 	Submit(ctx context.Context, p rag.Principal, req ingest.Request) (*rag.Document, ingest.Outcome, error)
 	Abandon(ctx context.Context, docID, contentHash string, reason error) error
+	Revert(ctx context.Context, p rag.Principal, docID string, version int) (*rag.Document, ingest.Outcome, error)
 }
 
 // Enqueuer schedules the processing of a submitted document version. The durable job runner
@@ -106,8 +110,12 @@ type Deps struct {
 	// sees. Optional: nil lets only admins write (without Principals every principal is one).
 	Access rag.AccessStore
 	// Files reads documents' stored originals; Pages renders the pages of PDFs (pages.go).
-	Files    Files
-	Pages    PDFPages
+	Files Files
+	Pages PDFPages
+	// Audit records every /api/ request (nil: none); AuditEvents serves GET /api/admin/audit.
+	Audit       *audit.Log
+	AuditEvents AuditEvents
+
 	Settings Settings
 	Logger   *slog.Logger // nil discards
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
@@ -136,6 +144,9 @@ type Settings struct {
 	StoreKind string
 	Embedder  rag.Space
 	Generator string
+	// PurgeAfter is how long a deleted document can be restored before the purge job removes it
+	// (RAGD_PURGE_AFTER); documents show when that happens (purge_at).
+	PurgeAfter time.Duration
 }
 
 // Server serves the API and the UI.
@@ -181,7 +192,7 @@ func New(d Deps) (*Server, error) {
 	s.searchLimit = newLimiter(s.set.RateLimitSearch, s.now)
 	s.pages = newPageCache(PageCacheBytes)
 	s.routes()
-	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.mux))))))
+	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.audited(s.mux)))))))
 	return s, nil
 }
 
@@ -209,6 +220,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/documents/{id}/file", s.handleDocumentFile)
 	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}", s.handlePageImage)
 	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}/boxes", s.handlePageBoxes)
+	s.mux.HandleFunc("POST /api/documents/{id}/restore", s.handleRestoreDocument)
+	s.mux.HandleFunc("GET /api/documents/{id}/versions", s.handleListVersions)
+	s.mux.HandleFunc("GET /api/admin/audit", s.handleListAudit)
+	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}", s.handleGetVersion)
+	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}/file", s.handleVersionFile)
+	s.mux.HandleFunc("POST /api/documents/{id}/versions/{n}/restore", s.handleRevert)
 
 	s.mux.HandleFunc("GET /api/collections", s.handleListCollections)
 	s.mux.HandleFunc("POST /api/collections", s.handleCreateCollection)

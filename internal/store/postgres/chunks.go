@@ -8,24 +8,31 @@ import (
 	"sort"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
 const chunkColumns = `c.id, c.document_id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section,
-	c.start_offset, c.end_offset`
+	c.start_offset, c.end_offset, c.key_id`
 
-func scanChunk(row pgx.Row, extra ...any) (*rag.Chunk, error) {
+// scanChunk reads the chunkColumns of a row (and extra columns after them) and opens its sealed text.
+func scanChunk(keys *sealing.Keyring, row pgx.Row, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
-	var kind string
+	var kind, keyID string
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &kind, &c.Text, &c.PageStart, &c.PageEnd,
-		&c.Section, &c.StartOffset, &c.EndOffset}, extra...)
+		&c.Section, &c.StartOffset, &c.EndOffset, &keyID}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	c.Kind = rag.ChunkKind(kind)
+	var err error
+	if c.Text, err = keys.OpenText(c.Text, keyID); err != nil {
+		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
+	}
 	return &c, nil
 }
 
@@ -70,12 +77,15 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 	var version int
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		var metadata map[string]any
-		err := tx.QueryRow(ctx, s.q(`SELECT version, metadata FROM {S}.documents WHERE id = $1 FOR UPDATE`), c.DocumentID).
-			Scan(&version, &metadata)
+		var current string
+		err := tx.QueryRow(ctx, s.q(`SELECT version, metadata, content_hash FROM {S}.documents WHERE id = $1 AND deleted_at IS NULL
+			FOR UPDATE`), c.DocumentID).Scan(&version, &metadata, &current)
 		if err != nil {
 			return fmt.Errorf("commit version: %w", err)
 		}
-		version++
+		if version == 0 || current != c.ContentHash {
+			version++ // else the current content is indexed again (a restored document): same version
+		}
 		if err := s.dropChunks(ctx, tx, c.DocumentID); err != nil {
 			return err
 		}
@@ -106,9 +116,19 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			}
 		}
 		now := s.now()
+		textHash := ""
+		if c.Text != "" {
+			sum := sha256.Sum256([]byte(c.Text))
+			textHash = hex.EncodeToString(sum[:])
+			if err := s.insertBlob(ctx, tx, textHash, []byte(c.Text)); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.document_versions (document_id, version, content_hash, title, source,
-			media_type, size, chunk_count, metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
-			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), metadata, now); err != nil {
+			media_type, size, chunk_count, metadata, created_at, text_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (document_id, version) DO UPDATE SET chunk_count = excluded.chunk_count,
+			text_hash = CASE WHEN excluded.text_hash = '' THEN {S}.document_versions.text_hash ELSE excluded.text_hash END`),
+			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), metadata, now, textHash); err != nil {
 			return fmt.Errorf("record version: %w", err)
 		}
 		if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.documents SET version = $2, content_hash = $3,
@@ -173,11 +193,12 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 		rows := make([][]any, len(chunks))
 		for i := range chunks {
 			ch := &chunks[i]
-			rows[i] = []any{ids[i], documentID, version, ch.Index, kindOf(ch.Kind), ch.Text, ch.PageStart, ch.PageEnd,
-				ch.Section, ch.StartOffset, ch.EndOffset, termCounts[i]}
+			text, keyID := s.opts.Keys.SealText(ch.Text)
+			rows[i] = []any{ids[i], documentID, version, ch.Index, kindOf(ch.Kind), text, ch.PageStart, ch.PageEnd,
+				ch.Section, ch.StartOffset, ch.EndOffset, termCounts[i], keyID}
 		}
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{s.opts.Schema, "chunks"}, []string{"id", "document_id", "version", "idx",
-			"kind", "text", "page_start", "page_end", "section", "start_offset", "end_offset", "term_count"}, pgx.CopyFromRows(rows))
+			"kind", "text", "page_start", "page_end", "section", "start_offset", "end_offset", "term_count", "key_id"}, pgx.CopyFromRows(rows))
 		if err != nil {
 			return fmt.Errorf("copy chunks: %w", err)
 		}
@@ -189,14 +210,15 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 	for i := range chunks {
 		ch := &chunks[i]
 		idx[i], ps[i], pe[i], so[i], eo[i] = int32(ch.Index), int32(ch.PageStart), int32(ch.PageEnd), int32(ch.StartOffset), int32(ch.EndOffset)
-		kind[i], text[i], section[i] = kindOf(ch.Kind), ch.Text, ch.Section
+		kind[i], section[i] = kindOf(ch.Kind), ch.Section
+		text[i], _ = s.opts.Keys.SealText(ch.Text)
 	}
 	_, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.chunks (id, document_id, version, idx, kind, text, page_start, page_end,
-		section, start_offset, end_offset, term_count)
-		SELECT u.id, $2, $3, u.idx, u.kind, u.text, u.ps, u.pe, u.section, u.so, u.eo, u.tc
+		section, start_offset, end_offset, term_count, key_id)
+		SELECT u.id, $2, $3, u.idx, u.kind, u.text, u.ps, u.pe, u.section, u.so, u.eo, u.tc, $13
 		FROM unnest($1::bigint[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[], $11::int[], $12::int[])
 		AS u(id, idx, kind, text, ps, pe, section, so, eo, tc)`),
-		ids, documentID, version, idx, kind, text, ps, pe, section, so, eo, termCounts)
+		ids, documentID, version, idx, kind, text, ps, pe, section, so, eo, termCounts, s.opts.Keys.ID())
 	if err != nil {
 		return fmt.Errorf("insert chunks: %w", err)
 	}
@@ -267,7 +289,7 @@ func (s *Store) ListChunks(ctx context.Context, p rag.Principal, documentID stri
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list chunks: %w", err))
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Chunk, error) { return scanChunk(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Chunk, error) { return scanChunk(s.opts.Keys, r) })
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list chunks: %w", err))
 	}
@@ -280,14 +302,14 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, s.q(`SELECT document_id, version, content_hash, title, source, media_type, size,
-		chunk_count, metadata, created_at FROM {S}.document_versions WHERE document_id = $1 ORDER BY version DESC`), documentID)
+		chunk_count, metadata, created_at, text_hash FROM {S}.document_versions WHERE document_id = $1 ORDER BY version DESC`), documentID)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list versions: %w", err))
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.DocumentVersion, error) {
 		var v rag.DocumentVersion
 		err := r.Scan(&v.DocumentID, &v.Version, &v.ContentHash, &v.Title, &v.Source, &v.MediaType, &v.Size,
-			&v.ChunkCount, &v.Metadata, &v.CreatedAt)
+			&v.ChunkCount, &v.Metadata, &v.CreatedAt, &v.TextHash)
 		v.CreatedAt = v.CreatedAt.UTC()
 		return &v, err
 	})
@@ -305,9 +327,20 @@ func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
 	if data == nil {
 		data = []byte{}
 	}
-	if _, err := s.pool.Exec(ctx, s.q(`INSERT INTO {S}.blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`),
-		hash, data); err != nil {
-		return interpretError(fmt.Errorf("put blob: %w", err))
+	if err := s.insertBlob(ctx, s.pool, hash, data); err != nil {
+		return interpretError(err)
+	}
+	return nil
+}
+
+// insertBlob stores data under hash (through the pool or a transaction) unless a blob of that hash exists.
+func (s *Store) insertBlob(ctx context.Context, db interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}, hash string, data []byte) error {
+	sealed, keyID := s.opts.Keys.Seal(data)
+	if _, err := db.Exec(ctx, s.q(`INSERT INTO {S}.blobs (hash, data, key_id) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING`),
+		hash, sealed, keyID); err != nil {
+		return fmt.Errorf("put blob: %w", err)
 	}
 	return nil
 }
@@ -315,8 +348,13 @@ func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
 // GetBlob returns the bytes stored under hash. ErrNotFound.
 func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
 	var data []byte
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT data FROM {S}.blobs WHERE hash = $1`), hash).Scan(&data); err != nil {
+	var keyID string
+	if err := s.pool.QueryRow(ctx, s.q(`SELECT data, key_id FROM {S}.blobs WHERE hash = $1`), hash).Scan(&data, &keyID); err != nil {
 		return nil, interpretError(fmt.Errorf("get blob: %w", err))
+	}
+	data, err := s.opts.Keys.Open(data, keyID)
+	if err != nil {
+		return nil, rag.WrapError(rag.CodeDBError, err, "blob %s", hash)
 	}
 	if data == nil {
 		data = []byte{}

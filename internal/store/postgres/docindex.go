@@ -19,16 +19,19 @@ import (
 func (s *Store) indexDocument(ctx context.Context, tx pgx.Tx, id string) error {
 	var title, source string
 	var metadata map[string]any
-	var lead *string
+	var lead, leadKey *string
 	err := tx.QueryRow(ctx, s.q(`SELECT title, source, metadata,
-		(SELECT text FROM {S}.chunks WHERE document_id = d.id ORDER BY idx LIMIT 1) FROM {S}.documents d WHERE id = $1`), id).
-		Scan(&title, &source, &metadata, &lead)
+		(SELECT text FROM {S}.chunks WHERE document_id = d.id ORDER BY idx LIMIT 1),
+		(SELECT key_id FROM {S}.chunks WHERE document_id = d.id ORDER BY idx LIMIT 1) FROM {S}.documents d WHERE id = $1`), id).
+		Scan(&title, &source, &metadata, &lead, &leadKey)
 	if err != nil {
 		return fmt.Errorf("index document: %w", err)
 	}
 	l := ""
-	if lead != nil {
-		l = *lead
+	if lead != nil && leadKey != nil {
+		if l, err = s.opts.Keys.OpenText(*lead, *leadKey); err != nil {
+			return fmt.Errorf("index document: %w", err)
+		}
 	}
 	terms := textproc.IndexTerms(textproc.DocumentText(title, source, metadata, l))
 	tf := map[string]int32{}
@@ -61,7 +64,7 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 	for {
 		var n int
 		err := s.inTx(ctx, func(tx pgx.Tx) error {
-			rows, _ := tx.Query(ctx, s.q(`SELECT id FROM {S}.documents d WHERE version > 0
+			rows, _ := tx.Query(ctx, s.q(`SELECT id FROM {S}.documents d WHERE version > 0 AND deleted_at IS NULL
 				AND NOT EXISTS (SELECT 1 FROM {S}.doc_lengths l WHERE l.document_id = d.id) LIMIT 200`))
 			ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 			if err != nil {

@@ -115,18 +115,25 @@ func (s *Store) ListCollections(ctx context.Context) ([]*rag.Collection, error) 
 	return out, nil
 }
 
-const documentColumns = `d.id, d.collection_id, d.external_id, d.title, d.source, d.media_type, d.content_hash,
+const documentColumns = `d.id, d.collection_id, CASE WHEN d.deleted_at IS NULL THEN d.external_id ELSE d.deleted_external_id END, d.title, d.source, d.media_type, d.content_hash,
 	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags,
-	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers`
+	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers, d.deleted_at`
+
+// live is the condition on documents (alias d) that are not deleted (TrashDocument).
+const live = `d.deleted_at IS NULL`
 
 func scanDocument(row pgx.Row) (*rag.Document, error) {
 	var d rag.Document
 	var status, stage, code string
 	err := row.Scan(&d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
 		&d.PendingHash, &d.Version, &d.Size, &status, &stage, &d.Progress, &code, &d.Error, &d.Metadata, &d.Tags,
-		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt, &d.Writers)
+		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt, &d.Writers, &d.DeletedAt)
 	if err != nil {
 		return nil, err
+	}
+	if d.DeletedAt != nil {
+		t := d.DeletedAt.UTC()
+		d.DeletedAt = &t
 	}
 	d.Status, d.Stage, d.ErrorCode = rag.Status(status), rag.Stage(stage), rag.Code(code)
 	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
@@ -184,7 +191,7 @@ func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
 func (s *Store) GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error) {
 	var a args
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.id = "+a.add(id))
+	conds = append(conds, "d.id = "+a.add(id), live)
 	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("get document: %w", err))
@@ -196,7 +203,7 @@ func (s *Store) GetDocument(ctx context.Context, p rag.Principal, id string) (*r
 func (s *Store) FindDocument(ctx context.Context, p rag.Principal, collectionID, externalID string) (*rag.Document, error) {
 	var a args
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID))
+	conds = append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID), live)
 	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("find document: %w", err))
@@ -221,6 +228,11 @@ func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.Docume
 	conds, err := docConditions(&a, p, q.Filter)
 	if err != nil {
 		return nil, err
+	}
+	if q.Deleted {
+		conds = append(conds, "d.deleted_at IS NOT NULL")
+	} else {
+		conds = append(conds, live)
 	}
 	if q.TitleContains != "" {
 		conds = append(conds, "strpos(lower(d.title), lower("+a.add(q.TitleContains)+")) > 0")
@@ -270,7 +282,7 @@ func (s *Store) oldestDocuments(ctx context.Context, what, where string, limit i
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where+`
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+live+` AND `+where+`
 		ORDER BY d.created_at, d.id LIMIT `+fmt.Sprintf("$%d", len(args)+1)), append(args, limit)...)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
@@ -303,7 +315,7 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 		sets = append(sets, "writers = "+a.add(u.Writers))
 	}
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.id = "+a.add(id))
+	conds = append(conds, "d.id = "+a.add(id), live)
 	sql := `UPDATE {S}.documents d SET ` + strings.Join(sets, ", ") + ` WHERE ` + where(conds) + ` RETURNING ` + documentColumns
 	var d *rag.Document
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -325,7 +337,7 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 // SetDocumentState records a document's processing state. ErrNotFound.
 func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.DocumentState) error {
 	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.documents SET status = $2, stage = $3, progress = $4, error_code = $5,
-		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8 WHERE id = $1
+		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8 WHERE id = $1 AND deleted_at IS NULL
 		AND ($9 = '' OR pending_hash = $9)`),
 		id, string(st.Status), string(st.Stage), st.Progress, string(st.ErrorCode), st.Error, st.PendingHash, s.now(),
 		st.IfPending)
@@ -339,7 +351,7 @@ func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.Document
 		return rag.ErrNotFound
 	}
 	var exists bool
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT EXISTS (SELECT 1 FROM {S}.documents WHERE id = $1)`), id).Scan(&exists); err != nil {
+	if err := s.pool.QueryRow(ctx, s.q(`SELECT EXISTS (SELECT 1 FROM {S}.documents WHERE id = $1 AND deleted_at IS NULL)`), id).Scan(&exists); err != nil {
 		return interpretError(fmt.Errorf("set document state: %w", err))
 	}
 	if !exists {
@@ -349,33 +361,45 @@ func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.Document
 }
 
 // DeleteDocument removes a document visible to p with its chunks, postings, vectors and versions, and the
-// blobs of its content, pending and past versions that no other document refers to by its content or pending
-// hash. ErrNotFound.
+// blobs of its content, pending and past versions that no other document or version refers to. ErrNotFound.
 func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		var a args
 		conds, _ := docConditions(&a, p, rag.Filter{})
-		conds = append(conds, "d.id = "+a.add(id))
-		var hashes []string
-		err := tx.QueryRow(ctx, s.q(`SELECT array_remove(array[d.content_hash, d.pending_hash] ||
-			ARRAY(SELECT content_hash FROM {S}.document_versions WHERE document_id = d.id), '')
-			FROM {S}.documents d WHERE `+where(conds)+` FOR UPDATE OF d`), a...).Scan(&hashes)
-		if err != nil {
-			return fmt.Errorf("delete document: %w", err)
+		conds = append(conds, "d.id = "+a.add(id), live)
+		var found string
+		if err := tx.QueryRow(ctx, s.q(`SELECT d.id FROM {S}.documents d WHERE `+where(conds)+` FOR UPDATE OF d`), a...).Scan(&found); err != nil {
+			return interpretError(fmt.Errorf("delete document: %w", err))
 		}
-		if err := s.dropChunks(ctx, tx, id); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.documents WHERE id = $1`), id); err != nil {
-			return fmt.Errorf("delete document: %w", err)
-		}
-		if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.blobs b WHERE b.hash = ANY($1::text[])
-			AND NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.content_hash = b.hash OR d.pending_hash = b.hash)`),
-			hashes); err != nil {
-			return fmt.Errorf("delete document blobs: %w", err)
-		}
-		return nil
+		return s.removeDocument(ctx, tx, id)
 	})
+}
+
+// removeDocument deletes a document with everything that refers to it (chunks with their postings and
+// vectors, version records, document-index entries) and the blobs of its content, pending and past versions
+// that no other document or version record refers to, inside tx.
+func (s *Store) removeDocument(ctx context.Context, tx pgx.Tx, id string) error {
+	var hashes []string
+	err := tx.QueryRow(ctx, s.q(`SELECT array_remove(array[d.content_hash, d.pending_hash] ||
+		ARRAY(SELECT content_hash FROM {S}.document_versions WHERE document_id = d.id) ||
+		ARRAY(SELECT text_hash FROM {S}.document_versions WHERE document_id = d.id), '')
+		FROM {S}.documents d WHERE d.id = $1`), id).Scan(&hashes)
+	if err != nil {
+		return fmt.Errorf("delete document: %w", err)
+	}
+	if err := s.dropChunks(ctx, tx, id); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.documents WHERE id = $1`), id); err != nil {
+		return fmt.Errorf("delete document: %w", err)
+	}
+	if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.blobs b WHERE b.hash = ANY($1::text[])
+		AND NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.content_hash = b.hash OR d.pending_hash = b.hash)
+		AND NOT EXISTS (SELECT 1 FROM {S}.document_versions v WHERE v.content_hash = b.hash OR v.text_hash = b.hash)`),
+		hashes); err != nil {
+		return fmt.Errorf("delete document blobs: %w", err)
+	}
+	return nil
 }
 
 // dropChunks deletes the chunks of a document with their postings (vectors follow by cascade) and takes

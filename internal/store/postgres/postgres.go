@@ -17,6 +17,7 @@ import (
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 )
 
 // BulkMode says how the store writes many rows at once.
@@ -57,6 +58,9 @@ type Options struct {
 	Clock rag.Clock
 	// Logger receives the store's rare notices (default slog.Default()).
 	Logger *slog.Logger
+	// Keys seals the blobs and chunk texts written and opens those read (nil: written in the clear). Open
+	// refuses a database holding data sealed with a key Keys lacks.
+	Keys *sealing.Keyring
 }
 
 // WithDefaults returns o with every zero field set to its default.
@@ -163,6 +167,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if !opts.NoMigrate {
+		if err := s.opts.Keys.CheckStore(ctx, s.DataKeyIDs); err != nil {
+			pool.Close()
+			return nil, err
+		}
 		if err := s.indexMissingDocuments(ctx); err != nil {
 			pool.Close()
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 	"github.com/ragd/ragd/internal/store/storetest"
 )
 
@@ -63,4 +64,19 @@ func openStore(t testing.TB, opts Options) *Store {
 func TestConformance(t *testing.T) {
 	testURL(t)
 	storetest.Run(t, func(t *testing.T) rag.Store { return openStore(t, Options{}) })
+}
+
+func TestSealing(t *testing.T) {
+	url := testURL(t)
+	storetest.RunSealing(t, func(t *testing.T) func(*sealing.Keyring) (rag.Store, error) {
+		schema := testSchema(t, url)
+		return func(keys *sealing.Keyring) (rag.Store, error) {
+			s, err := Open(t.Context(), url, Options{Schema: schema, Keys: keys})
+			if err != nil {
+				return nil, err
+			}
+			t.Cleanup(func() { s.Close() })
+			return s, nil
+		}
+	})
 }

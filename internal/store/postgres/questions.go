@@ -154,6 +154,13 @@ func (s *Store) SetQuestionVector(ctx context.Context, id string, space rag.Spac
 
 const answerColumns = `id, question_id, author, is_ai, body, source_refs, not_found, created_at, updated_at`
 
+// liveAnswerColumns reads answerColumns with the source references to deleted documents left out (they are
+// hidden at once; the purge removes them).
+const liveAnswerColumns = `id, question_id, author, is_ai, body, (SELECT COALESCE(jsonb_agg(r.e ORDER BY r.n), '[]')
+	FROM jsonb_array_elements(answers.source_refs) WITH ORDINALITY AS r(e, n)
+	WHERE NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.id = r.e ->> 'document_id' AND d.deleted_at IS NOT NULL)),
+	not_found, created_at, updated_at`
+
 func scanAnswer(row pgx.Row) (*rag.BoardAnswer, error) {
 	var a rag.BoardAnswer
 	if err := row.Scan(&a.ID, &a.QuestionID, &a.Author, &a.IsAI, &a.Body, &a.SourceRefs, &a.NotFound, &a.CreatedAt, &a.UpdatedAt); err != nil {
@@ -199,7 +206,7 @@ func (s *Store) AddAnswer(ctx context.Context, a *rag.BoardAnswer) error {
 
 // ListAnswers returns a question's answers, oldest first.
 func (s *Store) ListAnswers(ctx context.Context, questionID string) ([]*rag.BoardAnswer, error) {
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+answerColumns+` FROM {S}.answers WHERE question_id = $1 ORDER BY created_at, id`), questionID)
+	rows, err := s.pool.Query(ctx, s.q(`SELECT `+liveAnswerColumns+` FROM {S}.answers WHERE question_id = $1 ORDER BY created_at, id`), questionID)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list answers: %w", err))
 	}

@@ -209,7 +209,7 @@ func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.Hit, error) {
 		var h rag.Hit
-		c, err := scanChunk(r, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &h.Metadata, &h.UpdatedAt)
+		c, err := scanChunk(s.opts.Keys, r, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &h.Metadata, &h.UpdatedAt)
 		if err != nil {
 			return h, err
 		}

@@ -187,7 +187,7 @@ func (s *Store) ChunksWithoutVector(ctx context.Context, rs rag.Space, afterID i
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("chunks without vector: %w", err))
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Chunk, error) { return scanChunk(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Chunk, error) { return scanChunk(s.opts.Keys, r) })
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("chunks without vector: %w", err))
 	}

@@ -14,17 +14,25 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
-const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset`
+const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset,
+	c.key_id`
 
-func scanChunk(row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
+// scanChunk reads the chunkCols of a row (and extra columns after them) and opens its sealed text.
+func scanChunk(keys *sealing.Keyring, row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
+	var keyID string
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &c.Kind, &c.Text, &c.PageStart, &c.PageEnd, &c.Section,
-		&c.StartOffset, &c.EndOffset}, extra...)
+		&c.StartOffset, &c.EndOffset, &keyID}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
+	}
+	var err error
+	if c.Text, err = keys.OpenText(c.Text, keyID); err != nil {
+		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
 	}
 	return &c, nil
 }
@@ -94,19 +102,25 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 		terms[i] = strings.Join(textproc.IndexTerms(textproc.ContextText(c.Title, ch.Section, ch.Text)), " ")
 		vecs[i] = encodeVector(ch.Vector)
 	}
+	textHash := ""
+	if c.Text != "" {
+		textHash = sha256Hex([]byte(c.Text))
+	}
 	var version int
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var seq int64
-		var meta string
-		err := tx.QueryRowContext(ctx, `SELECT seq, version, metadata FROM documents WHERE id = ?`, c.DocumentID).
-			Scan(&seq, &version, &meta)
+		var meta, current string
+		err := tx.QueryRowContext(ctx, `SELECT seq, version, metadata, content_hash FROM documents WHERE id = ? AND deleted_at IS NULL`,
+			c.DocumentID).Scan(&seq, &version, &meta, &current)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("document %s: %w", c.DocumentID, rag.ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		version++
+		if version == 0 || current != c.ContentHash {
+			version++ // else the current content is indexed again (a restored document): same version
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_seq = ?`, seq); err != nil {
 			return err
 		}
@@ -116,7 +130,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				return err
 			}
 			insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (doc_seq, version, idx, kind, text, page_start, page_end,
-				section, start_offset, end_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				section, start_offset, end_offset, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -133,8 +147,9 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				if kind == "" {
 					kind = rag.KindText
 				}
-				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), ch.Text, ch.PageStart, ch.PageEnd,
-					ch.Section, ch.StartOffset, ch.EndOffset)
+				text, keyID := s.opts.Keys.SealText(ch.Text)
+				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), text, ch.PageStart, ch.PageEnd,
+					ch.Section, ch.StartOffset, ch.EndOffset, keyID)
 				if err != nil {
 					return err
 				}
@@ -172,13 +187,21 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 			string(rag.StatusReady), string(rag.StageDone), len(c.Chunks), now, seq); err != nil {
 			return err
 		}
+		if textHash != "" {
+			if err := s.insertBlob(ctx, tx, textHash, []byte(c.Text)); err != nil {
+				return err
+			}
+		}
+		// WHERE true: SQLite needs it to tell the upsert's ON from a join's.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO document_versions (doc_seq, version, content_hash, title, source,
-			media_type, size, chunk_count, metadata, created_at)
-			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ? FROM documents WHERE seq = ?`,
-			now, seq); err != nil {
+			media_type, size, chunk_count, metadata, created_at, text_hash)
+			SELECT seq, version, content_hash, title, source, media_type, size, chunk_count, metadata, ?, ? FROM documents WHERE seq = ?
+			AND true ON CONFLICT (doc_seq, version) DO UPDATE SET chunk_count = excluded.chunk_count,
+			text_hash = CASE WHEN excluded.text_hash = '' THEN text_hash ELSE excluded.text_hash END`,
+			now, textHash, seq); err != nil {
 			return err
 		}
-		if err := indexDocument(ctx, tx, seq); err != nil {
+		if err := indexDocument(ctx, tx, s.opts.Keys, seq); err != nil {
 			return err
 		}
 		return s.maybePruneTombstones(ctx, tx)
@@ -225,46 +248,56 @@ func pruneTombstones(ctx context.Context, tx *sql.Tx, before time.Time) error {
 // content, pending and earlier versions that no other document references. ErrNotFound.
 func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		d, seq, err := visibleDoc(ctx, tx, p, id)
+		_, seq, err := visibleDoc(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
-		hashes := []string{d.ContentHash, d.PendingHash}
-		rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?`, seq)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var h string
-			if err := rows.Scan(&h); err != nil {
-				rows.Close()
-				return err
-			}
-			hashes = append(hashes, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE seq = ?`, seq); err != nil {
-			return err
-		}
-		slices.Sort(hashes)
-		for _, h := range slices.Compact(hashes) {
-			if h == "" {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
-				AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)`, h); err != nil {
-				return err
-			}
-		}
-		return s.maybePruneTombstones(ctx, tx)
+		return s.removeDocument(ctx, tx, seq)
 	})
 	if err == nil {
 		s.kickMerge()
 	}
 	return dbError(err, "delete document")
+}
+
+// removeDocument deletes the document seq with everything that refers to it (chunks, vectors, keyword
+// entries and version records by cascade) and the blobs of its content, pending and earlier versions that
+// no other document or version record refers to.
+func (s *Store) removeDocument(ctx context.Context, tx *sql.Tx, seq int64) error {
+	var hashes []string
+	rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?1
+		UNION SELECT text_hash FROM document_versions WHERE doc_seq = ?1
+		UNION SELECT content_hash FROM documents WHERE seq = ?1 UNION SELECT pending_hash FROM documents WHERE seq = ?1`, seq)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return err
+		}
+		hashes = append(hashes, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE seq = ?`, seq); err != nil {
+		return err
+	}
+	slices.Sort(hashes)
+	for _, h := range slices.Compact(hashes) {
+		if h == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
+			AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)
+			AND NOT EXISTS (SELECT 1 FROM document_versions WHERE content_hash = ?1 OR text_hash = ?1)`, h); err != nil {
+			return err
+		}
+	}
+	return s.maybePruneTombstones(ctx, tx)
 }
 
 // ListChunks returns the current chunks of a visible document in order (without vectors). ErrNotFound.
@@ -282,7 +315,7 @@ func (s *Store) ListChunks(ctx context.Context, p rag.Principal, documentID stri
 		}
 		defer rows.Close()
 		for rows.Next() {
-			c, err := scanChunk(rows)
+			c, err := scanChunk(s.opts.Keys, rows)
 			if err != nil {
 				return err
 			}
@@ -330,7 +363,7 @@ func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
 		var h rag.Hit
 		var meta string
 		var updated int64
-		c, err := scanChunk(rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
+		c, err := scanChunk(s.opts.Keys, rows, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &meta, &updated)
 		if err != nil {
 			return nil, dbError(err, "hits")
 		}
@@ -362,23 +395,31 @@ func (s *Store) PutBlob(ctx context.Context, hash string, data []byte) error {
 	if data == nil {
 		data = []byte{}
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (hash) DO NOTHING`, hash, data, len(data), s.now().UnixMicro())
-		return err
-	})
+	err := s.write(ctx, func(tx *sql.Tx) error { return s.insertBlob(ctx, tx, hash, data) })
 	return dbError(err, "put blob")
+}
+
+// insertBlob stores data under hash inside tx unless a blob of that hash exists.
+func (s *Store) insertBlob(ctx context.Context, tx *sql.Tx, hash string, data []byte) error {
+	sealed, keyID := s.opts.Keys.Seal(data)
+	_, err := tx.ExecContext(ctx, `INSERT INTO blobs (hash, data, size, created_at, key_id) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (hash) DO NOTHING`, hash, sealed, len(data), s.now().UnixMicro(), keyID)
+	return err
 }
 
 // GetBlob returns the bytes stored under hash. ErrNotFound.
 func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
 	var data []byte
-	err := s.r.QueryRowContext(ctx, `SELECT data FROM blobs WHERE hash = ?`, hash).Scan(&data)
+	var keyID string
+	err := s.r.QueryRowContext(ctx, `SELECT data, key_id FROM blobs WHERE hash = ?`, hash).Scan(&data, &keyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("blob %s: %w", hash, rag.ErrNotFound)
 	}
 	if err != nil {
 		return nil, dbError(err, "get blob")
+	}
+	if data, err = s.opts.Keys.Open(data, keyID); err != nil {
+		return nil, rag.WrapError(rag.CodeDBError, err, "blob %s", hash)
 	}
 	if data == nil {
 		data = []byte{}

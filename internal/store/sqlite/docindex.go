@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -16,13 +17,17 @@ import (
 // are indexed when the store opens.
 
 // indexDocument replaces the document-level index entries of the document seq.
-func indexDocument(ctx context.Context, tx *sql.Tx, seq int64) error {
+func indexDocument(ctx context.Context, tx *sql.Tx, keys *sealing.Keyring, seq int64) error {
 	var title, source, meta string
-	var lead sql.NullString
+	var lead, leadKey sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT title, source, metadata,
-		(SELECT text FROM chunks WHERE doc_seq = d.seq ORDER BY idx LIMIT 1) FROM documents d WHERE seq = ?`, seq).
-		Scan(&title, &source, &meta, &lead)
+		(SELECT text FROM chunks WHERE doc_seq = d.seq ORDER BY idx LIMIT 1),
+		(SELECT key_id FROM chunks WHERE doc_seq = d.seq ORDER BY idx LIMIT 1) FROM documents d WHERE seq = ?`, seq).
+		Scan(&title, &source, &meta, &lead, &leadKey)
 	if err != nil {
+		return err
+	}
+	if lead.String, err = keys.OpenText(lead.String, leadKey.String); err != nil {
 		return err
 	}
 	md, err := unmarshalMap(meta)
@@ -60,7 +65,7 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 	for {
 		var n int
 		err := s.write(ctx, func(tx *sql.Tx) error {
-			rows, err := tx.QueryContext(ctx, `SELECT seq FROM documents d WHERE version > 0
+			rows, err := tx.QueryContext(ctx, `SELECT seq FROM documents d WHERE version > 0 AND deleted_at IS NULL
 				AND NOT EXISTS (SELECT 1 FROM doc_lengths l WHERE l.doc_seq = d.seq) LIMIT 200`)
 			if err != nil {
 				return err
@@ -80,7 +85,7 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 			}
 			n = len(seqs)
 			for _, seq := range seqs {
-				if err := indexDocument(ctx, tx, seq); err != nil {
+				if err := indexDocument(ctx, tx, s.opts.Keys, seq); err != nil {
 					return err
 				}
 			}

@@ -10,19 +10,27 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-const docCols = `d.seq, d.id, d.collection_id, coalesce(d.external_id, ''), d.title, d.source, d.media_type, d.content_hash,
+const docCols = `d.seq, d.id, d.collection_id, coalesce(d.external_id, d.deleted_external_id, ''), d.title, d.source, d.media_type, d.content_hash,
 	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags, d.owner,
-	d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers`
+	d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers, d.deleted_at`
+
+// live is the condition on documents (alias d) that are not deleted (TrashDocument).
+const live = `d.deleted_at IS NULL`
 
 // scanDoc reads the docCols of one row; it also returns the document's seq.
 func scanDoc(row interface{ Scan(...any) error }) (*rag.Document, int64, error) {
 	var d rag.Document
 	var seq, created, updated int64
+	var deleted sql.NullInt64
 	var meta, tags, readers, writers string
 	if err := row.Scan(&seq, &d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
 		&d.PendingHash, &d.Version, &d.Size, &d.Status, &d.Stage, &d.Progress, &d.ErrorCode, &d.Error, &meta, &tags, &d.Owner,
-		&readers, &d.ChunkCount, &created, &updated, &writers); err != nil {
+		&readers, &d.ChunkCount, &created, &updated, &writers, &deleted); err != nil {
 		return nil, 0, err
+	}
+	if deleted.Valid {
+		t := fromMicro(deleted.Int64)
+		d.DeletedAt = &t
 	}
 	var err error
 	if d.Metadata, err = unmarshalMap(meta); err != nil {
@@ -46,10 +54,16 @@ type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// visibleDoc returns the document id if p sees it, with its seq; ErrNotFound otherwise.
+// visibleDoc returns the live document id if p sees it, with its seq; ErrNotFound otherwise.
 func visibleDoc(ctx context.Context, q queryer, p rag.Principal, id string) (*rag.Document, int64, error) {
+	return visibleDocIn(ctx, q, p, id, live)
+}
+
+// visibleDocIn is visibleDoc for the documents matching state (live, or deleted).
+func visibleDocIn(ctx context.Context, q queryer, p rag.Principal, id, state string) (*rag.Document, int64, error) {
 	var w where
 	w.add(`d.id = ?`, id)
+	w.add(state)
 	w.visible(p)
 	d, seq, err := scanDoc(q.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents d WHERE `+w.sql(), w.args...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -133,6 +147,7 @@ func (s *Store) GetDocument(ctx context.Context, p rag.Principal, id string) (*r
 func (s *Store) FindDocument(ctx context.Context, p rag.Principal, collectionID, externalID string) (*rag.Document, error) {
 	var w where
 	w.add(`d.collection_id = ? AND d.external_id = ?`, collectionID, externalID)
+	w.add(live)
 	w.visible(p)
 	d, _, err := scanDoc(s.r.QueryRowContext(ctx, `SELECT `+docCols+` FROM documents d WHERE `+w.sql(), w.args...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -147,6 +162,11 @@ func (s *Store) FindDocument(ctx context.Context, p rag.Principal, collectionID,
 // ListDocuments returns a page of visible documents matching q, newest (created) first.
 func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.DocumentQuery) (*rag.DocumentPage, error) {
 	var w where
+	if q.Deleted {
+		w.add(`d.deleted_at IS NOT NULL`)
+	} else {
+		w.add(live)
+	}
 	w.visible(p)
 	if err := w.filter(q.Filter); err != nil {
 		return nil, err
@@ -216,7 +236,7 @@ func (s *Store) oldestDocuments(ctx context.Context, what, where string, args []
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+docCols+` FROM documents d WHERE `+where+`
+	rows, err := s.r.QueryContext(ctx, `SELECT `+docCols+` FROM documents d WHERE `+live+` AND `+where+`
 		ORDER BY d.created_at, d.seq LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, dbError(err, "%s", what)
@@ -288,7 +308,7 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 			return err
 		}
 		if u.Title != nil || u.Metadata != nil {
-			if err := indexDocument(ctx, tx, seq); err != nil {
+			if err := indexDocument(ctx, tx, s.opts.Keys, seq); err != nil {
 				return err
 			}
 		}
@@ -310,7 +330,7 @@ func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.Document
 		args = append(args, *st.PendingHash)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		cond := ` WHERE id = ?`
+		cond := ` WHERE id = ? AND deleted_at IS NULL`
 		args := append(args, id)
 		if st.IfPending != "" {
 			cond += ` AND pending_hash = ?`
@@ -326,7 +346,7 @@ func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.Document
 			return nil
 		}
 		var one int
-		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM documents WHERE id = ?`, id).Scan(&one); {
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM documents WHERE id = ? AND deleted_at IS NULL`, id).Scan(&one); {
 		case errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("document %s: %w", id, rag.ErrNotFound)
 		case err != nil:
@@ -346,7 +366,7 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT version, content_hash, title, source, media_type, size, chunk_count, metadata,
-			created_at FROM document_versions WHERE doc_seq = ? ORDER BY version DESC`, seq)
+			created_at, text_hash FROM document_versions WHERE doc_seq = ? ORDER BY version DESC`, seq)
 		if err != nil {
 			return err
 		}
@@ -356,7 +376,7 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 			var meta string
 			var created int64
 			if err := rows.Scan(&v.Version, &v.ContentHash, &v.Title, &v.Source, &v.MediaType, &v.Size, &v.ChunkCount,
-				&meta, &created); err != nil {
+				&meta, &created, &v.TextHash); err != nil {
 				return err
 			}
 			if v.Metadata, err = unmarshalMap(meta); err != nil {

@@ -187,6 +187,12 @@ func (s *Store) SetQuestionVector(ctx context.Context, id string, space rag.Spac
 
 const answerCols = `id, question_id, author, is_ai, body, source_refs, not_found, created_at, updated_at`
 
+// liveAnswerCols reads answerCols with the source references to deleted documents left out (they are
+// hidden at once; the purge removes them).
+const liveAnswerCols = `id, question_id, author, is_ai, body, (SELECT json_group_array(json(r.value)) FROM json_each(answers.source_refs) r
+	WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = r.value ->> 'document_id' AND d.deleted_at IS NOT NULL)),
+	not_found, created_at, updated_at`
+
 func scanAnswer(row interface{ Scan(...any) error }) (*rag.BoardAnswer, error) {
 	var a rag.BoardAnswer
 	var author sql.NullString
@@ -256,7 +262,7 @@ func (s *Store) AddAnswer(ctx context.Context, a *rag.BoardAnswer) error {
 
 // ListAnswers returns a question's answers, oldest first.
 func (s *Store) ListAnswers(ctx context.Context, questionID string) ([]*rag.BoardAnswer, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+answerCols+` FROM answers WHERE question_id = ? ORDER BY created_at, id`, questionID)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+liveAnswerCols+` FROM answers WHERE question_id = ? ORDER BY created_at, id`, questionID)
 	if err != nil {
 		return nil, dbError(err, "list answers")
 	}

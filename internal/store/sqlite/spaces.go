@@ -24,7 +24,7 @@ func (s *Store) ChunksWithoutVector(ctx context.Context, space rag.Space, afterI
 	defer rows.Close()
 	var out []*rag.Chunk
 	for rows.Next() {
-		c, err := scanChunk(rows)
+		c, err := scanChunk(s.opts.Keys, rows)
 		if err != nil {
 			return nil, dbError(err, "chunks without vector")
 		}

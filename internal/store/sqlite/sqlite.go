@@ -42,6 +42,7 @@ import (
 
 	"github.com/ragd/ragd/internal/migration"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 )
 
 // FileName is the database file Open uses when given a directory.
@@ -73,6 +74,9 @@ type Options struct {
 	// index would need more is searched exactly (0: no limit). The float32 vectors themselves are kept in
 	// memory either way.
 	VectorMemory int64
+	// Keys seals the blobs and chunk texts written and opens those read (nil: written in the clear). Open
+	// refuses a database holding data sealed with a key Keys lacks.
+	Keys *sealing.Keyring
 }
 
 func (o Options) withDefaults() Options {
@@ -147,7 +151,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
 	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", file+"?"+common+"&_txlock=immediate")
+	// secure_delete: what a write deletes (a purged document's rows, its blob) is overwritten with zeros
+	// rather than left readable in free pages of the file (docs/security.md "Deletion").
+	w, err := sql.Open("sqlite", file+"?"+common+"&_txlock=immediate&_pragma=secure_delete(1)")
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database")
 	}
@@ -162,6 +168,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, rag.WrapError(rag.CodeDBError, err, "cannot open the database %s%s", file, writeProblem(file))
 	}
 	if err := s.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := s.opts.Keys.CheckStore(ctx, s.DataKeyIDs); err != nil {
 		w.Close()
 		return nil, err
 	}

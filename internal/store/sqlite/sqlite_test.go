@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sealing"
 	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/store/storetest"
 	"github.com/ragd/ragd/internal/textproc"
@@ -363,4 +364,18 @@ func TestWarmVectors(t *testing.T) {
 	if err := s.WarmVectors(t.Context(), rag.Space{}); rag.ErrorCode(err) != rag.CodeInvalid {
 		t.Fatalf("warming an invalid space: %v", err)
 	}
+}
+
+func TestSealing(t *testing.T) {
+	storetest.RunSealing(t, func(t *testing.T) func(*sealing.Keyring) (rag.Store, error) {
+		dir := t.TempDir()
+		return func(keys *sealing.Keyring) (rag.Store, error) {
+			s, err := sqlite.Open(t.Context(), dir, sqlite.Options{Keys: keys})
+			if err != nil {
+				return nil, err
+			}
+			t.Cleanup(func() { s.Close() })
+			return s, nil
+		}
+	})
 }

@@ -47,6 +47,8 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Visibility", func(t *testing.T) { testVisibility(t, open) })
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
 	t.Run("Delete", func(t *testing.T) { testDelete(t, open) })
+	t.Run("Trash", func(t *testing.T) { testTrash(t, open) })
+	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 	t.Run("Blobs", func(t *testing.T) { testBlobs(t, open) })
 	t.Run("VectorCandidates", func(t *testing.T) { testVectorCandidates(t, open) })
 	t.Run("VectorScores", func(t *testing.T) { testVectorScores(t, open) })

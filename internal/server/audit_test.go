@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/audit"
+	"github.com/ragd/ragd/internal/ingest"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// withAudit starts an audit log over the bundle's store and serves again with it.
+func withAudit(t testing.TB, b *bundle) *audit.Log {
+	l := audit.New(b.store, audit.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	go l.Run(ctx)
+	t.Cleanup(func() { cancel(); l.Wait() })
+	b.deps.Audit, b.deps.AuditEvents = l, b.store
+	b.serve(t)
+	return l
+}
+
+// TestAudit records searches, answers, reads, downloads, uploads, deletions and failures with the
+// documents they touched, and lists them through GET /api/admin/audit with filters and paging.
+func TestAudit(t *testing.T) {
+	b := setup(t, nil)
+	withAudit(t, b)
+	tides := b.ingest(t, ingest.Request{Name: "tides.md", Data: []byte("# Tides\n\nThe ledger records nineteen spring tides at the harbour.")})
+	gales := b.ingest(t, ingest.Request{Name: "gales.md", Data: []byte("# Gales\n\nThe ledger records four gales at the harbour.")})
+	b.run(t, []scenario{
+		{name: "Search", method: "POST", path: "/api/search", body: jsonBody(map[string]any{"query": "ledger harbour"}), status: 200},
+		{name: "Chat", method: "POST", path: "/api/chat", body: jsonBody(map[string]any{"question": "how many spring tides does the ledger record?"}), status: 200},
+		{name: "Read", method: "GET", path: "/api/documents/" + tides.ID, status: 200},
+		{name: "Download", method: "GET", path: "/api/documents/" + tides.ID + "/versions/1/file", status: 200},
+		{name: "ErrReadMissing", method: "GET", path: "/api/documents/nope", status: 404},
+		{name: "Delete", method: "DELETE", path: "/api/documents/" + gales.ID, status: 204},
+	})
+	var events []audit.Event
+	testkitWait(t, func() bool {
+		var err error
+		events, err = b.store.ListAudit(context.Background(), audit.Query{})
+		return err == nil && len(events) >= 6
+	})
+	byAction := map[string]audit.Event{}
+	for _, e := range events {
+		byAction[e.Action+" "+e.Outcome] = e
+		if e.Principal != rag.LocalPrincipal.ID || e.Client != "127.0.0.1" || e.At.IsZero() {
+			t.Errorf("event %+v: principal, client or time missing", e)
+		}
+	}
+	want := map[string][]string{
+		"search ok":            {tides.ID, gales.ID},
+		"chat ok":              {tides.ID},
+		"document.read ok":     {tides.ID},
+		"document.download ok": {tides.ID},
+		"document.read failed": {"nope"},
+		"document.delete ok":   {gales.ID},
+	}
+	for key, docs := range want {
+		e, ok := byAction[key]
+		if !ok {
+			t.Errorf("no %q event in %v", key, events)
+			continue
+		}
+		for _, d := range docs {
+			if !slices.Contains(e.Documents, d) {
+				t.Errorf("%s: documents %v lack %s", key, e.Documents, d)
+			}
+		}
+	}
+	if e := byAction["document.download ok"]; !strings.Contains(e.Detail, "version=1") || e.Status != 200 {
+		t.Errorf("download event %+v", e)
+	}
+	b.run(t, []scenario{
+		{name: "ListFiltered", method: "GET", path: "/api/admin/audit?action=document.delete", status: 200,
+			contains: []string{gales.ID, `"action":"document.delete"`}, notContains: []string{`"action":"search"`}},
+		{name: "ListByDocument", method: "GET", path: "/api/admin/audit?document=" + tides.ID + "&limit=2", status: 200,
+			contains: []string{`"next_before":`}},
+		{name: "ErrBadSince", method: "GET", path: "/api/admin/audit?since=yesterday", status: 400, code: rag.CodeInvalid},
+		{name: "ErrBadLimit", method: "GET", path: "/api/admin/audit?limit=1001", status: 400, code: rag.CodeInvalid},
+		{name: "ErrBadBefore", method: "GET", path: "/api/admin/audit?before=x", status: 400, code: rag.CodeInvalid},
+	})
+}
+
+// TestAuditAdminOnly refuses the audit log to a principal that is not an admin.
+func TestAuditAdminOnly(t *testing.T) {
+	b := setup(t, nil)
+	withAudit(t, b)
+	req := httptest.NewRequest("GET", "/api/admin/audit", nil)
+	req = req.WithContext(context.WithValue(req.Context(), principalKey{}, rag.Principal{ID: "user:bob"}))
+	rec := httptest.NewRecorder()
+	b.srv.handleListAudit(rec, req)
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("a non-admin reading the audit log: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func testkitWait(t testing.TB, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// BenchmarkSearchAudit measures what recording a search in the audit log adds to it: the same searches
+// through the whole handler stack, without and with the audit log, reporting the p50 and p95 latency of
+// each (ms). go test ./internal/server -run '^$' -bench SearchAudit -benchtime 2000x
+func BenchmarkSearchAudit(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			bu := setup(b, nil)
+			for i := range 40 {
+				bu.ingest(b, ingest.Request{Name: fmt.Sprintf("doc%d.md", i), Data: []byte(fmt.Sprintf(
+					"# Harbour report %d\n\nThe ledger of week %d records %d spring tides, %d gales and a whale off the northern rocks.", i, i, i%7, i%5))})
+			}
+			if on {
+				withAudit(b, bu)
+			}
+			queries := []string{"spring tides", "gales ledger", "whale northern rocks", "harbour report week"}
+			took := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				body := fmt.Sprintf(`{"query": %q}`, queries[i%len(queries)])
+				req := httptest.NewRequest("POST", "/api/search", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.RemoteAddr = "127.0.0.1:5000"
+				rec := httptest.NewRecorder()
+				start := time.Now()
+				bu.srv.ServeHTTP(rec, req)
+				took = append(took, time.Since(start))
+				if rec.Code != 200 {
+					b.Fatalf("search: %d %s", rec.Code, rec.Body)
+				}
+			}
+			b.StopTimer()
+			sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+)
+
+// DataKeyIDs returns the IDs of the data keys that sealed stored blobs and chunk texts ("" for data in the
+// clear), from the key_id indexes.
+func (s *Store) DataKeyIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.w.QueryContext(ctx, `SELECT DISTINCT key_id FROM blobs UNION SELECT DISTINCT key_id FROM chunks`)
+	if err != nil {
+		return nil, dbError(err, "data key ids")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbError(err, "data key ids")
+		}
+		out = append(out, id)
+	}
+	return out, dbError(rows.Err(), "data key ids")
+}
+
+// RekeyData re-seals with the current key (Options.Keys; nil stores in the clear) up to limit blobs and
+// up to limit chunk texts sealed otherwise, and returns how many it changed: 0 when every row is under the
+// current key. Each batch is one transaction, so a rotation can stop and resume anywhere.
+func (s *Store) RekeyData(ctx context.Context, limit int) (int, error) {
+	keys := s.opts.Keys
+	cur := keys.ID()
+	n := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT hash, data, key_id FROM blobs WHERE key_id < ?1 OR key_id > ?1 LIMIT ?2`, cur, limit)
+		if err != nil {
+			return err
+		}
+		type blob struct {
+			hash, key string
+			data      []byte
+		}
+		var blobs []blob
+		for rows.Next() {
+			var b blob
+			if err := rows.Scan(&b.hash, &b.data, &b.key); err != nil {
+				rows.Close()
+				return err
+			}
+			blobs = append(blobs, b)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, b := range blobs {
+			plain, err := keys.Open(b.data, b.key)
+			if err != nil {
+				return err
+			}
+			sealed, id := keys.Seal(plain)
+			if _, err := tx.ExecContext(ctx, `UPDATE blobs SET data = ?, key_id = ? WHERE hash = ?`, sealed, id, b.hash); err != nil {
+				return err
+			}
+		}
+		crows, err := tx.QueryContext(ctx, `SELECT id, text, key_id FROM chunks WHERE key_id < ?1 OR key_id > ?1 LIMIT ?2`, cur, limit)
+		if err != nil {
+			return err
+		}
+		type chunk struct {
+			id        int64
+			text, key string
+		}
+		var chunks []chunk
+		for crows.Next() {
+			var c chunk
+			if err := crows.Scan(&c.id, &c.text, &c.key); err != nil {
+				crows.Close()
+				return err
+			}
+			chunks = append(chunks, c)
+		}
+		crows.Close()
+		if err := crows.Err(); err != nil {
+			return err
+		}
+		for _, c := range chunks {
+			plain, err := keys.OpenText(c.text, c.key)
+			if err != nil {
+				return err
+			}
+			text, id := keys.SealText(plain)
+			if _, err := tx.ExecContext(ctx, `UPDATE chunks SET text = ?, key_id = ? WHERE id = ?`, text, id, c.id); err != nil {
+				return err
+			}
+		}
+		n = len(blobs) + len(chunks)
+		return nil
+	})
+	if err != nil {
+		return 0, dbError(err, "re-seal data")
+	}
+	return n, nil
+}
