@@ -3,7 +3,6 @@ package server
 import (
 	"cmp"
 	"fmt"
-	"mime"
 	"net/http"
 	"path"
 	"slices"
@@ -97,12 +96,7 @@ func (s *Server) handleVersionFile(w http.ResponseWriter, r *http.Request) {
 	if name == "." || name == "/" {
 		name = "document"
 	}
-	w.Header().Set("Content-Type", cmp.Or(v.MediaType, "application/octet-stream"))
-	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
-	w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	serveOriginal(w, r, b, v.ContentHash, v.MediaType, name)
 }
 
 // handleRevert makes version n the document's next version: 202 with the document (its original queued;

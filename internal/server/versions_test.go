@@ -27,8 +27,8 @@ func TestVersions(t *testing.T) {
 			contains: []string{`"version":1`, `"current":false`, "First edition: the ferry fee is 3 coins."}, notContains: []string{"Second edition"}},
 		{name: "GetCurrent", method: "GET", path: base + "/2", status: 200, contains: []string{`"current":true`, "Second edition"}},
 		{name: "File", method: "GET", path: base + "/1/file", status: 200,
-			wantHeaders: map[string]string{"Content-Type": "text/markdown", "Content-Disposition": `attachment; filename=fees.md`,
-				"Content-Security-Policy": "sandbox; default-src 'none'", "X-Content-Type-Options": "nosniff"},
+			wantHeaders: map[string]string{"Content-Type": "text/markdown", "Content-Disposition": `attachment; filename="fees.md"`,
+				"Content-Security-Policy": "default-src 'none'; sandbox", "X-Content-Type-Options": "nosniff"},
 			check: func(t *testing.T, _ *http.Response, body []byte) {
 				if string(body) != v1 {
 					t.Errorf("file of version 1 = %q, want the original %q", body, v1)
