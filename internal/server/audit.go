@@ -95,6 +95,21 @@ func noteSources(r *http.Request, sources []rag.Source) {
 
 // audited records each /api/ request in Deps.Audit once it is answered. It runs inside authenticate, so
 // the principal is known; refused sign-ins are recorded by authentication itself.
+// auditRefused records a request that authentication turned away before it reached a route (so before
+// audited saw it): "login.failure" for a missing or invalid key (principal unknown), "access.denied" for
+// a key without the scope the route needs. No key material is recorded.
+func (s *Server) auditRefused(r *http.Request, principal string, status int, why string) {
+	if s.deps.Audit == nil {
+		return
+	}
+	action := "login.failure"
+	if status == http.StatusForbidden {
+		action = "access.denied"
+	}
+	s.deps.Audit.Record(audit.Event{At: time.Now(), Principal: principal, Action: action, Client: clientAddr(r),
+		Outcome: audit.Denied, Status: status, Detail: r.Method + " " + r.URL.Path + ": " + why})
+}
+
 func (s *Server) audited(next http.Handler) http.Handler {
 	if s.deps.Audit == nil {
 		return next

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/internal/access"
 	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
@@ -151,5 +152,48 @@ func BenchmarkSearchAudit(b *testing.B) {
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
 		})
+	}
+}
+
+// TestAuditRefusedKeys records requests that authentication turns away before any route: a missing and an
+// unknown key as login.failure (no principal, no key material), a key without the route's scope as
+// access.denied with its principal.
+func TestAuditRefusedKeys(t *testing.T) {
+	b := setup(t, func(s *Settings) { s.APIKeys = []string{testAdminKey} })
+	b.deps.Principals, b.deps.Access = b.store, b.store
+	withAudit(t, b)
+	if err := b.store.CreateUser(t.Context(), &rag.User{Name: "olive"}); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := access.CreateKey(t.Context(), b.store, "olive", []rag.Scope{rag.ScopeRead}, 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, []scenario{
+		{name: "NoKey", method: "POST", path: "/api/search", body: jsonBody(map[string]any{"query": "ledger"}), status: 401, code: rag.CodeUnauthorized},
+		{name: "BadKey", method: "GET", path: "/api/documents", headers: bearer("ragd_000000000000_not-the-key"), status: 401, code: rag.CodeUnauthorized},
+		{name: "NoScope", method: "GET", path: "/api/admin/users", headers: bearer(key), status: 403, code: rag.CodeForbidden},
+	})
+	var events []audit.Event
+	testkitWait(t, func() bool {
+		var err error
+		events, err = b.store.ListAudit(context.Background(), audit.Query{})
+		return err == nil && len(events) >= 3
+	})
+	got := map[string]audit.Event{}
+	for _, e := range events {
+		got[e.Action+" "+e.Detail] = e
+		if strings.Contains(e.Detail, "not-the-key") || e.Outcome != audit.Denied || e.Client != "127.0.0.1" {
+			t.Errorf("event %+v", e)
+		}
+	}
+	for k, want := range map[string]audit.Event{
+		"login.failure POST /api/search: no key":                  {Status: 401},
+		"login.failure GET /api/documents: invalid key":           {Status: 401},
+		"access.denied GET /api/admin/users: missing scope admin": {Status: 403, Principal: "user:olive"},
+	} {
+		if e, ok := got[k]; !ok || e.Status != want.Status || e.Principal != want.Principal {
+			t.Errorf("%s: %+v (have %v)", k, e, events)
+		}
 	}
 }

@@ -105,6 +105,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		key := presentedKey(r)
 		if key == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ragd"`)
+			s.auditRefused(r, "", http.StatusUnauthorized, "no key")
 			s.writeError(w, r, rag.Errorf(rag.CodeUnauthorized, "an API key is required (X-RAG-API-Key or Authorization: Bearer)"))
 			return
 		}
@@ -112,12 +113,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if err != nil {
 			if errors.Is(err, rag.ErrNotFound) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="ragd", error="invalid_token"`)
+				s.auditRefused(r, "", http.StatusUnauthorized, "invalid key")
 				err = rag.Errorf(rag.CodeUnauthorized, "the API key is not valid (unknown, revoked or expired, or its user is disabled)")
 			}
 			s.writeError(w, r, err)
 			return
 		}
 		if scope := requiredScope(r); !p.Allows(scope) {
+			s.auditRefused(r, p.ID, http.StatusForbidden, "missing scope "+string(scope))
 			s.writeError(w, r, rag.Errorf(rag.CodeForbidden, "this key lacks the %s scope that %s %s needs", scope, r.Method, r.URL.Path))
 			return
 		}
