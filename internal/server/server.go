@@ -205,6 +205,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
 
 	s.mux.HandleFunc("GET /api/status", s.handleStatus)
+	s.mux.HandleFunc("GET /api/me", s.handleMe)
 	s.mux.HandleFunc("GET /api/openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("POST /api/chat", s.limited(s.chatLimit, s.handleChat))
 	s.mux.HandleFunc("POST /api/search", s.limited(s.searchLimit, s.handleSearch))
@@ -276,6 +277,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /documents/{id}", s.page("document.html"))
 	s.mux.Handle("GET /search", s.page("playground.html"))
 	s.mux.Handle("GET /board", s.page("board.html"))
+	s.mux.Handle("GET /admin", s.page("admin.html"))
 	s.mux.Handle("/", s.assets())
 }
 
