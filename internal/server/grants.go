@@ -75,6 +75,8 @@ func (s *Server) mayReadWhole(ctx context.Context, p rag.Principal, idOrName str
 type grantsView struct {
 	Read  []string `json:"read"`
 	Write []string `json:"write"`
+	// Writable says whether the request's principal may change them (the UI shows its share button then).
+	Writable bool `json:"writable"`
 }
 
 func viewGrants(d *rag.Document) grantsView {
@@ -94,7 +96,10 @@ func (s *Server) handleGetGrants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, viewGrants(d))
+	v := viewGrants(d)
+	p := principalOf(r)
+	v.Writable = p.Allows(rag.ScopeWrite) && s.mayWriteDocument(r.Context(), p, d.ID) == nil
+	writeJSON(w, http.StatusOK, v)
 }
 
 // maxGrants bounds the entries of one grant list.
@@ -129,7 +134,9 @@ func (s *Server) handlePutGrants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, viewGrants(d))
+	v := viewGrants(d)
+	v.Writable = true
+	writeJSON(w, http.StatusOK, v)
 }
 
 func nonNilList(l []string) []string {

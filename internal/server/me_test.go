@@ -40,3 +40,40 @@ func TestMe(t *testing.T) {
 			notContains: []string{key.Key}},
 	})
 }
+
+// TestGrantsWritable: the grants say whether the key asking may change them — the document page's share button.
+func TestGrantsWritable(t *testing.T) {
+	b := setupUsers(t)
+	admin := bearer(testAdminKey)
+	var key struct {
+		Key string `json:"key"`
+	}
+	var doc struct {
+		ID        string `json:"id"`
+		Documents []struct {
+			ID string `json:"id"`
+		} `json:"documents"`
+	}
+	b.run(t, []scenario{
+		{name: "CreateUser", method: "POST", path: "/api/admin/users", headers: admin, body: jsonBody(map[string]any{"name": "mina"}), status: 201},
+		{name: "CreateKey", method: "POST", path: "/api/admin/keys", headers: admin, body: jsonBody(map[string]any{"user": "mina", "scopes": []string{"read", "write"}}), status: 201,
+			check: func(t *testing.T, _ *http.Response, body []byte) { _ = json.Unmarshal(body, &key) }},
+		{name: "Upload", method: "POST", path: "/api/documents", headers: admin, body: jsonBody(map[string]any{"title": "t", "text": "some text"}), status: 202,
+			check: func(t *testing.T, _ *http.Response, body []byte) { _ = json.Unmarshal(body, &doc) }},
+	})
+	id := doc.ID
+	if id == "" && len(doc.Documents) > 0 {
+		id = doc.Documents[0].ID
+	}
+	if id == "" || key.Key == "" {
+		t.Fatalf("no document or key: %+v %q", doc, key.Key)
+	}
+	mina := bearer(key.Key)
+	b.run(t, []scenario{
+		{name: "AdminMayWrite", method: "GET", path: "/api/documents/" + id + "/grants", headers: admin, status: 200, contains: []string{`"writable":true`}},
+		{name: "GrantRead", method: "PUT", path: "/api/documents/" + id + "/grants", headers: admin, body: jsonBody(map[string]any{"read": []string{"user:mina"}}), status: 200, contains: []string{`"writable":true`}},
+		{name: "ReaderMayNot", method: "GET", path: "/api/documents/" + id + "/grants", headers: mina, status: 200, contains: []string{`"writable":false`, `"user:mina"`}},
+		{name: "GrantWrite", method: "PUT", path: "/api/documents/" + id + "/grants", headers: admin, body: jsonBody(map[string]any{"write": []string{"user:mina"}}), status: 200},
+		{name: "WriterMay", method: "GET", path: "/api/documents/" + id + "/grants", headers: mina, status: 200, contains: []string{`"writable":true`}},
+	})
+}
