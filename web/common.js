@@ -48,7 +48,29 @@ const ragd = (() => {
   function setApiKey(k) {
     try { sessionStorage.setItem(KEY_STORAGE, k); } catch (_) { /* private mode: key lives in memory only */ }
     memoryKey = k;
+    mePromise = null;
   }
+  /** signOut forgets the tab's key and reloads the page (which asks for a key again when the API needs one). */
+  function signOut() {
+    try { sessionStorage.removeItem(KEY_STORAGE); } catch (_) { /* storage off */ }
+    memoryKey = '';
+    mePromise = null;
+    location.reload();
+  }
+
+  let mePromise = null;
+  /**
+   * me resolves to the principal of the tab's key (GET /api/me: principal, user, teams, scopes, admin,
+   * keys_required), or null when none was entered. Asked once per page and key.
+   */
+  function me() {
+    if (!mePromise) {
+      mePromise = fetchAPI('/api/me').then((r) => (r.ok ? r.json() : null), () => null);
+    }
+    return mePromise;
+  }
+  /** can reports whether the principal has a scope ("read", "write", "admin"). */
+  function can(principal, scope) { return !!principal && (principal.scopes || []).includes(scope); }
   let memoryKey = '';
   function currentKey() { return apiKey() || memoryKey; }
 
@@ -244,6 +266,38 @@ const ragd = (() => {
     }
   }
 
+  /**
+   * renderPrincipal puts the sign-in control in the header: who the tab's key is (user, teams, scopes) with
+   * "Sign out", or "Sign in" without a key; in single-user local mode just "local". An admin gets the Admin link.
+   */
+  async function renderPrincipal(bar) {
+    const box = el('div', { class: 'principal', id: 'principal' });
+    const toggle = document.getElementById('theme-toggle');
+    if (toggle) toggle.before(box); else bar.append(box);
+    const p = await me();
+    const nav = bar.querySelector('nav');
+    if (p && p.admin && nav && !document.getElementById('nav-admin')) {
+      const a = el('a', { href: '/admin', id: 'nav-admin' }, 'Admin');
+      if (location.pathname === '/admin') a.setAttribute('aria-current', 'page');
+      nav.append(a);
+    }
+    if (p && !p.keys_required) {
+      box.replaceChildren(el('span', { id: 'principal-name', title: 'no API keys: single-user local mode' }, p.principal));
+      return;
+    }
+    if (!p) {
+      const b = el('button', { type: 'button', class: 'secondary', id: 'sign-in' }, 'Sign in');
+      b.addEventListener('click', async () => { if (await askKey('')) location.reload(); });
+      box.replaceChildren(b);
+      return;
+    }
+    const who = p.user || p.principal;
+    const detail = [p.principal, (p.teams || []).length ? 'teams: ' + p.teams.join(', ') : '', 'scopes: ' + (p.scopes || []).join(', ')].filter(Boolean).join(' · ');
+    const out = el('button', { type: 'button', class: 'secondary', id: 'sign-out' }, 'Sign out');
+    out.addEventListener('click', signOut);
+    box.replaceChildren(el('span', { id: 'principal-name', title: detail }, who), el('span', { class: 'hint', id: 'principal-scopes' }, (p.scopes || []).join(',')), out);
+  }
+
   /** setupPage adds what every page's header has: the theme toggle; on a phone, the status line opens on a tap. */
   function setupPage() {
     const bar = document.querySelector('.topbar');
@@ -254,11 +308,12 @@ const ragd = (() => {
       if (nav) nav.after(b); else bar.append(b);
     }
     setTheme(storedTheme());
+    if (bar) renderPrincipal(bar);
     const status = document.getElementById('model-status');
     if (status) status.addEventListener('click', () => status.classList.toggle('expanded'));
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setupPage);
   else setupPage();
 
-  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, MESSAGES };
+  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, me, can, signOut, MESSAGES };
 })();

@@ -203,10 +203,84 @@
     }
   }
 
+  // ---- sharing: the document's grants (GET/PUT …/grants), shown only to a key that may change them ----
+  let grants = null;
+
+  async function loadGrants() {
+    try {
+      grants = await api(base + '/grants');
+    } catch (_) {
+      grants = null;
+    }
+    $('share-button').hidden = !(grants && grants.writable);
+  }
+
+  /** saveGrants replaces both lists; the answer is the new state. */
+  async function saveGrants(read, write) {
+    grants = await api(base + '/grants', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ read, write }),
+    });
+  }
+
+  function openShare() {
+    const dlg = el('dialog', { class: 'share-dialog', id: 'share-dialog', 'aria-labelledby': 'share-heading' });
+    const list = el('ul', { class: 'grant-list', id: 'grant-list' });
+    const status = el('p', { class: 'error-text', id: 'share-error', hidden: true });
+    const kind = el('select', { id: 'grant-kind', 'aria-label': 'user or team' }, el('option', { value: 'user' }, 'user'), el('option', { value: 'team' }, 'team'));
+    const name = el('input', { id: 'grant-name', placeholder: 'name', 'aria-label': 'user or team name', autocomplete: 'off', required: true });
+    const level = el('select', { id: 'grant-access', 'aria-label': 'access' }, el('option', { value: 'read' }, 'read'), el('option', { value: 'write' }, 'write'));
+    const form = el('form', { class: 'grant-form', id: 'grant-form' }, kind, name, level, el('button', { type: 'submit', class: 'primary', id: 'grant-add' }, 'Add'));
+    const close = el('button', { type: 'button', class: 'secondary', id: 'share-close' }, 'Close');
+    dlg.append(el('h2', { id: 'share-heading' }, 'Share'),
+      el('p', { class: 'hint' }, 'Besides its owner, admins and its collection\'s visibility, these users and teams read or write this document.'),
+      list, status, form, el('div', { class: 'row' }, close));
+    const fail = (e) => { status.textContent = errText(e); status.hidden = false; };
+    const render = () => {
+      const rows = [];
+      for (const access of ['write', 'read']) {
+        for (const who of grants[access] || []) {
+          const rm = el('button', { type: 'button', class: 'secondary', 'aria-label': `remove ${access} of ${who}` }, 'Remove');
+          rm.addEventListener('click', async () => {
+            status.hidden = true;
+            const read = grants.read.filter((g) => access !== 'read' || g !== who);
+            const write = grants.write.filter((g) => access !== 'write' || g !== who);
+            try { await saveGrants(read, write); render(); } catch (e) { fail(e); }
+          });
+          rows.push(el('li', { 'data-grant': who, 'data-access': access }, el('span', { class: 'who' }, who), el('span', { class: 'badge' }, access), rm));
+        }
+      }
+      list.replaceChildren(...(rows.length ? rows : [el('li', { class: 'empty' }, 'No grants.')]));
+    };
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      status.hidden = true;
+      const who = kind.value + ':' + name.value.trim();
+      if (!name.value.trim()) return;
+      const read = grants.read.slice(), write = grants.write.slice();
+      const target = level.value === 'write' ? write : read;
+      if (!target.includes(who)) target.push(who);
+      try { await saveGrants(read, write); name.value = ''; render(); } catch (err) { fail(err); }
+    });
+    const done = () => { dlg.close(); dlg.remove(); };
+    close.addEventListener('click', done);
+    dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(); });
+    render();
+    document.body.append(dlg);
+    dlg.showModal();
+    name.focus();
+  }
+
+  $('share-button').addEventListener('click', async () => {
+    await loadGrants();
+    if (grants && grants.writable) openShare();
+  });
+
   $('doc-download').addEventListener('click', (e) => {
     e.preventDefault();
     download(base + '/file', $('doc-title').textContent, $('doc-error'));
   });
   ragd.renderStatus($('model-status'));
-  load();
+  load().then(loadGrants);
 })();

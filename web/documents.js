@@ -91,6 +91,7 @@
     if (status) p.set('status', status);
     if (from) p.set('created_after', from);
     if (to) p.set('created_before', to);
+    if ($('f-view').value === 'deleted') p.set('deleted', 'true');
     p.set('limit', String(PAGE));
     p.set('offset', String(state.offset));
     return p.toString();
@@ -109,7 +110,36 @@
     return cell;
   }
 
+  /** deletedRow is a deleted document: when it was deleted, when it will be purged, and Restore until then. */
+  function deletedRow(d) {
+    const tags = (d.tags || []).join(', ');
+    const res = el('button', { type: 'button', class: 'secondary', 'data-action': 'restore' }, 'restore');
+    res.addEventListener('click', () => restore(d));
+    const at = (s) => { const t = new Date(s); return isNaN(t) ? '' : t.toLocaleString(); };
+    return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': 'deleted', 'data-title': d.title },
+      el('td', { 'data-label': 'title' },
+        el('span', { class: 'title' }, d.title || d.source),
+        el('div', { class: 'sub' }, d.source + (tags ? ' · tags: ' + tags : ''))),
+      el('td', { 'data-label': 'type' }, typeLabel(d.media_type)),
+      el('td', { 'data-label': 'status' }, el('span', { class: 'badge failed', 'data-status': 'deleted' }, 'deleted'),
+        el('div', { class: 'purge-at', 'data-purge-at': d.purge_at || '' }, 'deleted ' + at(d.deleted_at) + ' · purged ' + at(d.purge_at))),
+      el('td', { 'data-label': 'chunks' }, String(d.chunk_count)),
+      el('td', { 'data-label': 'version' }, String(d.version)),
+      el('td', { 'data-label': 'updated' }, at(d.updated_at)),
+      el('td', {}, el('div', { class: 'doc-actions' }, res)));
+  }
+
+  async function restore(d) {
+    try {
+      await api('/api/documents/' + encodeURIComponent(d.id) + '/restore', { method: 'POST' });
+    } catch (e) {
+      alert(errText(e));
+    }
+    refresh();
+  }
+
   function row(d) {
+    if (d.deleted_at) return deletedRow(d);
     const tags = (d.tags || []).join(', ');
     const del = el('button', { type: 'button', class: 'secondary danger', 'data-action': 'delete' }, 'delete');
     del.addEventListener('click', () => remove(d));
