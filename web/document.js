@@ -212,7 +212,9 @@
     } catch (_) {
       grants = null;
     }
-    $('share-button').hidden = !(grants && grants.writable);
+    const writable = !!(grants && grants.writable);
+    $('share-button').hidden = !writable;
+    $('share-button').dataset.writable = String(writable);
   }
 
   /** saveGrants replaces both lists; the answer is the new state. */

@@ -1,0 +1,202 @@
+package browser
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestAccessUI: signing in with a key shows its principal; the admin makes a user and its key on the admin
+// page (the key shown once); a grant added in the document page's share dialog lets that user's key read
+// the document; a read-only key gets neither the share button nor the admin page; a deleted document comes
+// back from the documents page's deleted view. No console error; no page scrolls sideways at 390 px.
+func TestAccessUI(t *testing.T) {
+	ctx, _ := browser(t)
+	errs := consoleErrors(t, ctx)
+	const admin = "access-ui-bootstrap-admin-key-0123456789"
+	srv := startRagd(t, "RAGD_ADMIN_KEY="+admin)
+	call := func(key, method, path string, body any) (int, []byte) {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, err := http.NewRequest(method, srv.URL+path, rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-RAG-API-Key", key)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	code, body := call(admin, "POST", "/api/documents", map[string]any{"title": "보안 정책 handbook", "text": "The access policy of the handbook: keys, grants and teams."})
+	var up struct {
+		ID        string `json:"id"`
+		Documents []struct {
+			ID string `json:"id"`
+		} `json:"documents"`
+	}
+	if err := json.Unmarshal(body, &up); err != nil || code >= 300 {
+		t.Fatalf("upload: %d %s", code, body)
+	}
+	id := up.ID
+	if id == "" && len(up.Documents) > 0 {
+		id = up.Documents[0].ID
+	}
+	if id == "" {
+		t.Fatalf("upload: no id in %s", body)
+	}
+
+	signIn := func(path, key, who string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+path),
+			chromedp.WaitVisible(chromedp.ID("api-key-input")), chromedp.SendKeys(chromedp.ID("api-key-input"), key),
+			chromedp.Click(chromedp.ID("api-key-save"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the principal "+who, `(document.getElementById('principal-name') || {}).textContent === `+jsString(who), 30*time.Second)
+		if url := eval[string](t, ctx, `location.href`); strings.Contains(url, key) {
+			t.Fatalf("the key is in the address: %s", url)
+		}
+	}
+	signOut := func() {
+		t.Helper()
+		// Sign out reloads the page, which asks for a key again.
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("api-key-input"))); err != nil {
+			t.Fatal(err)
+		}
+		if k := eval[string](t, ctx, `sessionStorage.getItem('ragd.apiKey') || ''`); k != "" {
+			t.Fatalf("signed out, the tab still holds a key")
+		}
+	}
+
+	// The admin signs in; the header shows it, its scopes and the Admin link.
+	signIn("/documents", admin, "admin")
+	if s := eval[string](t, ctx, `document.getElementById('principal-scopes').textContent`); s != "read,write,admin" {
+		t.Errorf("admin's scopes shown: %q", s)
+	}
+	waitFor(t, ctx, "the Admin link", `!!document.getElementById('nav-admin')`, 10*time.Second)
+
+	// The admin page: a user, a key for it shown once, the audit log.
+	if h := eval[string](t, ctx, `document.getElementById('nav-admin').getAttribute('href')`); h != "/admin" {
+		t.Errorf("the Admin link goes to %q", h)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the admin page", `!document.getElementById('admin').hidden && document.querySelector('#user-rows tr[data-user="admin"]')`, 30*time.Second)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("user-name"), "otto"), chromedp.Click(chromedp.ID("user-add"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the new user", `!!document.querySelector('#user-rows tr[data-user="otto"]')`, 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("key-user"), "otto"), chromedp.Click(chromedp.ID("key-create"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the new key", `document.getElementById('new-key').textContent.startsWith('ragd_')`, 10*time.Second)
+	otto := eval[string](t, ctx, `document.getElementById('new-key').textContent`)
+	prefix := otto[:len("ragd_")+12]
+	waitFor(t, ctx, "the key listed by prefix", `!!document.querySelector('#key-rows tr[data-prefix="`+prefix+`"][data-state="active"]')`, 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("new-key-done"))); err != nil {
+		t.Fatal(err)
+	}
+	if eval[bool](t, ctx, `document.body.innerText.includes(`+jsString(otto)+`)`) {
+		t.Error("the key is still shown after Done")
+	}
+	if code, _ := call(otto, "GET", "/api/documents/"+id, nil); code != http.StatusNotFound {
+		t.Fatalf("before any grant otto's key reads the document: %d", code)
+	}
+	waitFor(t, ctx, "audit rows", `document.querySelectorAll('#audit-rows tr').length > 0`, 10*time.Second)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("a-action"), "key.created")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the audit log filtered by action",
+		`(() => { const r = [...document.querySelectorAll('#audit-rows tr')]; return r.length > 0 && r.every((e) => e.dataset.action === 'key.created'); })()`, 10*time.Second)
+	noOverflowAt390(t, ctx, "/admin", "access-admin-390.png")
+
+	// The share dialog: a read grant to otto lets otto's key read the document.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/documents/"+id)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the share button", `document.getElementById('share-button').dataset.writable === 'true' && !document.getElementById('share-button').hidden`, 30*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("share-button")), chromedp.WaitVisible(chromedp.ID("grant-name")),
+		chromedp.SendKeys(chromedp.ID("grant-name"), "otto"), chromedp.Click(chromedp.ID("grant-add"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the grant listed", `!!document.querySelector('#grant-list li[data-grant="user:otto"][data-access="read"]')`, 10*time.Second)
+	noOverflowAt390(t, ctx, "/documents/{id} with the share dialog", "access-share-390.png")
+	if code, b := call(otto, "GET", "/api/documents/"+id, nil); code != http.StatusOK || !strings.Contains(string(b), "보안 정책 handbook") {
+		t.Fatalf("after the grant otto's key reads the document: %d %s", code, b)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("share-close"))); err != nil {
+		t.Fatal(err)
+	}
+
+	// otto's read-only key: its name in the header, no share button, no admin page.
+	signOut()
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("api-key-input"), otto), chromedp.Click(chromedp.ID("api-key-save"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "otto signed in", `(document.getElementById('principal-name') || {}).textContent === 'otto'`, 30*time.Second)
+	waitFor(t, ctx, "the grants read", `document.getElementById('share-button').dataset.writable === 'false'`, 30*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById('share-button').hidden && !document.getElementById('nav-admin')`) {
+		t.Error("a read-only key sees the share button or the Admin link")
+	}
+	if s := eval[string](t, ctx, `document.getElementById('doc-title').textContent`); s != "보안 정책 handbook" {
+		t.Errorf("otto's document page shows %q", s)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the admin page refused", `!document.getElementById('admin-refused').hidden && document.getElementById('admin').hidden`, 30*time.Second)
+	if n := eval[int](t, ctx, `document.querySelectorAll('#user-rows tr, #key-rows tr').length`); n != 0 {
+		t.Errorf("a read-only key's admin page lists %d rows", n)
+	}
+
+	// The deleted view: restore before the purge.
+	signOut()
+	if code, b := call(admin, "DELETE", "/api/documents/"+id, nil); code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", code, b)
+	}
+	signIn("/documents", admin, "admin")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('f-view'); s.value = 'deleted'; s.dispatchEvent(new Event('input', {bubbles: true})); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	row := `#doc-` + id + `[data-status="deleted"]`
+	waitFor(t, ctx, "the deleted document", `!!document.querySelector('`+row+` [data-purge-at]:not([data-purge-at=""])')`, 30*time.Second)
+	noOverflowAt390(t, ctx, "/documents (deleted view)", "access-deleted-390.png")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(row+` button[data-action="restore"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the row gone from the deleted view", `!document.querySelector('`+row+`')`, 30*time.Second)
+	if code, b := call(admin, "GET", "/api/documents/"+id, nil); code != http.StatusOK {
+		t.Fatalf("restored document: %d %s", code, b)
+	}
+
+	for _, e := range errs() {
+		// Each sign-in starts with the page's requests refused (no key yet): the browser logs those loads.
+		if !strings.Contains(e, "401") {
+			t.Errorf("console error: %s", e)
+		}
+	}
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
