@@ -1,9 +1,7 @@
 package browser
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,29 +19,7 @@ func TestAccessUI(t *testing.T) {
 	errs := consoleErrors(t, ctx)
 	const admin = "access-ui-bootstrap-admin-key-0123456789"
 	srv := startRagd(t, "RAGD_ADMIN_KEY="+admin)
-	call := func(key, method, path string, body any) (int, []byte) {
-		t.Helper()
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, err := http.NewRequest(method, srv.URL+path, rd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("X-RAG-API-Key", key)
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, b
-	}
+	call := func(key, method, path string, body any) (int, []byte) { return srv.Call(t, key, method, path, body) }
 	code, body := call(admin, "POST", "/api/documents", map[string]any{"title": "보안 정책 handbook", "text": "The access policy of the handbook: keys, grants and teams."})
 	var up struct {
 		ID        string `json:"id"`
