@@ -158,9 +158,10 @@
       el('td', {}, el('div', { class: 'doc-actions' }, ver, del)));
   }
 
-  let inflight = false;
+  // A refresh asked for while one runs (a filter changed) runs right after it, with the new filters.
+  let inflight = false, again = false;
   async function refresh() {
-    if (inflight) return;
+    if (inflight) { again = true; return; }
     inflight = true;
     try {
       const page = await api('/api/documents?' + query());
@@ -179,7 +180,7 @@
       $('doc-rows').replaceChildren(el('tr', {}, el('td', { colspan: 7, class: 'doc-error' }, errText(e))));
     } finally {
       inflight = false;
-      schedule();
+      if (again) { again = false; refresh(); } else schedule();
     }
   }
 
