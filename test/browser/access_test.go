@@ -163,6 +163,15 @@ func TestAccessUI(t *testing.T) {
 		t.Fatalf("restored document: %d %s", code, b)
 	}
 
+	// Every page's header holds the sign-in control on a phone.
+	for _, p := range []string{"/", "/search", "/board", "/documents/" + id} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+p)); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the principal on "+p, `(document.getElementById('principal-name') || {}).textContent === 'admin'`, 30*time.Second)
+		noOverflowAt390(t, ctx, p, "access-header-"+strings.Trim(strings.ReplaceAll(p, "/", "-"), "-")+"-390.png")
+	}
+
 	for _, e := range errs() {
 		// Each sign-in starts with the page's requests refused (no key yet): the browser logs those loads.
 		if !strings.Contains(e, "401") {
