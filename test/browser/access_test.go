@@ -61,6 +61,13 @@ func TestAccessUI(t *testing.T) {
 		}
 	}
 
+	// Cancelling the key dialog leaves "Sign in" in the header, which asks again.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/documents"), chromedp.WaitVisible(chromedp.ID("api-key-cancel")),
+		chromedp.Click(chromedp.ID("api-key-cancel")), chromedp.WaitVisible(chromedp.ID("sign-in")),
+		chromedp.Click(chromedp.ID("sign-in")), chromedp.WaitVisible(chromedp.ID("api-key-input"))); err != nil {
+		t.Fatal(err)
+	}
+
 	// The admin signs in; the header shows it, its scopes and the Admin link.
 	signIn("/documents", admin, "admin")
 	if s := eval[string](t, ctx, `document.getElementById('principal-scopes').textContent`); s != "read,write,admin" {
