@@ -100,6 +100,31 @@ func TestAccessUI(t *testing.T) {
 	if eval[bool](t, ctx, `document.body.innerText.includes(`+jsString(otto)+`)`) {
 		t.Error("the key is still shown after Done")
 	}
+	// Disable and enable otto from the users' table; a team with otto as its member.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#user-rows tr[data-user="otto"] button[data-action="disable"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#user-rows tr[data-user="otto"] button[data-action="enable"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := call(otto, "GET", "/api/me", nil); code != http.StatusUnauthorized {
+		t.Errorf("a disabled user's key: %d", code)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#user-rows tr[data-user="otto"] button[data-action="enable"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#user-rows tr[data-user="otto"] button[data-action="disable"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := call(otto, "GET", "/api/me", nil); code != http.StatusOK || !strings.Contains(string(b), `"user":"otto"`) {
+		t.Errorf("an enabled user's key: %d %s", code, b)
+	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("team-name"), "ops"), chromedp.Click(chromedp.ID("team-add")),
+		chromedp.WaitVisible(chromedp.CSS(`#team-rows tr[data-team="ops"] button[data-action="members"]`)),
+		chromedp.Click(chromedp.CSS(`#team-rows tr[data-team="ops"] button[data-action="members"]`)),
+		chromedp.WaitVisible(chromedp.ID("member-user")), chromedp.SendKeys(chromedp.ID("member-user"), "otto"),
+		chromedp.Click(chromedp.ID("member-add")), chromedp.WaitVisible(chromedp.CSS(`#member-list li[data-member="otto"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if code, b := call(otto, "GET", "/api/me", nil); code != http.StatusOK || !strings.Contains(string(b), `"teams":["ops"]`) {
+		t.Errorf("otto's teams after joining in the UI: %d %s", code, b)
+	}
 	if code, _ := call(otto, "GET", "/api/documents/"+id, nil); code != http.StatusNotFound {
 		t.Fatalf("before any grant otto's key reads the document: %d", code)
 	}
