@@ -252,6 +252,8 @@
   $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); refresh(); });
   $('next').addEventListener('click', () => { state.offset += PAGE; refresh(); });
 
+  // A key without the write scope gets no upload, delete, new version or restore (the server would refuse them).
+  ragd.me().then((p) => { if (p && !ragd.can(p, 'write')) document.body.classList.add('read-only'); });
   ragdPages.fillTypes($('f-type'));
   ragd.renderStatus($('model-status')).then((st) => {
     if (st && st.limits) $('limit-hint').textContent = `up to ${Math.round(st.limits.max_upload_bytes / 1048576 * 10) / 10} MB per file`;

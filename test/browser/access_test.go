@@ -167,6 +167,13 @@ func TestAccessUI(t *testing.T) {
 	if s := eval[string](t, ctx, `document.getElementById('doc-title').textContent`); s != "보안 정책 handbook" {
 		t.Errorf("otto's document page shows %q", s)
 	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/documents")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "otto's documents, read only", `document.body.classList.contains('read-only') && !!document.getElementById('doc-`+id+`')`, 30*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById('upload-card').offsetParent === null && [...document.querySelectorAll('#doc-rows button')].every((b) => b.offsetParent === null)`) {
+		t.Error("a read-only key sees the upload or the document buttons")
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin")); err != nil {
 		t.Fatal(err)
 	}
