@@ -239,7 +239,14 @@
       el('p', { class: 'hint' }, 'Besides its owner, admins and its collection\'s visibility, these users and teams read or write this document.'),
       list, status, form, el('div', { class: 'row' }, close));
     const fail = (e) => { status.textContent = errText(e); status.hidden = false; };
+    const done = () => { dlg.close(); dlg.remove(); };
     const render = () => {
+      if (!grants.writable) { // this key just removed its own write grant
+        $('share-button').hidden = true;
+        $('share-button').dataset.writable = 'false';
+        done();
+        return;
+      }
       const rows = [];
       for (const access of ['write', 'read']) {
         for (const who of grants[access] || []) {
@@ -265,7 +272,6 @@
       if (!target.includes(who)) target.push(who);
       try { await saveGrants(read, write); name.value = ''; render(); } catch (err) { fail(err); }
     });
-    const done = () => { dlg.close(); dlg.remove(); };
     close.addEventListener('click', done);
     dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(); });
     render();

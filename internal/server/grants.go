@@ -96,6 +96,12 @@ func (s *Server) handleGetGrants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.writeGrants(w, r, d)
+}
+
+// writeGrants answers a document's grants with whether the request's principal may (still) change them:
+// after a PUT that removed its own write grant it may not.
+func (s *Server) writeGrants(w http.ResponseWriter, r *http.Request, d *rag.Document) {
 	v := viewGrants(d)
 	p := principalOf(r)
 	v.Writable = p.Allows(rag.ScopeWrite) && s.mayWriteDocument(r.Context(), p, d.ID) == nil
@@ -134,9 +140,7 @@ func (s *Server) handlePutGrants(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	v := viewGrants(d)
-	v.Writable = true
-	writeJSON(w, http.StatusOK, v)
+	s.writeGrants(w, r, d)
 }
 
 func nonNilList(l []string) []string {

@@ -75,5 +75,7 @@ func TestGrantsWritable(t *testing.T) {
 		{name: "ReaderMayNot", method: "GET", path: "/api/documents/" + id + "/grants", headers: mina, status: 200, contains: []string{`"writable":false`, `"user:mina"`}},
 		{name: "GrantWrite", method: "PUT", path: "/api/documents/" + id + "/grants", headers: admin, body: jsonBody(map[string]any{"write": []string{"user:mina"}}), status: 200},
 		{name: "WriterMay", method: "GET", path: "/api/documents/" + id + "/grants", headers: mina, status: 200, contains: []string{`"writable":true`}},
+		{name: "WriterDropsOwnGrant", method: "PUT", path: "/api/documents/" + id + "/grants", headers: mina, body: jsonBody(map[string]any{"read": []string{"user:mina"}}), status: 200,
+			contains: []string{`"writable":false`}},
 	})
 }
