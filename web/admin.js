@@ -160,7 +160,7 @@
   async function loadAudit(before) {
     await guarded('audit-error', async () => {
       const res = await api('/api/admin/audit?' + auditQuery(before));
-      $('audit-rows').replaceChildren(...(res.events || []).map((ev) => el('tr', { 'data-action': ev.action, 'data-outcome': ev.outcome },
+      $('audit-rows').replaceChildren(...(res.events || []).map((ev) => el('tr', { 'data-id': ev.id, 'data-action': ev.action, 'data-outcome': ev.outcome },
         el('td', { 'data-label': 'time' }, when(ev.at)),
         el('td', { 'data-label': 'principal' }, ev.principal || ''),
         el('td', { 'data-label': 'action' }, ev.action || ''),

@@ -3,11 +3,14 @@ package browser
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/ragd/ragd/internal/testkit"
 )
 
 // TestAccessUI: signing in with a key shows its principal; the admin makes a user and its key on the admin
@@ -128,7 +131,25 @@ func TestAccessUI(t *testing.T) {
 	if code, _ := call(otto, "GET", "/api/documents/"+id, nil); code != http.StatusNotFound {
 		t.Fatalf("before any grant otto's key reads the document: %d", code)
 	}
-	waitFor(t, ctx, "audit rows", `document.querySelectorAll('#audit-rows tr').length > 0`, 10*time.Second)
+	// The audit log pages: more than 50 events (document reads), newest first, "older" shows the next ones.
+	for range 60 {
+		if code, b := call(admin, "GET", "/api/documents/"+id, nil); code != http.StatusOK {
+			t.Fatalf("read: %d %s", code, b)
+		}
+	}
+	testkit.WaitFor(t, "the reads in the audit log", 10*time.Second, func() bool {
+		_, b := call(admin, "GET", "/api/admin/audit?action=document.read&limit=60", nil)
+		return strings.Count(string(b), `"document.read"`) >= 60
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/admin")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "a full page of audit rows", `document.querySelectorAll('#audit-rows tr').length === 50 && !document.getElementById('audit-older').disabled`, 10*time.Second)
+	last := eval[int](t, ctx, `Number([...document.querySelectorAll('#audit-rows tr')].at(-1).dataset.id)`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("audit-older"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the older page", `Number(document.querySelector('#audit-rows tr').dataset.id) < `+strconv.Itoa(last)+` && !document.getElementById('audit-first').disabled`, 10*time.Second)
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("a-action"), "key.created")); err != nil {
 		t.Fatal(err)
 	}
