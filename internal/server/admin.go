@@ -166,6 +166,9 @@ func (s *Server) handleCreateKey(w http.ResponseWriter, r *http.Request, ps rag.
 		}
 	}
 	key, rec, err := access.CreateKey(r.Context(), ps, req.User, scopes, ttl, time.Now())
+	if err == nil {
+		noteTarget(r, rec.Prefix)
+	}
 	s.answer(w, r, http.StatusCreated, createdKey{Key: key, APIKey: rec}, err)
 }
 

@@ -49,8 +49,18 @@ var routeActions = map[string]string{
 // auditNote collects what a handler learns about the documents a request touched (the hits of a search,
 // the passages of an answer, the documents an upload made).
 type auditNote struct {
-	mu   sync.Mutex
-	docs []string
+	mu     sync.Mutex
+	docs   []string
+	target string // set by a handler whose target is not in its path (a key made by POST /api/admin/keys)
+}
+
+// noteTarget names the target of r's audit record when its route has none in the path.
+func noteTarget(r *http.Request, target string) {
+	if n, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok {
+		n.mu.Lock()
+		n.target = target
+		n.mu.Unlock()
+	}
 }
 
 type auditNoteKey struct{}
@@ -149,6 +159,7 @@ func (s *Server) audited(next http.Handler) http.Handler {
 		}
 		note.mu.Lock()
 		e.Documents = note.docs
+		e.Target = cmp.Or(e.Target, note.target)
 		note.mu.Unlock()
 		if id := r.PathValue("id"); id != "" && strings.Contains(r.Pattern, "/api/documents/{id}") && !contains(e.Documents, id) {
 			e.Documents = append([]string{id}, e.Documents...)

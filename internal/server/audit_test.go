@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -195,5 +196,40 @@ func TestAuditRefusedKeys(t *testing.T) {
 		if e, ok := got[k]; !ok || e.Status != want.Status || e.Principal != want.Principal {
 			t.Errorf("%s: %+v (have %v)", k, e, events)
 		}
+	}
+}
+
+// TestAuditKeyCreated: a key made through the admin API is recorded with its prefix as the target (the
+// route has no key in its path), and its revocation likewise.
+func TestAuditKeyCreated(t *testing.T) {
+	b := setup(t, func(s *Settings) { s.APIKeys = []string{testAdminKey} })
+	b.deps.Principals, b.deps.Access = b.store, b.store
+	withAudit(t, b)
+	admin := bearer(testAdminKey)
+	var made struct {
+		Prefix string `json:"prefix"`
+	}
+	b.run(t, []scenario{
+		{name: "User", method: "POST", path: "/api/admin/users", headers: admin, body: jsonBody(map[string]any{"name": "olive"}), status: 201},
+		{name: "Key", method: "POST", path: "/api/admin/keys", headers: admin, body: jsonBody(map[string]any{"user": "olive", "scopes": []string{"read"}}), status: 201,
+			check: func(t *testing.T, _ *http.Response, body []byte) {
+				if err := json.Unmarshal(body, &made); err != nil || made.Prefix == "" {
+					t.Fatalf("created key %s", body)
+				}
+			}},
+	})
+	b.run(t, []scenario{{name: "Revoke", method: "DELETE", path: "/api/admin/keys/" + made.Prefix, headers: admin, status: 200}})
+	var events []audit.Event
+	testkitWait(t, func() bool {
+		var err error
+		events, err = b.store.ListAudit(context.Background(), audit.Query{Target: made.Prefix})
+		return err == nil && len(events) >= 2
+	})
+	actions := map[string]bool{}
+	for _, e := range events {
+		actions[e.Action] = true
+	}
+	if !actions["key.created"] || !actions["key.revoked"] {
+		t.Errorf("events with target %s: %+v", made.Prefix, events)
 	}
 }
