@@ -160,7 +160,7 @@ func compose(picked []sentence) []string {
 			switch {
 			case prevTable:
 				sep = "\n\n"
-			case s.item || (i > 0 && gr.items[i-1].heading):
+			case s.item || (i > 0 && gr.items[i-1].heading) || s.row && (i == 0 || gr.items[i-1].line != s.line):
 				sep = "\n"
 			case gi > 0 || i > 0:
 				sep = " "
@@ -171,8 +171,8 @@ func compose(picked []sentence) []string {
 					text = "- " + text
 				}
 			}
-			if i+1 < len(gr.items) && s.item && gr.items[i+1].item {
-				out = append(out, sep+text) // a list is cited once, after its last item
+			if i+1 < len(gr.items) && (s.item || s.row) && (gr.items[i+1].item || gr.items[i+1].row) {
+				out = append(out, sep+text) // a list, or the lines under a lead-in, is cited once, after its last line
 			} else {
 				out = append(out, sep+text+" "+cite)
 			}

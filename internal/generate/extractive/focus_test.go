@@ -323,6 +323,10 @@ func TestGenerateColonLeadIn(t *testing.T) {
 	if strings.Contains(text, "significant regulatory action") {
 		t.Errorf("answer %q: the block ends at the next heading", text)
 	}
+	// The lines under the lead-in read as lines, cited once after the last (not "[1]" after every cell).
+	if !strings.Contains(text, "proposed rule: [1]\nAction Labor cost Parts cost\nHull inspection") || !strings.HasSuffix(text, "$170 $0 [1]") {
+		t.Errorf("answer %q: want the table's lines on their own lines with one citation after them", text)
+	}
 }
 
 // TestAnswerTypeTakesLong: "오래 걸려요?" asks how long, as "how long" does: a sentence giving a duration

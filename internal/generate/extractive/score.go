@@ -77,6 +77,7 @@ type sentence struct {
 	lineEnd bool  // it ends its line
 	lead    bool  // it introduces the list or section in block
 	block   []int // positions of the units a lead-in or heading introduces
+	row     bool  // shown as a line of the block under the picked lead-in (a table row, a line of a form)
 }
 
 // questionWords splits the question into words and keeps those with non-stop terms. A short question may be
@@ -399,16 +400,23 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	}
 	take(g.trim(best, r.qw))
 	used := length(best)
-	if best.lead && (list || !best.heading) {
-		// The list under a lead-in or heading is the answer to "what documents", "which steps".
-		for _, pos := range best.block {
-			s, ok := r.at[[2]int{best.rank, pos}]
-			if !ok || used+length(s) > g.p.listChars {
+	// takeBlock takes what lead introduces, each unit shown as a line of its block, up to listChars.
+	takeBlock := func(lead sentence) {
+		for _, pos := range lead.block {
+			u, ok := r.at[[2]int{lead.rank, pos}]
+			if !ok || used+length(u) > g.p.listChars {
 				break
 			}
-			take(s)
-			used += length(s)
+			if !taken[[2]int{u.rank, u.pos}] {
+				u.row = !u.item
+				take(u)
+				used += length(u)
+			}
 		}
+	}
+	if best.lead && (list || !best.heading) {
+		// The list under a lead-in or heading is the answer to "what documents", "which steps".
+		takeBlock(best)
 	} else if next, ok := r.at[[2]int{best.rank, best.pos + 1}]; ok && !next.heading &&
 		(next.line == best.line && explain || strings.HasSuffix(best.text, "?") || best.heading) {
 		// A question in the text is followed by its answer; so is what a lecture says before it explains.
@@ -446,16 +454,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			used += l
 			if strings.HasSuffix(s.text, ":") {
 				// What a sentence announces with a colon is what it says: the list or table after it.
-				for _, pos := range s.block {
-					u, ok := r.at[[2]int{s.rank, pos}]
-					if !ok || used+length(u) > g.p.listChars {
-						break
-					}
-					if !taken[[2]int{u.rank, u.pos}] {
-						take(u)
-						used += length(u)
-					}
-				}
+				takeBlock(s)
 			}
 		}
 	}
