@@ -297,9 +297,9 @@ func askOfCompletion(req completionRequest) (string, []rag.Turn, error) {
 	return q, recentTurns(history, rag.MaxHistoryTurns), nil
 }
 
-// MaxTurnBytes bounds each history message's text (4 KiB, cut at a character boundary): /api/chat's 10 KB
-// body bounds its history as a whole, and a hosted generator counts the history's tokens, which takes time
-// quadratic in a run without spaces (exactTokensBytes).
+// MaxTurnBytes bounds each history message's text (4 KiB, cut at a character boundary), as /api/chat's 10 KB
+// body bounds its history as a whole. (It was chosen when counting tokens was quadratic in a run without
+// spaces; generate.CountTokens is linear now, so the bound could be raised.)
 const MaxTurnBytes = exactTokensBytes
 
 // cutBytes cuts s to at most n bytes without splitting a character.
@@ -354,8 +354,8 @@ func usageOf(question string, history []rag.Turn, passages []rag.Source, content
 }
 
 // exactTokensBytes is the longest text whose tokens are counted with the tokenizer; longer ones are
-// estimated (generate.EstimateTokens). BPE costs time quadratic in the length of a run without spaces: 4 KiB
-// of one letter takes about 30 ms, 16 KiB over a second, and a client chooses what it sends as history.
+// estimated (generate.EstimateTokens). Counting is linear in the text (generate.CountTokens cuts long runs
+// without spaces); the estimate keeps usage figures cheap for the long texts a client may send.
 const exactTokensBytes = 4096
 
 func countTokens(s string) int {
