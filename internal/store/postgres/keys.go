@@ -8,9 +8,10 @@ import (
 )
 
 // DataKeyIDs returns the IDs of the data keys that sealed stored blobs and chunk texts ("" for data in the
-// clear), from the key_id indexes.
+// clear), from the key_id indexes, and those of sources' credentials.
 func (s *Store) DataKeyIDs(ctx context.Context) ([]string, error) {
-	rows, _ := s.pool.Query(ctx, s.q(`SELECT DISTINCT key_id FROM {S}.blobs UNION SELECT DISTINCT key_id FROM {S}.chunks`))
+	rows, _ := s.pool.Query(ctx, s.q(`SELECT DISTINCT key_id FROM {S}.blobs UNION SELECT DISTINCT key_id FROM {S}.chunks
+		UNION SELECT DISTINCT credentials_key FROM {S}.sources WHERE credentials IS NOT NULL`))
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("data key ids: %w", err))
@@ -70,7 +71,27 @@ func (s *Store) RekeyData(ctx context.Context, limit int) (int, error) {
 				return fmt.Errorf("re-seal chunks: %w", err)
 			}
 		}
-		n = len(blobs) + len(chunks)
+		rows, _ = tx.Query(ctx, s.q(`SELECT id, credentials_key, credentials FROM {S}.sources
+			WHERE credentials IS NOT NULL AND (credentials_key < $1 OR credentials_key > $1) LIMIT $2 FOR UPDATE`), cur, limit)
+		creds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+			var c row
+			err := r.Scan(&c.id, &c.key, &c.data)
+			return c, err
+		})
+		if err != nil {
+			return fmt.Errorf("re-seal source credentials: %w", err)
+		}
+		for _, c := range creds {
+			plain, err := keys.Open(c.data, c.key)
+			if err != nil {
+				return err
+			}
+			sealed, id := keys.Seal(plain)
+			if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.sources SET credentials = $2, credentials_key = $3 WHERE id = $1`), c.id, sealed, id); err != nil {
+				return fmt.Errorf("re-seal source credentials: %w", err)
+			}
+		}
+		n = len(blobs) + len(chunks) + len(creds)
 		return nil
 	})
 	if err != nil {

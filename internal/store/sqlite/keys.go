@@ -6,9 +6,10 @@ import (
 )
 
 // DataKeyIDs returns the IDs of the data keys that sealed stored blobs and chunk texts ("" for data in the
-// clear), from the key_id indexes.
+// clear), from the key_id indexes, and those of sources' credentials.
 func (s *Store) DataKeyIDs(ctx context.Context) ([]string, error) {
-	rows, err := s.w.QueryContext(ctx, `SELECT DISTINCT key_id FROM blobs UNION SELECT DISTINCT key_id FROM chunks`)
+	rows, err := s.w.QueryContext(ctx, `SELECT DISTINCT key_id FROM blobs UNION SELECT DISTINCT key_id FROM chunks
+		UNION SELECT DISTINCT credentials_key FROM sources WHERE credentials IS NOT NULL`)
 	if err != nil {
 		return nil, dbError(err, "data key ids")
 	}
@@ -94,11 +95,51 @@ func (s *Store) RekeyData(ctx context.Context, limit int) (int, error) {
 				return err
 			}
 		}
-		n = len(blobs) + len(chunks)
-		return nil
+		creds, err := s.rekeyCredentials(ctx, tx, limit)
+		n = len(blobs) + len(chunks) + creds
+		return err
 	})
 	if err != nil {
 		return 0, dbError(err, "re-seal data")
 	}
 	return n, nil
+}
+
+// rekeyCredentials re-seals with the current key up to limit sources' credentials sealed otherwise.
+func (s *Store) rekeyCredentials(ctx context.Context, tx *sql.Tx, limit int) (int, error) {
+	keys := s.opts.Keys
+	cur := keys.ID()
+	rows, err := tx.QueryContext(ctx, `SELECT id, credentials, credentials_key FROM sources
+		WHERE credentials IS NOT NULL AND (credentials_key < ?1 OR credentials_key > ?1) LIMIT ?2`, cur, limit)
+	if err != nil {
+		return 0, err
+	}
+	type cred struct {
+		id, key string
+		data    []byte
+	}
+	var creds []cred
+	for rows.Next() {
+		var c cred
+		if err := rows.Scan(&c.id, &c.data, &c.key); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		creds = append(creds, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, c := range creds {
+		plain, err := keys.Open(c.data, c.key)
+		if err != nil {
+			return 0, err
+		}
+		sealed, id := keys.Seal(plain)
+		if _, err := tx.ExecContext(ctx, `UPDATE sources SET credentials = ?, credentials_key = ? WHERE id = ?`, sealed, id, c.id); err != nil {
+			return 0, err
+		}
+	}
+	return len(creds), nil
 }

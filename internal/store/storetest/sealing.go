@@ -157,4 +157,52 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 		}
 		readBack(t, s, d)
 	})
+
+	// A source's credentials are sealed like contents: another key cannot open them, an old key still
+	// does, and a rotation re-seals them so that the old key can go.
+	t.Run("SourceCredentials", func(t *testing.T) {
+		open := newDB(t)
+		s, err := open(ring(k1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mustCollection(t, s, "docs")
+		src := &rag.SyncSource{CollectionID: c.ID, Kind: "notion", Owner: alice.ID}
+		if err := syncStore(t, s).CreateSource(t.Context(), src, []byte("secret_notion_token")); err != nil {
+			t.Fatal(err)
+		}
+		if got := keyIDs(t, s); !slices.Equal(got, []string{sealing.KeyID(k1)}) {
+			t.Errorf("key IDs = %v", got)
+		}
+		s.Close()
+		if s, err = open(ring(k2)); err == nil {
+			_, err = syncStore(t, s).SourceCredentials(t.Context(), src.ID)
+			s.Close()
+		}
+		if !errors.Is(err, sealing.ErrNoKey) {
+			t.Errorf("credentials under another key: %v, want ErrNoKey", err)
+		}
+		s, err = open(ring(k2, k1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			n, err := s.(rag.SealedStore).RekeyData(t.Context(), 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+		s.Close()
+		s, err = open(ring(k2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if cred, err := syncStore(t, s).SourceCredentials(t.Context(), src.ID); err != nil || string(cred) != "secret_notion_token" {
+			t.Errorf("credentials after the rotation: %q, %v", cred, err)
+		}
+	})
 }
