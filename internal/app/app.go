@@ -34,6 +34,7 @@ import (
 	"github.com/ragd/ragd/internal/reembed"
 	"github.com/ragd/ragd/internal/rerank"
 	"github.com/ragd/ragd/internal/retrieve"
+	"github.com/ragd/ragd/internal/sources"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
 )
@@ -60,6 +61,8 @@ type App struct {
 	Feedback *feedback.Service
 	// Conversations keeps the principals' chats (the store's).
 	Conversations rag.ConversationStore
+	// Sources syncs the collections' sources (folders, web sites, repositories…; docs/connectors.md).
+	Sources *sources.Service
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
 	Jobs *jobs.Runner
 	// Audit is the audit log's writer once OpenAudit has started it, else nil.
@@ -161,6 +164,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, fmt.Errorf("store %T keeps no conversations", a.Store)
 	}
 	a.Conversations = conversations
+	if err := a.openSources(); err != nil {
+		return nil, err
+	}
 	ok = true
 	return a, nil
 }
@@ -271,6 +277,15 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 		}
 		if err := r.AddPeriodic(AuditPruneJob, jobs.Every(time.Hour), func(ctx context.Context) error {
 			_, err := a.PruneAudit(ctx)
+			return err
+		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
+			r.Close()
+			return nil, err
+		}
+		// Sources whose cron schedule has come are synced (docs/connectors.md); the sync lease keeps a
+		// source from syncing twice at once when a watcher or a request syncs it too.
+		if err := r.AddPeriodic(SourcesJob, jobs.Every(time.Minute), func(ctx context.Context) error {
+			_, err := a.Sources.Due(ctx)
 			return err
 		}, &jobs.PeriodicOptions{RunOnStart: true}); err != nil {
 			r.Close()

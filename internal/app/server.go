@@ -50,5 +50,6 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 			PurgeAfter:      cfg.PurgeAfter,
 		},
 		Conversations: a.Conversations,
+		Sources:       a.Sources,
 	}
 }

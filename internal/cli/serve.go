@@ -84,6 +84,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	defer stopWarm()
 	var warming sync.WaitGroup
 	warming.Go(func() { warm(warmCtx, a) })
+	// A process that runs jobs also watches the sources that can be watched (folders): a change syncs
+	// the source within seconds (docs/connectors.md).
+	if work {
+		warming.Go(func() { a.Sources.Watch(warmCtx) })
+	}
 
 	jobsMode := "jobs run here"
 	if !work {
@@ -105,13 +110,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := srv.Shutdown(hctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		serveErr = errors.Join(serveErr, err)
 	}
+	// The watchers stop before the jobs: a sync they started enqueues its documents' processing.
+	stopWarm()
+	warming.Wait()
 	jctx, cancelJobs := context.WithTimeout(context.Background(), stopTimeout+15*time.Second)
 	defer cancelJobs()
 	if err := runner.Stop(jctx); err != nil {
 		serveErr = errors.Join(serveErr, err)
 	}
-	stopWarm()
-	warming.Wait()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}

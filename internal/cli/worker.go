@@ -45,7 +45,16 @@ func runWorker(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "ragd %s worker %s running jobs against %s (embedder %s, %d ingestion jobs at once)\n",
 		Version, r.ID(), storeName(cfg), a.Embedder.Space().ID(), cfg.IngestWorkers)
+	// Sources that can be watched (folders) are watched here too: a change syncs the source at once.
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		a.Sources.Watch(watchCtx)
+	}()
 	<-ctx.Done()
+	stopWatch()
+	<-watched
 	// Running jobs get stopTimeout to finish; the rest are released for another process.
 	sctx, cancel := context.WithTimeout(context.Background(), stopTimeout+15*time.Second)
 	defer cancel()

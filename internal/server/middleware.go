@@ -179,7 +179,7 @@ var readPosts = []string{"/api/chat", "/api/search", "/api/feedback", "/api/conv
 
 // requiredScope is the scope a request needs: admin for /api/admin/, the Q&A answer passes (/api/qa/,
 // which answer every board) and for changing collections (their settings, profile, graph and tables); read for GET, search, chat and feedback; write for everything
-// else (uploads, document updates and deletes, grants, board questions).
+// else (uploads, document updates and deletes, grants, board questions, a collection's sources).
 func requiredScope(r *http.Request) rag.Scope {
 	path := r.URL.Path
 	switch {
@@ -187,6 +187,8 @@ func requiredScope(r *http.Request) rag.Scope {
 		return rag.ScopeAdmin
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		return rag.ScopeRead
+	case isSourcesPath(path):
+		return rag.ScopeWrite // adding to a collection, as uploads do; the collection's write access is checked too
 	case path == "/api/collections" || strings.HasPrefix(path, "/api/collections/"):
 		return rag.ScopeAdmin
 	}
@@ -447,4 +449,14 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		s.log.Debug("http", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes), slog.Duration("took", time.Since(start)))
 	})
+}
+
+// isSourcesPath reports whether path is under /api/collections/{name}/sources.
+func isSourcesPath(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/api/collections/")
+	if !ok {
+		return false
+	}
+	_, sub, ok := strings.Cut(rest, "/")
+	return ok && (sub == "sources" || strings.HasPrefix(sub, "sources/"))
 }

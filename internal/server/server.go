@@ -123,6 +123,9 @@ type Deps struct {
 
 	// Conversations keeps the principals' chats (rag.Store implementations implement it).
 	Conversations rag.ConversationStore
+
+	// Sources syncs collections' sources (optional: nil serves none, the routes answer not_found).
+	Sources Sources
 }
 
 // Settings are the server's limits and what /api/status reports.
@@ -236,6 +239,11 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/collections/{name}/graph", s.handleGraphStats)
 	s.mux.HandleFunc("POST /api/collections/{name}/graph", s.handleImportGraph)
 	s.mux.HandleFunc("POST /api/collections/{name}/tables/{table}", s.handleImportTable)
+	s.mux.HandleFunc("GET /api/collections/{name}/sources", s.handleListSources)
+	s.mux.HandleFunc("POST /api/collections/{name}/sources", s.handleAddSource)
+	s.mux.HandleFunc("GET /api/collections/{name}/sources/{id}", s.handleGetSource)
+	s.mux.HandleFunc("DELETE /api/collections/{name}/sources/{id}", s.handleDeleteSource)
+	s.mux.HandleFunc("POST /api/collections/{name}/sources/{id}/sync", s.handleSyncSource)
 
 	s.mux.HandleFunc("GET /api/questions", s.handleListQuestions)
 	s.mux.HandleFunc("POST /api/questions", s.handleCreateQuestion)

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -109,6 +110,11 @@ type Service struct {
 	opt     Options
 	holder  string // this process's name in sync leases
 	watch   *watchSet
+
+	// base bounds the syncs started in the background (SyncSoon); Close ends them.
+	base context.Context
+	stop context.CancelFunc
+	back sync.WaitGroup
 }
 
 // New returns a Service.
@@ -116,9 +122,17 @@ func New(store Store, submit Submitter, process Processor, opt Options) *Service
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	host, _ := os.Hostname()
-	return &Service{store: store, submit: submit, process: process, opt: opt.WithDefaults(),
+	base, stop := context.WithCancel(context.Background())
+	return &Service{base: base, stop: stop, store: store, submit: submit, process: process, opt: opt.WithDefaults(),
 		holder: fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b)),
 		watch:  &watchSet{refresh: make(chan struct{}, 1), running: map[string]context.CancelFunc{}}}
+}
+
+// Close stops the syncs running in the background and waits for them to record their state.
+func (s *Service) Close() error {
+	s.stop()
+	s.back.Wait()
+	return nil
 }
 
 // Kinds lists the kinds this Service can sync.
@@ -251,8 +265,11 @@ func (s *Service) Get(ctx context.Context, collection, id string) (*rag.SyncSour
 	return src, nil
 }
 
-// List returns a collection's sources.
+// List returns a collection's sources ("" for every collection's).
 func (s *Service) List(ctx context.Context, collection string) ([]*rag.SyncSource, error) {
+	if collection == "" {
+		return s.store.ListSources(ctx, "")
+	}
 	coll, err := s.store.GetCollection(ctx, collection)
 	if err != nil {
 		return nil, err
@@ -387,7 +404,7 @@ func (s *Service) run(ctx context.Context, src *rag.SyncSource, trigger Trigger)
 
 // result counts what a sync did.
 type result struct {
-	cursor                                           string
+	cursor                                            string
 	added, updated, deleted, unchanged, failed, moved int
 }
 

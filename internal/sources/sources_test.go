@@ -69,6 +69,7 @@ func setup(t *testing.T, opt sources.Options) *bundle {
 	opt.Kinds = connector.Kinds{folder.Kind: folder.New}
 	b := &bundle{store: st, pipe: pipe, emb: emb, dir: t.TempDir()}
 	b.svc = sources.New(st, pipe, func(ctx context.Context, id, _ string) error { return pipe.Process(ctx, id) }, opt)
+	t.Cleanup(func() { b.svc.Close() })
 	if b.coll, err = st.EnsureCollection(t.Context(), "papers", "user:alice"); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestOneSyncAtATime(t *testing.T) {
 		t.Fatalf("sync while another holds the source: %v", err)
 	}
 	// SyncSoon waits for the other sync, then runs.
-	done := b.svc.SyncSoon(t.Context(), src.ID)
+	done := b.svc.SyncSoon(src.ID)
 	select {
 	case err := <-done:
 		t.Fatalf("SyncSoon ran while the source was held: %v", err)

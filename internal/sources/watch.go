@@ -155,11 +155,12 @@ func (s *Service) watchOne(ctx context.Context, src *rag.SyncSource, w connector
 }
 
 // SyncSoon runs a sync of a source on request in the background, waiting for a running one to finish
-// first (so a change made before the call is seen), and returns a channel that yields its outcome. ctx
-// bounds the sync, not the call.
-func (s *Service) SyncSoon(ctx context.Context, id string) <-chan error {
+// first (so a change made before the call is seen), and returns a channel that yields its outcome. The
+// sync outlives the caller; Close stops it.
+func (s *Service) SyncSoon(id string) <-chan error {
 	out := make(chan error, 1)
-	go func() {
+	ctx := s.base
+	s.back.Go(func() {
 		for {
 			_, err := s.Sync(ctx, id, TriggerRequest)
 			if !errors.Is(err, ErrBusy) {
@@ -173,6 +174,6 @@ func (s *Service) SyncSoon(ctx context.Context, id string) <-chan error {
 			case <-time.After(250 * time.Millisecond):
 			}
 		}
-	}()
+	})
 	return out
 }
