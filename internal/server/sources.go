@@ -87,17 +87,20 @@ func (s *Server) handleAddSource(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, sourceView{SyncSource: src, Collection: name})
 }
 
-// handleListSources is GET /api/collections/{name}/sources.
+// handleListSources is GET /api/collections/{name}/sources, with the kinds this server syncs.
 func (s *Server) handleListSources(w http.ResponseWriter, r *http.Request) {
 	if !s.sourcesOrError(w, r) {
 		return
 	}
-	name := r.PathValue("name")
-	if err := s.mayReadWhole(r.Context(), principalOf(r), name); err != nil {
+	p, name := principalOf(r), r.PathValue("name")
+	if err := s.mayReadWhole(r.Context(), p, name); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	list, err := s.deps.Sources.List(r.Context(), name)
+	if errors.Is(err, rag.ErrNotFound) && p.Admin {
+		list, err = []*rag.SyncSource{}, nil // an admin's first source creates the collection
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

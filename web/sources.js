@@ -1,0 +1,132 @@
+// ragd UI — the sources panel of the documents page: a collection's sources (folders, web sites, …) with
+// their sync status and last error, a "run now" button each, and a form to add one (docs/connectors.md).
+'use strict';
+
+(() => {
+  const { el, api, ApiError } = ragd;
+  const $ = (id) => document.getElementById(id);
+  const json = (method, body) => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const errText = (e) => (e instanceof ApiError ? e.human() : String(e && e.message || e));
+  const state = { collection: '', timer: 0 };
+  const path = (rest) => '/api/collections/' + encodeURIComponent(state.collection) + '/sources' + (rest || '');
+
+  /** where says where a source reads from: its path or URL, else its settings. */
+  function where(s) {
+    const set = s.settings || {};
+    return set.path || set.url || set.repository || set.repo || JSON.stringify(set);
+  }
+
+  /** status sums up a source's state in a word or two. */
+  function status(st) {
+    if (st.running) return 'syncing…';
+    if (st.paused) return 'paused — ' + (st.pause_reason || '');
+    if (!st.last_run_at) return 'not synced yet';
+    if (st.last_error) return 'failed';
+    return 'in sync';
+  }
+
+  function lastSync(st) {
+    if (!st.last_run_at) return '—';
+    const when = new Date(st.last_run_at).toLocaleString();
+    return `${when} · +${st.added} ~${st.updated} −${st.deleted} =${st.unchanged}` + (st.failed ? ` · ${st.failed} failed` : '');
+  }
+
+  function row(s) {
+    const st = s.state || {};
+    const run = el('button', { type: 'button', class: 'secondary write-only', 'data-action': 'sync' }, 'run now');
+    const tr = el('tr', { 'data-source': s.id, 'data-status': status(st) },
+      el('td', {}, s.kind),
+      el('td', { class: 'name', title: where(s) }, where(s)),
+      el('td', { class: 'src-status' }, status(st)),
+      el('td', { class: 'src-last' }, lastSync(st)),
+      el('td', { class: 'src-error' }, st.last_error || ''),
+      el('td', { class: 'doc-actions' }, run));
+    run.addEventListener('click', async () => {
+      run.disabled = true;
+      tr.querySelector('.src-status').textContent = 'syncing…';
+      try {
+        await api(path('/' + encodeURIComponent(s.id) + '/sync'), { method: 'POST' });
+      } catch (e) {
+        tr.querySelector('.src-error').textContent = errText(e);
+      }
+      run.disabled = false;
+      load();
+    });
+    return tr;
+  }
+
+  async function load() {
+    clearTimeout(state.timer);
+    if (!state.collection) return;
+    let body;
+    try {
+      body = await api(path());
+    } catch (e) {
+      $('src-rows').replaceChildren();
+      $('src-empty').hidden = false;
+      $('src-empty').textContent = errText(e);
+      return;
+    }
+    const kinds = body.kinds || [];
+    const sel = $('src-kind');
+    if (sel.options.length !== kinds.length) {
+      sel.replaceChildren(...kinds.map((k) => el('option', { value: k }, k)));
+      showFields();
+    }
+    const list = body.sources || [];
+    $('src-rows').replaceChildren(...list.map(row));
+    $('src-empty').hidden = list.length > 0;
+    $('src-empty').textContent = 'No sources in this collection.';
+    // While a sync runs (or has not run yet), the panel follows it.
+    if (list.some((s) => s.state.running || !s.state.last_run_at)) state.timer = setTimeout(load, 1000);
+  }
+
+  /** showFields shows the folder's fields for a folder, a JSON settings box for the other kinds. */
+  function showFields() {
+    const folder = $('src-kind').value === 'folder';
+    for (const id of ['src-path', 'src-include', 'src-exclude']) $(id).hidden = !folder;
+    $('src-settings').hidden = folder;
+  }
+  $('src-kind').addEventListener('change', showFields);
+
+  const globs = (v) => v.split(',').map((x) => x.trim()).filter(Boolean);
+
+  $('src-add').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const out = $('src-add-result');
+    out.className = 'result';
+    let spec;
+    try {
+      spec = $('src-kind').value === 'folder'
+        ? { path: $('src-path').value.trim(), include: globs($('src-include').value), exclude: globs($('src-exclude').value) }
+        : JSON.parse($('src-settings').value || '{}');
+    } catch (err) {
+      out.textContent = 'settings are not JSON: ' + err.message;
+      out.classList.add('bad');
+      return;
+    }
+    spec.kind = $('src-kind').value;
+    if (spec.include && !spec.include.length) delete spec.include;
+    if (spec.exclude && !spec.exclude.length) delete spec.exclude;
+    const schedule = $('src-schedule').value.trim();
+    if (schedule) spec.schedule = schedule;
+    try {
+      const s = await api(path(), json('POST', spec));
+      out.textContent = 'added — first sync started';
+      out.classList.add('ok');
+      out.dataset.source = s.id;
+    } catch (err) {
+      out.textContent = errText(err);
+      out.classList.add('bad');
+    }
+    load();
+  });
+
+  $('sources-pick').addEventListener('submit', (e) => {
+    e.preventDefault();
+    state.collection = $('src-collection').value.trim();
+    load();
+  });
+  state.collection = $('src-collection').value.trim();
+  load();
+})();
