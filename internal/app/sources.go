@@ -45,4 +45,3 @@ func (a *App) openSources() error {
 	a.closers = append(a.closers, a.Sources.Close)
 	return nil
 }
-

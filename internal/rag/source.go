@@ -21,9 +21,9 @@ type SyncSource struct {
 	// on change only.
 	Schedule string `json:"schedule"`
 	// Owner is the principal that added the source; its documents are owned by it.
-	Owner     string      `json:"owner"`
-	CreatedAt time.Time   `json:"created_at"`
-	UpdatedAt time.Time   `json:"updated_at"`
+	Owner     string    `json:"owner"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	State     SyncState `json:"state"`
 }
 
