@@ -410,3 +410,67 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDueFollowsTheSchedule(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	b := setup(t, sources.Options{Now: clock})
+	b.write(t, "a.txt", "The harbour ledger.")
+	hourly := b.add(t, map[string]any{"schedule": "@hourly"})
+	b.add(t, map[string]any{"schedule": ""}) // on request only
+	if n, err := b.svc.Due(t.Context()); err != nil || n != 0 {
+		t.Fatalf("Due right after adding: %d, %v", n, err)
+	}
+	now = now.Add(61 * time.Minute)
+	if n, err := b.svc.Due(t.Context()); err != nil || n != 1 {
+		t.Fatalf("Due an hour later: %d, %v", n, err)
+	}
+	got, _ := b.store.GetSource(t.Context(), hourly.ID)
+	if got.State.LastRunAt == nil || got.State.Added != 1 {
+		t.Fatalf("the scheduled sync: %+v", got.State)
+	}
+	if n, _ := b.svc.Due(t.Context()); n != 0 {
+		t.Errorf("Due again at once synced %d", n)
+	}
+	now = now.Add(time.Hour)
+	if n, _ := b.svc.Due(t.Context()); n != 1 {
+		t.Errorf("Due an hour after the last run synced %d", n)
+	}
+}
+
+// TestLimits checks each limit of a source at its boundary: the item size, the description's size and the
+// number of patterns.
+func TestLimits(t *testing.T) {
+	b := setup(t, sources.Options{MaxBytes: 100})
+	b.write(t, "at.txt", strings.Repeat("a", 99)+"\n")    // 100 bytes: taken
+	b.write(t, "over.txt", strings.Repeat("b", 100)+"\n") // 101 bytes: refused
+	src := b.add(t, nil)
+	st := b.sync(t, src.ID)
+	if st.Added != 1 || st.Failed != 1 {
+		t.Errorf("items at and over the limit: %s", counts(st))
+	}
+	patterns := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("p%d/*.md", i)
+		}
+		return out
+	}
+	for n, ok := range map[int]bool{folder.MaxPatterns: true, folder.MaxPatterns + 1: false} {
+		raw, _ := json.Marshal(map[string]any{"kind": "folder", "path": b.dir, "include": patterns(n)})
+		_, err := b.svc.Add(t.Context(), sources.AddRequest{Collection: "papers", Spec: raw})
+		if (err == nil) != ok {
+			t.Errorf("%d include patterns: %v", n, err)
+		}
+	}
+	// A description of exactly MaxSettingsBytes is taken; one byte more is refused.
+	base := `{"kind":"folder","path":"` + b.dir + `","include":["`
+	fill := sources.MaxSettingsBytes - len(base) - len(`"]}`)
+	for size, ok := range map[int]bool{fill: true, fill + 1: false} {
+		spec := base + strings.Repeat("x", size) + `"]}`
+		_, err := b.svc.Add(t.Context(), sources.AddRequest{Collection: "papers", Spec: json.RawMessage(spec)})
+		if (err == nil) != ok {
+			t.Errorf("a description of %d bytes: %v", len(spec), err)
+		}
+	}
+}
