@@ -20,6 +20,19 @@ func syncStore(t *testing.T, s rag.Store) rag.SyncStore {
 	return ss
 }
 
+// newSource opens a store and adds a folder source without credentials to its collection "papers".
+func newSource(t *testing.T, open func(t *testing.T) rag.Store) (rag.Store, rag.SyncStore, *rag.Collection, *rag.SyncSource) {
+	t.Helper()
+	s := open(t)
+	ss := syncStore(t, s)
+	c := mustCollection(t, s, "papers")
+	src := &rag.SyncSource{CollectionID: c.ID, Kind: "folder", Owner: alice.ID}
+	if err := ss.CreateSource(t.Context(), src, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, ss, c, src
+}
+
 func testSources(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("CreateGetListDelete", func(t *testing.T) {
 		s := open(t)
@@ -82,13 +95,7 @@ func testSources(t *testing.T, open func(t *testing.T) rag.Store) {
 	})
 
 	t.Run("NoCredentials", func(t *testing.T) {
-		s := open(t)
-		ss := syncStore(t, s)
-		c := mustCollection(t, s, "papers")
-		src := &rag.SyncSource{CollectionID: c.ID, Kind: "folder", Owner: alice.ID}
-		if err := ss.CreateSource(t.Context(), src, nil); err != nil {
-			t.Fatal(err)
-		}
+		_, ss, _, src := newSource(t, open)
 		got, err := ss.GetSource(t.Context(), src.ID)
 		if err != nil || got.HasCredentials || string(got.Settings) != "{}" {
 			t.Fatalf("got %+v, %v", got, err)
@@ -99,14 +106,8 @@ func testSources(t *testing.T, open func(t *testing.T) rag.Store) {
 	})
 
 	t.Run("Lease", func(t *testing.T) {
-		s := open(t)
-		ss := syncStore(t, s)
+		_, ss, _, src := newSource(t, open)
 		ctx := t.Context()
-		c := mustCollection(t, s, "papers")
-		src := &rag.SyncSource{CollectionID: c.ID, Kind: "folder", Owner: alice.ID}
-		if err := ss.CreateSource(ctx, src, nil); err != nil {
-			t.Fatal(err)
-		}
 		long := time.Now().Add(time.Hour)
 		if ok, err := ss.ClaimSource(ctx, src.ID, "p1", long); err != nil || !ok {
 			t.Fatalf("first claim: %v, %v", ok, err)
@@ -158,14 +159,8 @@ func testSources(t *testing.T, open func(t *testing.T) rag.Store) {
 	})
 
 	t.Run("Items", func(t *testing.T) {
-		s := open(t)
-		ss := syncStore(t, s)
+		s, ss, c, src := newSource(t, open)
 		ctx := t.Context()
-		c := mustCollection(t, s, "papers")
-		src := &rag.SyncSource{CollectionID: c.ID, Kind: "folder", Owner: alice.ID}
-		if err := ss.CreateSource(ctx, src, nil); err != nil {
-			t.Fatal(err)
-		}
 		d := newDoc(t, s, c.ID, "notes/a.md")
 		newDoc(t, s, c.ID, "taken.md")
 		put := func(it *rag.SyncItem) {
