@@ -1,47 +1,13 @@
 package app
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/ragd/ragd/internal/connector"
 	"github.com/ragd/ragd/internal/connector/folder"
-	"github.com/ragd/ragd/internal/netguard"
-	"github.com/ragd/ragd/internal/sources"
 )
-
-// SourcesJob is the name of the periodic job that syncs the sources whose schedule has come.
-const SourcesJob = "sources.sync"
 
 // Kinds are the source kinds this build syncs (docs/connectors.md): each maps its name to its factory.
 func Kinds() connector.Kinds {
 	return connector.Kinds{
 		folder.Kind: folder.New,
 	}
-}
-
-// openSources builds the sync engine of the collections' sources. A synced item's version is processed
-// by the job runner once OpenJobs has opened it (a server, a worker), else at once in this process (a
-// command that runs one sync).
-func (a *App) openSources() error {
-	st, ok := a.Store.(sources.Store)
-	if !ok {
-		return fmt.Errorf("store %T keeps no sources", a.Store)
-	}
-	process := func(ctx context.Context, id, hash string) error {
-		if a.Jobs != nil {
-			return a.Jobs.EnqueueIngest(ctx, id, hash)
-		}
-		return a.Ingest.Process(ctx, id)
-	}
-	a.Sources = sources.New(st, a.Ingest, process, sources.Options{
-		Kinds: Kinds(),
-		// Web, Git, Notion and Drive sources reach the network only through this client: it refuses
-		// loopback, private and link-local addresses (docs/security.md).
-		HTTP:     netguard.Options{}.Client(),
-		MaxBytes: a.Config.MaxUploadBytes,
-		Logger:   a.Logger,
-	})
-	a.closers = append(a.closers, a.Sources.Close)
-	return nil
 }
