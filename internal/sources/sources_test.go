@@ -52,7 +52,7 @@ type bundle struct {
 	coll  *rag.Collection
 }
 
-func setup(t *testing.T, opt sources.Options) *bundle {
+func setup(t testing.TB, opt sources.Options) *bundle {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), t.TempDir(), sqlite.Options{})
 	if err != nil {
@@ -76,7 +76,7 @@ func setup(t *testing.T, opt sources.Options) *bundle {
 	return b
 }
 
-func (b *bundle) write(t *testing.T, rel, text string) {
+func (b *bundle) write(t testing.TB, rel, text string) {
 	t.Helper()
 	p := filepath.Join(b.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -87,7 +87,7 @@ func (b *bundle) write(t *testing.T, rel, text string) {
 	}
 }
 
-func (b *bundle) add(t *testing.T, spec map[string]any) *rag.SyncSource {
+func (b *bundle) add(t testing.TB, spec map[string]any) *rag.SyncSource {
 	t.Helper()
 	if spec == nil {
 		spec = map[string]any{}
@@ -104,7 +104,7 @@ func (b *bundle) add(t *testing.T, spec map[string]any) *rag.SyncSource {
 	return src
 }
 
-func (b *bundle) sync(t *testing.T, id string) rag.SyncState {
+func (b *bundle) sync(t testing.TB, id string) rag.SyncState {
 	t.Helper()
 	src, err := b.svc.Sync(t.Context(), id, sources.TriggerRequest)
 	if err != nil {
@@ -471,6 +471,25 @@ func TestLimits(t *testing.T) {
 		_, err := b.svc.Add(t.Context(), sources.AddRequest{Collection: "papers", Spec: json.RawMessage(spec)})
 		if (err == nil) != ok {
 			t.Errorf("a description of %d bytes: %v", len(spec), err)
+		}
+	}
+}
+
+// BenchmarkUnchangedSync measures a sync of a folder of 1,000 files none of which changed: the listing, the
+// comparison of versions and the state's record (nothing is read or embedded).
+func BenchmarkUnchangedSync(b *testing.B) {
+	bb := setup(b, sources.Options{})
+	for i := range 1000 {
+		bb.write(b, fmt.Sprintf("d%02d/f%04d.txt", i%20, i), fmt.Sprintf("File %d of the harbour ledger.", i))
+	}
+	src := bb.add(b, nil)
+	if st := bb.sync(b, src.ID); st.Added != 1000 {
+		b.Fatalf("first sync: %s", counts(st))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if st := bb.sync(b, src.ID); st.Unchanged != 1000 {
+			b.Fatalf("sync: %s", counts(st))
 		}
 	}
 }
