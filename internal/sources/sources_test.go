@@ -19,6 +19,7 @@ import (
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/sources"
+	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/testkit"
 )
@@ -43,8 +44,14 @@ func (c *countingEmbedder) embedded() int {
 	return c.texts
 }
 
+// store is what the tests read and change: both stores are one.
+type store interface {
+	rag.Store
+	rag.SyncStore
+}
+
 type bundle struct {
-	store *sqlite.Store
+	store store
 	pipe  *ingest.Pipeline
 	emb   *countingEmbedder
 	svc   *sources.Service
@@ -52,6 +59,7 @@ type bundle struct {
 	coll  *rag.Collection
 }
 
+// setup runs the engine over a new embedded store.
 func setup(t testing.TB, opt sources.Options) *bundle {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), t.TempDir(), sqlite.Options{})
@@ -59,6 +67,24 @@ func setup(t testing.TB, opt sources.Options) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return setupOn(t, st, opt)
+}
+
+// setupPostgres runs the engine over a PostgreSQL store in a schema of its own (skipped without
+// RAGD_TEST_DATABASE_URL).
+func setupPostgres(t testing.TB, opt sources.Options) *bundle {
+	t.Helper()
+	url := testkit.DatabaseURL(t)
+	st, err := postgres.Open(t.Context(), url, postgres.Options{Schema: testkit.Schema(t, url, "sources_")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return setupOn(t, st, opt)
+}
+
+func setupOn(t testing.TB, st store, opt sources.Options) *bundle {
+	t.Helper()
 	ex, err := extract.New(extract.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,8 +157,13 @@ func counts(st rag.SyncState) string {
 	return fmt.Sprintf("added %d updated %d deleted %d unchanged %d failed %d", st.Added, st.Updated, st.Deleted, st.Unchanged, st.Failed)
 }
 
+// TestFolderSync follows a folder through additions, changes, renames, copies and deletions, on both stores.
 func TestFolderSync(t *testing.T) {
-	b := setup(t, sources.Options{})
+	t.Run("SQLite", func(t *testing.T) { folderSync(t, setup(t, sources.Options{})) })
+	t.Run("PostgreSQL", func(t *testing.T) { folderSync(t, setupPostgres(t, sources.Options{})) })
+}
+
+func folderSync(t *testing.T, b *bundle) {
 	b.write(t, "harbour.md", "# Harbour\n\nThe harbour ledger counts nineteen gales in the winter of the long storm.")
 	b.write(t, "notes/lighthouse.txt", "The lighthouse keeper logs every ship that passes the northern cape.")
 	b.write(t, "notes/draft.txt", "A draft excluded by the source's settings.")
