@@ -381,6 +381,11 @@ func (s *Service) run(ctx context.Context, src *rag.SyncSource, trigger Trigger)
 	now := s.opt.Now().UTC().Truncate(time.Microsecond)
 	st.LastRunAt = &now
 	res, err := s.syncOnce(ctx, src, log)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted (shutdown, or the lease was lost), not failed: the state stays as it was.
+		log.Info("source sync interrupted", slog.Any("cause", context.Cause(ctx)))
+		return src.State, err
+	}
 	if err != nil {
 		st.Failures++
 		st.LastError = message(err)
