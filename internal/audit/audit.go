@@ -30,6 +30,9 @@ const (
 	Grant            = "grant"
 	KeyCreated       = "key.created"
 	KeyRevoked       = "key.revoked"
+	SourceAdded      = "source.added"
+	SourceRemoved    = "source.removed"
+	SourceSync       = "source.sync"
 	LoginFailure     = "login.failure"
 	Dropped          = "audit.dropped"
 )

@@ -83,6 +83,7 @@ func (s *Server) handleAddSource(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	noteTarget(r, src.ID)
 	s.deps.Sources.SyncSoon(src.ID)
 	writeJSON(w, http.StatusCreated, sourceView{SyncSource: src, Collection: name})
 }

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/connector"
 	"github.com/ragd/ragd/internal/connector/folder"
 	"github.com/ragd/ragd/internal/rag"
@@ -42,7 +44,7 @@ func TestSourcesAccess(t *testing.T) {
 		sources.Options{Kinds: connector.Kinds{folder.Kind: folder.New}})
 	t.Cleanup(func() { svc.Close() })
 	b.deps.Sources = svc
-	b.serve(t)
+	withAudit(t, b)
 	ctx := context.Background()
 	if err := b.store.CreateTeam(ctx, &rag.Team{Name: "eng"}); err != nil {
 		t.Fatal(err)
@@ -94,6 +96,26 @@ func TestSourcesAccess(t *testing.T) {
 		{name: "LeadRemoves", method: "DELETE", path: one, headers: lead, status: 204},
 		{name: "Gone", method: "GET", path: one, headers: admin, status: 404, code: rag.CodeNotFound},
 	})
+	// Adding, syncing and removing are audited with the source as target; a refused sync too.
+	var events []audit.Event
+	testkitWait(t, func() bool {
+		var err error
+		events, err = b.store.ListAudit(ctx, audit.Query{Target: src.ID})
+		return err == nil && len(events) >= 5
+	})
+	got := map[string]bool{}
+	for _, e := range events {
+		if strings.HasPrefix(e.Principal, "key:") {
+			e.Principal = "the configured key"
+		}
+		got[e.Action+" "+e.Outcome+" "+e.Principal] = true
+	}
+	for _, want := range []string{"source.added ok the configured key", "source.sync ok user:olive", "source.sync denied user:mina",
+		"source.removed ok user:olive", "source.removed denied user:mina"} {
+		if !got[want] {
+			t.Errorf("no audit event %q among %v", want, got)
+		}
+	}
 	page, err := b.store.ListDocuments(ctx, rag.LocalPrincipal, rag.DocumentQuery{})
 	if err != nil || len(page.Documents) != 1 || page.Documents[0].Source != filepath.Join(dir, "guide.md") {
 		t.Fatalf("the folder's document after its source was removed: %+v, %v", page, err)
