@@ -139,6 +139,7 @@ func TestFolderSourceShow(t *testing.T) {
 	}
 
 	// A change: a new version of the same document; only it is embedded.
+	changed := time.Now()
 	write("harbour.md", "# Harbour\n\nThe harbour ledger now counts twenty gales; the word pangolinex marks this version.")
 	got := map[string]sourceDoc{}
 	testkit.WaitFor(t, "the changed file's new version", 20*time.Second, func() bool {
@@ -146,6 +147,7 @@ func TestFolderSourceShow(t *testing.T) {
 		d := got["harbour.md"]
 		return d.Version == 2 && d.Status == "ready" && !d.Pending
 	})
+	t.Logf("a changed file was searchable as its new version %s after it was written (a figure, not a limit)", time.Since(changed).Round(10*time.Millisecond))
 	if got["harbour.md"].ID != first["harbour.md"].ID {
 		t.Error("the changed file became another document")
 	}
