@@ -34,7 +34,10 @@ type Generator struct {
 	cfg    GeneratorConfig
 }
 
-var _ rag.Generator = (*Generator)(nil)
+var (
+	_ rag.Generator     = (*Generator)(nil)
+	_ rag.JSONCompleter = (*Generator)(nil)
+)
 
 // NewGenerator returns a Generator for cfg. It makes no request.
 func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
@@ -130,6 +133,35 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		return checkAnswer(st.Text(), stop)
 	})
 	return st.Finish(gen, err)
+}
+
+// CompleteJSON answers a plain system and user message with JSON that follows schema (rag.JSONCompleter):
+// output_config.format json_schema, at temperature 0.
+func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
+	zero := 0.0
+	params := g.params(generate.Prompt{System: system, User: user, Temperature: &zero})
+	params.OutputConfig = anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schema.Schema}}
+	var b strings.Builder
+	err := g.caller.Do(ctx, func(ctx context.Context) error {
+		b.Reset()
+		msg, err := g.client.Messages.New(ctx, params)
+		if err != nil {
+			return err
+		}
+		for _, block := range msg.Content {
+			if block.Type == "text" {
+				b.WriteString(block.Text)
+			}
+		}
+		switch msg.StopReason {
+		case anthropic.StopReasonMaxTokens:
+			return provider.BadResponse("the structured answer was cut at the output token limit")
+		case anthropic.StopReasonRefusal:
+			return provider.BadResponse("the model refused to answer")
+		}
+		return checkAnswer(b.String(), string(msg.StopReason))
+	})
+	return []byte(b.String()), err
 }
 
 func checkAnswer(text, stop string) error {

@@ -64,6 +64,13 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 		System      json.RawMessage `json:"system"`
 		Temperature *float64        `json:"temperature"`
 		Stream      bool            `json:"stream"`
+		// OutputConfig.Format asks for JSON following a schema (structured outputs).
+		OutputConfig *struct {
+			Format *struct {
+				Type   string         `json:"type"`
+				Schema map[string]any `json:"schema"`
+			} `json:"format"`
+		} `json:"output_config"`
 	}
 	jsonErr := json.Unmarshal(body, &req)
 	endpoint := EndpointGenerate
@@ -164,7 +171,20 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, 400, "invalid_request_error", a.violation("the final message must use the \"user\" role"))
 		return
 	}
-	answer := a.answerFor(prompt)
+	var answer string
+	if oc := req.OutputConfig; oc != nil && oc.Format != nil {
+		if oc.Format.Type != "json_schema" {
+			a.fail(w, 400, "invalid_request_error", a.violation("output_config.format.type: Input should be 'json_schema'"))
+			return
+		}
+		if p := strictProblem(oc.Format.Schema, "output_config.format.schema"); p != "" {
+			a.fail(w, 400, "invalid_request_error", a.violation("%s", p))
+			return
+		}
+		answer = a.structuredFor(prompt, oc.Format.Schema)
+	} else {
+		answer = a.answerFor(prompt)
+	}
 	out := countWords(answer)
 	msg := map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": req.Model,
 		"content": []any{map[string]any{"type": "text", "text": answer}}, "stop_reason": "end_turn",

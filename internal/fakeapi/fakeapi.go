@@ -90,6 +90,9 @@ type Server struct {
 	violations []string
 	requests   []Request
 	answer     func(prompt string) string
+	structured func(prompt string, schema map[string]any) string
+	// structuredCalls counts structured generations answered.
+	structuredCalls int
 	inFlight   int
 	maxFlight  int
 }
@@ -204,7 +207,7 @@ func (s *Server) LastRequest(endpoint string) (Request, bool) {
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults, s.down, s.stats = nil, false, Stats{}
+	s.faults, s.down, s.stats, s.structuredCalls = nil, false, Stats{}, 0
 	s.calls, s.texts = map[string]int{}, map[string]int{}
 	s.violations, s.requests = nil, nil
 	s.maxFlight = s.inFlight

@@ -213,6 +213,9 @@ type gemGenerateRequest struct {
 			ThinkingBudget *int   `json:"thinkingBudget"`
 			ThinkingLevel  string `json:"thinkingLevel"`
 		} `json:"thinkingConfig"`
+		ResponseMIMEType   string         `json:"responseMimeType"`
+		ResponseJSONSchema map[string]any `json:"responseJsonSchema"`
+		ResponseSchema     map[string]any `json:"responseSchema"`
 	} `json:"generationConfig"`
 }
 
@@ -263,7 +266,24 @@ func (g *Gemini) generate(w http.ResponseWriter, r *http.Request, model string, 
 	for _, p := range last.Parts {
 		prompt.WriteString(p.Text)
 	}
-	answer := g.answerFor(prompt.String())
+	var answer string
+	if gc := req.GenerationConfig; gc != nil && (gc.ResponseJSONSchema != nil || gc.ResponseSchema != nil) {
+		switch {
+		case gc.ResponseJSONSchema != nil && gc.ResponseSchema != nil:
+			g.fail(w, 400, "INVALID_ARGUMENT", g.violation("* GenerateContentRequest.generation_config: response_schema and response_json_schema cannot both be set"), 0)
+			return
+		case gc.ResponseMIMEType != "application/json":
+			g.fail(w, 400, "INVALID_ARGUMENT", g.violation("* GenerateContentRequest.generation_config.response_mime_type: a response schema needs response_mime_type application/json, got %q", gc.ResponseMIMEType), 0)
+			return
+		}
+		schema := gc.ResponseJSONSchema
+		if schema == nil {
+			schema = gc.ResponseSchema
+		}
+		answer = g.structuredFor(prompt.String(), schema)
+	} else {
+		answer = g.answerFor(prompt.String())
+	}
 	in := 0
 	for _, c := range req.Contents {
 		for _, p := range c.Parts {

@@ -17,6 +17,8 @@ type Fake interface {
 	FailNext(n int, f Fault)
 	SetDown(down bool)
 	SetAnswer(f func(prompt string) string)
+	SetStructured(f func(prompt string, schema map[string]any) string)
+	StructuredCalls() int
 	Calls(endpoint string) int
 	Stats() Stats
 	MaxInFlight() int

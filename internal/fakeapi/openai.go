@@ -225,6 +225,14 @@ func (o *OpenAI) chat(w http.ResponseWriter, body []byte, stream bool, f *Fault)
 		StreamOptions       *struct {
 			IncludeUsage bool `json:"include_usage"`
 		} `json:"stream_options"`
+		ResponseFormat *struct {
+			Type       string `json:"type"`
+			JSONSchema *struct {
+				Name   string         `json:"name"`
+				Schema map[string]any `json:"schema"`
+				Strict bool           `json:"strict"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		o.fail(w, 400, "invalid_request_error", "", o.violation("We could not parse the JSON body of your request: %v", err))
@@ -273,7 +281,27 @@ func (o *OpenAI) chat(w http.ResponseWriter, body []byte, stream bool, f *Fault)
 		o.fail(w, 400, "invalid_request_error", "", o.violation("The 'stream_options' parameter is only allowed when 'stream' is enabled."))
 		return
 	}
-	answer := o.answerFor(prompt)
+	var answer string
+	switch rf := req.ResponseFormat; {
+	case rf == nil || rf.Type == "text":
+		answer = o.answerFor(prompt)
+	case rf.Type == "json_object":
+		answer = "{}"
+	case rf.Type != "json_schema":
+		o.fail(w, 400, "invalid_request_error", "", o.violation("Invalid value: '%s'. Supported values are: 'text', 'json_object' and 'json_schema'. (response_format.type)", rf.Type))
+		return
+	case rf.JSONSchema == nil || !schemaName.MatchString(rf.JSONSchema.Name):
+		o.fail(w, 400, "invalid_request_error", "", o.violation("Invalid 'response_format.json_schema': a name of letters, digits, _ and - (at most 64) is required."))
+		return
+	default:
+		if rf.JSONSchema.Strict {
+			if p := strictProblem(rf.JSONSchema.Schema, "schema"); p != "" {
+				o.fail(w, 400, "invalid_request_error", "", o.violation("Invalid schema for response_format '%s': In context=(), %s.", rf.JSONSchema.Name, p))
+				return
+			}
+		}
+		answer = o.structuredFor(prompt, rf.JSONSchema.Schema)
+	}
 	out := countWords(answer)
 	usage := map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}
 	created := time.Now().Unix()

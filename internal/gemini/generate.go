@@ -33,7 +33,10 @@ type Generator struct {
 	cfg    GeneratorConfig
 }
 
-var _ rag.Generator = (*Generator)(nil)
+var (
+	_ rag.Generator     = (*Generator)(nil)
+	_ rag.JSONCompleter = (*Generator)(nil)
+)
 
 // NewGenerator returns a Generator for cfg. It makes no request.
 func NewGenerator(ctx context.Context, cfg GeneratorConfig) (*Generator, error) {
@@ -130,6 +133,37 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		return checkText(st.Text())
 	})
 	return st.Finish(gen, err)
+}
+
+// CompleteJSON answers a plain system and user message with JSON that follows schema (rag.JSONCompleter):
+// responseMimeType application/json with responseJsonSchema, at temperature 0.
+func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
+	zero := 0.0
+	cfg := g.config(generate.Prompt{System: system, User: user, Temperature: &zero})
+	cfg.ResponseMIMEType = "application/json"
+	cfg.ResponseJsonSchema = schema.Schema
+	contents := []*genai.Content{genai.NewContentFromText(user, genai.RoleUser)}
+	st := generate.NewStream(nil)
+	gen := &rag.Generation{Model: g.Name()}
+	err := g.caller.Do(ctx, func(ctx context.Context) error {
+		st.Reset()
+		resp, err := g.client.Models.GenerateContent(ctx, g.model, contents, cfg)
+		if err != nil {
+			return err
+		}
+		done, err := collect(resp, st, gen)
+		if err != nil {
+			return err
+		}
+		if !done {
+			return provider.BadResponse("the answer has no finish reason")
+		}
+		if c := resp.Candidates[0]; c.FinishReason == genai.FinishReasonMaxTokens {
+			return provider.BadResponse("the structured answer was cut at the output token limit")
+		}
+		return checkText(st.Text())
+	})
+	return []byte(st.Text()), err
 }
 
 // collect adds the text of a response (or stream chunk) and its usage; done reports a finish reason.

@@ -38,7 +38,8 @@ type Generator struct {
 
 var (
 	_ rag.Generator = (*Generator)(nil)
-	_ rag.Completer = (*Generator)(nil)
+	_ rag.Completer     = (*Generator)(nil)
+	_ rag.JSONCompleter = (*Generator)(nil)
 )
 
 // NewGenerator returns a Generator for cfg. It makes no request.
@@ -185,6 +186,36 @@ func (g *Generator) Complete(ctx context.Context, system, user string) (string, 
 		return checkAnswer(text, resp.Choices[0].FinishReason)
 	})
 	return text, err
+}
+
+// CompleteJSON answers a plain system and user message with JSON that follows schema (rag.JSONCompleter):
+// response_format json_schema, strict, at temperature 0.
+func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
+	zero := 0.0
+	params := g.params(generate.Prompt{System: system, User: user, Temperature: &zero}, false)
+	params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+		JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: schema.Name, Schema: schema.Schema, Strict: openai.Bool(true)},
+	}}
+	var text string
+	err := g.caller.Do(ctx, func(ctx context.Context) error {
+		resp, err := g.client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return err
+		}
+		if len(resp.Choices) == 0 {
+			return provider.BadResponse("the answer has no choices")
+		}
+		c := resp.Choices[0]
+		if c.Message.Refusal != "" {
+			return provider.BadResponse("the model refused: %s", c.Message.Refusal)
+		}
+		text = c.Message.Content
+		if c.FinishReason == "length" {
+			return provider.BadResponse("the structured answer was cut at the output token limit")
+		}
+		return checkAnswer(text, c.FinishReason)
+	})
+	return []byte(text), err
 }
 
 func checkAnswer(text, finish string) error {

@@ -79,3 +79,21 @@ type Generator interface {
 type Completer interface {
 	Complete(ctx context.Context, system, user string) (string, error)
 }
+
+// JSONSchema is the shape a structured answer must have (JSONCompleter): a JSON Schema object in the subset
+// every provider's structured output accepts — objects whose properties are all required and that allow no
+// other properties, arrays, strings (with enum), integers, numbers and booleans. Name identifies it to
+// providers that want one (letters, digits, _ and -).
+type JSONSchema struct {
+	Name   string
+	Schema map[string]any
+}
+
+// JSONCompleter is a Generator that also answers a plain prompt with JSON that follows a schema, by its
+// provider's structured output (OpenAI response_format json_schema, Gemini responseJsonSchema, Anthropic
+// output_config.format). It returns the JSON text as the model wrote it: callers validate it, since a model
+// may still name what the schema's enums do not hold on providers that do not enforce them. Errors carry
+// CodeLLMFailed.
+type JSONCompleter interface {
+	CompleteJSON(ctx context.Context, system, user string, schema JSONSchema) ([]byte, error)
+}

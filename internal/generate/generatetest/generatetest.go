@@ -141,10 +141,65 @@ func Run(t *testing.T, k Kit) {
 			t.Fatalf("err %v", err)
 		}
 	})
+	t.Run("CompleteJSON", func(t *testing.T) {
+		t.Parallel()
+		k.completeJSON(t)
+	})
 	t.Run("Faults", func(t *testing.T) {
 		t.Parallel()
 		k.faults(t)
 	})
+}
+
+// Schema is the structured answer the suite asks for: names and their count.
+var Schema = rag.JSONSchema{Name: "names", Schema: map[string]any{
+	"type": "object", "additionalProperties": false, "required": []any{"names", "count"},
+	"properties": map[string]any{
+		"names": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"Alice", "Bob"}}},
+		"count": map[string]any{"type": "integer"},
+	},
+}}
+
+// completeJSON checks structured output: the schema reaches the fake in the provider's field, the user
+// message with it, and the JSON the model writes comes back as written.
+func (k Kit) completeJSON(t *testing.T) {
+	b := k.setup(t, Config{})
+	c, ok := b.gen.(rag.JSONCompleter)
+	if !ok {
+		t.Fatalf("%T has no structured output", b.gen)
+	}
+	type seen struct {
+		prompt string
+		schema map[string]any
+	}
+	got := make(chan seen, 1)
+	b.fake.SetStructured(func(prompt string, schema map[string]any) string {
+		got <- seen{prompt, schema}
+		return `{"names":["Alice","Bob"],"count":2}`
+	})
+	out, err := c.CompleteJSON(context.Background(), "List the names.", "Alice met Bob.", Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"names":["Alice","Bob"],"count":2}` {
+		t.Errorf("answer %s", out)
+	}
+	s := <-got
+	if !strings.Contains(s.prompt, "Alice met Bob.") || s.schema["type"] != "object" || s.schema["properties"] == nil {
+		t.Errorf("the fake saw %+v", s)
+	}
+	if v := b.fake.Violations(); len(v) > 0 || b.fake.StructuredCalls() != 1 {
+		t.Errorf("violations %v, %d structured calls", v, b.fake.StructuredCalls())
+	}
+
+	b.fake.SetStructured(nil) // the fake's default: the smallest instance of the schema
+	if out, err = c.CompleteJSON(context.Background(), "List the names.", "Nobody.", Schema); err != nil || string(out) != `{"count":0,"names":[]}` {
+		t.Errorf("default answer %s, %v", out, err)
+	}
+	b.fake.SetStructured(func(string, map[string]any) string { return "" })
+	if _, err := c.CompleteJSON(context.Background(), "List the names.", "Nobody.", Schema); rag.ErrorCode(err) != rag.CodeLLMFailed {
+		t.Errorf("empty structured answer: %v", err)
+	}
 }
 
 func (k Kit) faults(t *testing.T) {
