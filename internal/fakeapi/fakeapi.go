@@ -93,8 +93,8 @@ type Server struct {
 	structured func(prompt string, schema map[string]any) string
 	// structuredCalls counts structured generations answered.
 	structuredCalls int
-	inFlight   int
-	maxFlight  int
+	inFlight        int
+	maxFlight       int
 }
 
 func newServer(key string, h http.Handler) *Server {

@@ -37,7 +37,7 @@ type Generator struct {
 }
 
 var (
-	_ rag.Generator = (*Generator)(nil)
+	_ rag.Generator     = (*Generator)(nil)
 	_ rag.Completer     = (*Generator)(nil)
 	_ rag.JSONCompleter = (*Generator)(nil)
 )
