@@ -15,6 +15,8 @@ type GraphSection struct {
 	// Path is the names from the root, joined by " > ".
 	Path  string `json:"path"`
 	Level string `json:"level,omitempty"`
+	// DocumentID is the document the row was extracted from ("" for a bundle's rows); not part of a bundle.
+	DocumentID string `json:"-"`
 }
 
 // GraphEntity is a node of the graph. SourceSection is the section whose text states it.
@@ -29,6 +31,8 @@ type GraphEntity struct {
 	TextHash string    `json:"-"`
 	Space    string    `json:"-"`
 	Vector   []float32 `json:"-"`
+	// DocumentID is the document the entity was extracted from ("" for a bundle's entities).
+	DocumentID string `json:"-"`
 }
 
 // GraphRelation is a directed, typed edge between two entities, with properties such as a quantity and
@@ -38,6 +42,8 @@ type GraphRelation struct {
 	Target     string         `json:"target"`
 	Type       string         `json:"type"`
 	Properties map[string]any `json:"properties,omitempty"`
+	// DocumentID is the document the relation was extracted from ("" for a bundle's relations).
+	DocumentID string `json:"-"`
 }
 
 // GraphChunk is a source passage of a section.
@@ -45,6 +51,8 @@ type GraphChunk struct {
 	ID        string `json:"id"`
 	SectionID string `json:"section_id"`
 	Content   string `json:"content"`
+	// DocumentID is the document the passage was taken from ("" for a bundle's passages).
+	DocumentID string `json:"-"`
 }
 
 // GraphPosting says that Term is a keyword term of an entity, with a weight (how often, and in which field:
@@ -88,16 +96,26 @@ type Record struct {
 	Values  map[string]any `json:"values"`
 }
 
+// DocumentGraphOrd is where the order of the graph rows extracted from documents starts: after every
+// bundle row (a bundle file holds at most 200,000), inside a 32-bit integer.
+const DocumentGraphOrd = 1 << 30
+
 // GraphStore keeps collections' graphs and record tables (both stores implement it; internal/store/storetest
 // checks them). Every read takes the principal and the collection and restricts its rows inside the query, the
 // way chunk retrieval applies visibility and filters: the graph of a collection is read only through it.
 //
 // Errors: CodeInvalid for invalid arguments (a vector of the wrong dimension), CodeDBError for the database.
 type GraphStore interface {
-	// ReplaceGraph makes g the collection's graph in one transaction: rows of the previous graph that g
-	// lacks disappear, the others take g's values. Readers never see a mix. ErrNotFound when the collection
-	// does not exist.
+	// ReplaceGraph makes g the collection's imported graph (its bundle) in one transaction: bundle rows that
+	// g lacks disappear, the others take g's values; rows extracted from documents stay. Readers never see a
+	// mix. ErrNotFound when the collection does not exist.
 	ReplaceGraph(ctx context.Context, collectionID string, g *StoredGraph) error
+	// ReplaceDocumentGraph makes g what document documentID contributes to the collection's graph, in one
+	// transaction: the rows it contributed before disappear (an empty g only removes them). Its rows come
+	// after the bundle's in order (DocumentGraphOrd). A document that is not live in the collection (deleted
+	// while its graph was extracted) contributes nothing, and deleting a document (TrashDocument) removes its
+	// rows. Both bump the generation. ErrNotFound when the collection does not exist.
+	ReplaceDocumentGraph(ctx context.Context, collectionID, documentID string, g *StoredGraph) error
 	// GraphStats counts the collection's graph and record tables.
 	GraphStats(ctx context.Context, collectionID string) (*GraphStats, error)
 	// GraphVectors returns the entities of the collection that have a vector in space (ID, Name, Type,

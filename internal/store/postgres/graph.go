@@ -50,45 +50,107 @@ func anyOf(a *args, w *[]string, column string, values []string) bool {
 	return true
 }
 
-// ReplaceGraph implements rag.GraphStore.
+// ReplaceGraph implements rag.GraphStore: it replaces the collection's bundle rows (document_id ''), not
+// the rows extracted from its documents.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := s.lockCollection(ctx, tx, collectionID); err != nil {
-			return err
-		}
-		b := &pgx.Batch{}
-		b.Queue(s.q(`INSERT INTO {S}.graph_meta (collection_id, generation) VALUES ($1, 1)
-			ON CONFLICT (collection_id) DO UPDATE SET generation = {S}.graph_meta.generation + 1`), collectionID)
-		for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
-			b.Queue(s.q(`DELETE FROM {S}.`+t+` WHERE collection_id = $1`), collectionID)
-		}
-		for i, sc := range g.Sections {
-			b.Queue(s.q(`INSERT INTO {S}.graph_sections (collection_id, id, ord, name, parent_id, path, level)
-				VALUES ($1, $2, $3, $4, $5, $6, $7)`), collectionID, sc.ID, i, sc.Name, sc.ParentID, sc.Path, sc.Level)
-		}
-		for i, e := range g.Entities {
-			b.Queue(s.q(`INSERT INTO {S}.graph_entities (collection_id, id, ord, name, type, properties, source_section,
-				text_hash, space, vector) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
-				collectionID, e.ID, i, e.Name, e.Type, jsonObject(e.Properties), e.SourceSection, e.TextHash, e.Space, e.Vector)
-		}
-		for i, r := range g.Relations {
-			b.Queue(s.q(`INSERT INTO {S}.graph_relations (collection_id, ord, source, target, type, properties)
-				VALUES ($1, $2, $3, $4, $5, $6)`), collectionID, i, r.Source, r.Target, r.Type, jsonObject(r.Properties))
-		}
-		for i, c := range g.Chunks {
-			b.Queue(s.q(`INSERT INTO {S}.graph_chunks (collection_id, id, ord, section_id, content)
-				VALUES ($1, $2, $3, $4, $5)`), collectionID, c.ID, i, c.SectionID, c.Content)
-		}
-		for _, p := range g.Postings {
-			b.Queue(s.q(`INSERT INTO {S}.graph_terms (collection_id, term, entity_id, weight) VALUES ($1, $2, $3, $4)`),
-				collectionID, p.Term, p.EntityID, p.Weight)
-		}
-		return tx.SendBatch(ctx, b).Close()
+		return s.replaceGraphRows(ctx, tx, collectionID, "", g, false)
 	})
 	if err != nil {
 		return fmt.Errorf("replace graph of collection %s: %w", collectionID, interpretError(err))
 	}
 	return nil
+}
+
+// ReplaceDocumentGraph implements rag.GraphStore.
+func (s *Store) ReplaceDocumentGraph(ctx context.Context, collectionID, documentID string, g *rag.StoredGraph) error {
+	if documentID == "" {
+		return rag.Errorf(rag.CodeInvalid, "a document's graph needs the document's id")
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		return s.replaceGraphRows(ctx, tx, collectionID, documentID, g, true)
+	})
+	if err != nil {
+		return fmt.Errorf("replace the graph of document %s: %w", documentID, interpretError(err))
+	}
+	return nil
+}
+
+// replaceGraphRows replaces the graph rows of the collection that documentID contributed ('' for the
+// bundle's) with g's and bumps the graph's generation. A document's rows are numbered after every row
+// extracted before (from rag.DocumentGraphOrd), a bundle's from 0.
+func (s *Store) replaceGraphRows(ctx context.Context, tx pgx.Tx, collectionID, documentID string, g *rag.StoredGraph, extracted bool) error {
+	if err := s.lockCollection(ctx, tx, collectionID); err != nil {
+		return err
+	}
+	var ord int64
+	if extracted {
+		if err := tx.QueryRow(ctx, s.q(`SELECT coalesce(max(o), $1 - 1) + 1 FROM (
+			SELECT max(ord) AS o FROM {S}.graph_entities WHERE collection_id = $2 AND ord >= $1
+			UNION ALL SELECT max(ord) FROM {S}.graph_relations WHERE collection_id = $2 AND ord >= $1
+			UNION ALL SELECT max(ord) FROM {S}.graph_sections WHERE collection_id = $2 AND ord >= $1
+			UNION ALL SELECT max(ord) FROM {S}.graph_chunks WHERE collection_id = $2 AND ord >= $1) m`),
+			int64(rag.DocumentGraphOrd), collectionID).Scan(&ord); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.documents d WHERE d.id = $1 AND d.collection_id = $2 AND `+live),
+			documentID, collectionID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			g = &rag.StoredGraph{} // deleted meanwhile (or never there): it contributes nothing
+		}
+	}
+	b := &pgx.Batch{}
+	s.queueDropGraphRows(b, collectionID, documentID)
+	for i, sc := range g.Sections {
+		b.Queue(s.q(`INSERT INTO {S}.graph_sections (collection_id, id, ord, name, parent_id, path, level, document_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`), collectionID, sc.ID, ord+int64(i), sc.Name, sc.ParentID, sc.Path, sc.Level, documentID)
+	}
+	for i, e := range g.Entities {
+		b.Queue(s.q(`INSERT INTO {S}.graph_entities (collection_id, id, ord, name, type, properties, source_section,
+			text_hash, space, vector, document_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`),
+			collectionID, e.ID, ord+int64(i), e.Name, e.Type, jsonObject(e.Properties), e.SourceSection, e.TextHash, e.Space, e.Vector, documentID)
+	}
+	for i, r := range g.Relations {
+		b.Queue(s.q(`INSERT INTO {S}.graph_relations (collection_id, ord, source, target, type, properties, document_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`), collectionID, ord+int64(i), r.Source, r.Target, r.Type, jsonObject(r.Properties), documentID)
+	}
+	for i, c := range g.Chunks {
+		b.Queue(s.q(`INSERT INTO {S}.graph_chunks (collection_id, id, ord, section_id, content, document_id)
+			VALUES ($1, $2, $3, $4, $5, $6)`), collectionID, c.ID, ord+int64(i), c.SectionID, c.Content, documentID)
+	}
+	for _, p := range g.Postings {
+		b.Queue(s.q(`INSERT INTO {S}.graph_terms (collection_id, term, entity_id, weight, document_id) VALUES ($1, $2, $3, $4, $5)`),
+			collectionID, p.Term, p.EntityID, p.Weight, documentID)
+	}
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// queueDropGraphRows queues the deletion of the graph rows of the collection that documentID contributed
+// ('' for the bundle's) and the bump of the graph's generation.
+func (s *Store) queueDropGraphRows(b *pgx.Batch, collectionID, documentID string) {
+	b.Queue(s.q(`INSERT INTO {S}.graph_meta (collection_id, generation) VALUES ($1, 1)
+		ON CONFLICT (collection_id) DO UPDATE SET generation = {S}.graph_meta.generation + 1`), collectionID)
+	for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
+		b.Queue(s.q(`DELETE FROM {S}.`+t+` WHERE collection_id = $1 AND document_id = $2`), collectionID, documentID)
+	}
+}
+
+// dropDocumentGraph deletes what a deleted document contributed to its collection's graph, if anything.
+func (s *Store) dropDocumentGraph(ctx context.Context, tx pgx.Tx, documentID string) error {
+	var coll string
+	err := tx.QueryRow(ctx, s.q(`SELECT collection_id FROM {S}.graph_entities WHERE document_id = $1 LIMIT 1`), documentID).Scan(&coll)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	s.queueDropGraphRows(b, coll, documentID)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // lockCollection locks the collection's row for the transaction, so that replacements of its graph or
@@ -194,10 +256,10 @@ func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID
 	if !anyOf(&a, &w, "g.id", ids) {
 		return nil, nil
 	}
-	return collect(ctx, s, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
+	return collect(ctx, s, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, g.document_id
 		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
 		var e rag.GraphEntity
-		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space)
+		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space, &e.DocumentID)
 		e.Properties = emptyNil(e.Properties)
 		return e, err
 	})
@@ -214,10 +276,10 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 		ph := a.add(ids)
 		w = append(w, "(g.source = ANY("+ph+"::text[]) OR g.target = ANY("+ph+"::text[]))")
 	}
-	return collect(ctx, s, "graph relations", `SELECT g.source, g.target, g.type, g.properties FROM {S}.graph_relations g WHERE `+where(w)+
+	return collect(ctx, s, "graph relations", `SELECT g.source, g.target, g.type, g.properties, g.document_id FROM {S}.graph_relations g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphRelation, error) {
 		var rel rag.GraphRelation
-		err := r.Scan(&rel.Source, &rel.Target, &rel.Type, &rel.Properties)
+		err := r.Scan(&rel.Source, &rel.Target, &rel.Type, &rel.Properties, &rel.DocumentID)
 		rel.Properties = emptyNil(rel.Properties)
 		return rel, err
 	})
@@ -230,10 +292,10 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 	if !anyOf(&a, &w, "g.id", ids) {
 		return nil, nil
 	}
-	return collect(ctx, s, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM {S}.graph_sections g WHERE `+where(w)+
+	return collect(ctx, s, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level, g.document_id FROM {S}.graph_sections g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphSection, error) {
 		var sc rag.GraphSection
-		err := r.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level)
+		err := r.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level, &sc.DocumentID)
 		return sc, err
 	})
 }
@@ -245,10 +307,10 @@ func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID s
 	if !anyOf(&a, &w, "g.section_id", sectionIDs) {
 		return nil, nil
 	}
-	return collect(ctx, s, "graph chunks", `SELECT g.id, g.section_id, g.content FROM {S}.graph_chunks g WHERE `+where(w)+
+	return collect(ctx, s, "graph chunks", `SELECT g.id, g.section_id, g.content, g.document_id FROM {S}.graph_chunks g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphChunk, error) {
 		var c rag.GraphChunk
-		err := r.Scan(&c.ID, &c.SectionID, &c.Content)
+		err := r.Scan(&c.ID, &c.SectionID, &c.Content, &c.DocumentID)
 		return c, err
 	})
 }

@@ -26,6 +26,9 @@ func (s *Store) TrashDocument(ctx context.Context, p rag.Principal, id string) (
 		if err := s.dropChunks(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := s.dropDocumentGraph(ctx, tx, id); err != nil {
+			return err
+		}
 		for _, q := range []string{`DELETE FROM {S}.doc_postings WHERE document_id = $1`, `DELETE FROM {S}.doc_lengths WHERE document_id = $1`} {
 			if _, err := tx.Exec(ctx, s.q(q), id); err != nil {
 				return fmt.Errorf("delete document: %w", err)

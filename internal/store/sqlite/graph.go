@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -55,71 +56,131 @@ func collect[T any](ctx context.Context, db *sql.DB, what, query string, args []
 	return out, dbError(rows.Err(), "%s", what)
 }
 
-// ReplaceGraph implements rag.GraphStore.
+// ReplaceGraph implements rag.GraphStore: it replaces the collection's bundle rows (document_id ''), not
+// the rows extracted from its documents.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE id = ?`, collectionID).Scan(&n); err != nil {
+		if err := s.replaceGraphRows(ctx, tx, collectionID, "", g, 0); err != nil {
 			return err
-		}
-		if n == 0 {
-			return fmt.Errorf("collection %q: %w", collectionID, rag.ErrNotFound)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_meta (collection_id, generation) VALUES (?, 1)
-			ON CONFLICT (collection_id) DO UPDATE SET generation = generation + 1`, collectionID); err != nil {
-			return err
-		}
-		for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE collection_id = ?`, collectionID); err != nil {
-				return err
-			}
-		}
-		for i, sc := range g.Sections {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_sections (collection_id, id, ord, name, parent_id, path, level)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, collectionID, sc.ID, i, sc.Name, sc.ParentID, sc.Path, sc.Level); err != nil {
-				return err
-			}
-		}
-		for i, e := range g.Entities {
-			props, err := marshalJSON(e.Properties, "{}")
-			if err != nil {
-				return err
-			}
-			var vec []byte
-			if e.Vector != nil {
-				vec = encodeVector(e.Vector)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_entities (collection_id, id, ord, name, type, properties,
-				source_section, text_hash, space, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				collectionID, e.ID, i, e.Name, e.Type, props, e.SourceSection, e.TextHash, e.Space, vec); err != nil {
-				return err
-			}
-		}
-		for i, r := range g.Relations {
-			props, err := marshalJSON(r.Properties, "{}")
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_relations (collection_id, ord, source, target, type, properties)
-				VALUES (?, ?, ?, ?, ?, ?)`, collectionID, i, r.Source, r.Target, r.Type, props); err != nil {
-				return err
-			}
-		}
-		for i, c := range g.Chunks {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunks (collection_id, id, ord, section_id, content)
-				VALUES (?, ?, ?, ?, ?)`, collectionID, c.ID, i, c.SectionID, c.Content); err != nil {
-				return err
-			}
-		}
-		for _, p := range g.Postings {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO graph_terms (collection_id, term, entity_id, weight)
-				VALUES (?, ?, ?, ?)`, collectionID, p.Term, p.EntityID, p.Weight); err != nil {
-				return err
-			}
 		}
 		return nil
 	})
 	return dbError(err, "replace graph of collection %s", collectionID)
+}
+
+// ReplaceDocumentGraph implements rag.GraphStore.
+func (s *Store) ReplaceDocumentGraph(ctx context.Context, collectionID, documentID string, g *rag.StoredGraph) error {
+	if documentID == "" {
+		return rag.Errorf(rag.CodeInvalid, "a document's graph needs the document's id")
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var base int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(o), ?1 - 1) + 1 FROM (
+			SELECT max(ord) AS o FROM graph_entities WHERE collection_id = ?2 AND ord >= ?1
+			UNION ALL SELECT max(ord) FROM graph_relations WHERE collection_id = ?2 AND ord >= ?1
+			UNION ALL SELECT max(ord) FROM graph_sections WHERE collection_id = ?2 AND ord >= ?1
+			UNION ALL SELECT max(ord) FROM graph_chunks WHERE collection_id = ?2 AND ord >= ?1)`,
+			rag.DocumentGraphOrd, collectionID).Scan(&base); err != nil {
+			return err
+		}
+		var live int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM documents WHERE id = ? AND collection_id = ? AND deleted_at IS NULL`,
+			documentID, collectionID).Scan(&live); err != nil {
+			return err
+		}
+		if live == 0 {
+			g = &rag.StoredGraph{} // deleted meanwhile (or never there): it contributes nothing
+		}
+		return s.replaceGraphRows(ctx, tx, collectionID, documentID, g, base)
+	})
+	return dbError(err, "replace the graph of document %s", documentID)
+}
+
+// replaceGraphRows replaces the graph rows of the collection that documentID contributed ('' for the
+// bundle's) with g's, numbered from ord, and bumps the graph's generation.
+func (s *Store) replaceGraphRows(ctx context.Context, tx *sql.Tx, collectionID, documentID string, g *rag.StoredGraph, ord int64) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE id = ?`, collectionID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("collection %q: %w", collectionID, rag.ErrNotFound)
+	}
+	if err := dropGraphRows(ctx, tx, collectionID, documentID); err != nil {
+		return err
+	}
+	for i, sc := range g.Sections {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_sections (collection_id, id, ord, name, parent_id, path, level, document_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, collectionID, sc.ID, ord+int64(i), sc.Name, sc.ParentID, sc.Path, sc.Level, documentID); err != nil {
+			return err
+		}
+	}
+	for i, e := range g.Entities {
+		props, err := marshalJSON(e.Properties, "{}")
+		if err != nil {
+			return err
+		}
+		var vec []byte
+		if e.Vector != nil {
+			vec = encodeVector(e.Vector)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_entities (collection_id, id, ord, name, type, properties,
+			source_section, text_hash, space, vector, document_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			collectionID, e.ID, ord+int64(i), e.Name, e.Type, props, e.SourceSection, e.TextHash, e.Space, vec, documentID); err != nil {
+			return err
+		}
+	}
+	for i, r := range g.Relations {
+		props, err := marshalJSON(r.Properties, "{}")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_relations (collection_id, ord, source, target, type, properties, document_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, collectionID, ord+int64(i), r.Source, r.Target, r.Type, props, documentID); err != nil {
+			return err
+		}
+	}
+	for i, c := range g.Chunks {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_chunks (collection_id, id, ord, section_id, content, document_id)
+			VALUES (?, ?, ?, ?, ?, ?)`, collectionID, c.ID, ord+int64(i), c.SectionID, c.Content, documentID); err != nil {
+			return err
+		}
+	}
+	for _, p := range g.Postings {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO graph_terms (collection_id, term, entity_id, weight, document_id)
+			VALUES (?, ?, ?, ?, ?)`, collectionID, p.Term, p.EntityID, p.Weight, documentID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropGraphRows deletes the graph rows of the collection that documentID contributed ('' for the
+// bundle's) and bumps the graph's generation.
+func dropGraphRows(ctx context.Context, tx *sql.Tx, collectionID, documentID string) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_meta (collection_id, generation) VALUES (?, 1)
+		ON CONFLICT (collection_id) DO UPDATE SET generation = generation + 1`, collectionID); err != nil {
+		return err
+	}
+	for _, t := range []string{"graph_sections", "graph_entities", "graph_relations", "graph_chunks", "graph_terms"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE collection_id = ? AND document_id = ?`, collectionID, documentID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropDocumentGraph deletes what a deleted document contributed to its collection's graph, if anything.
+func dropDocumentGraph(ctx context.Context, tx *sql.Tx, documentID string) error {
+	var coll string
+	err := tx.QueryRowContext(ctx, `SELECT collection_id FROM graph_entities WHERE document_id = ? LIMIT 1`, documentID).Scan(&coll)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return dropGraphRows(ctx, tx, coll, documentID)
 }
 
 // GraphStats implements rag.GraphStore.
@@ -188,10 +249,10 @@ func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID
 	if !w.in(`g.id`, ids) {
 		return nil, nil
 	}
-	return collect(ctx, s.r, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space
+	return collect(ctx, s.r, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, g.document_id
 		FROM graph_entities g WHERE `+w.sql()+` ORDER BY g.ord`, w.args, func(rows *sql.Rows, e *rag.GraphEntity) error {
 		var props string
-		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &props, &e.SourceSection, &e.TextHash, &e.Space); err != nil {
+		if err := rows.Scan(&e.ID, &e.Name, &e.Type, &props, &e.SourceSection, &e.TextHash, &e.Space, &e.DocumentID); err != nil {
 			return err
 		}
 		var err error
@@ -210,10 +271,10 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 		n := placeholders(len(ids))
 		w.add(`g.source IN (`+n+`) OR g.target IN (`+n+`)`, append(stringArgs(ids), stringArgs(ids)...)...)
 	}
-	return collect(ctx, s.r, "graph relations", `SELECT g.source, g.target, g.type, g.properties FROM graph_relations g WHERE `+w.sql()+
+	return collect(ctx, s.r, "graph relations", `SELECT g.source, g.target, g.type, g.properties, g.document_id FROM graph_relations g WHERE `+w.sql()+
 		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, r *rag.GraphRelation) error {
 		var props string
-		if err := rows.Scan(&r.Source, &r.Target, &r.Type, &props); err != nil {
+		if err := rows.Scan(&r.Source, &r.Target, &r.Type, &props, &r.DocumentID); err != nil {
 			return err
 		}
 		var err error
@@ -228,9 +289,9 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 	if !w.in(`g.id`, ids) {
 		return nil, nil
 	}
-	return collect(ctx, s.r, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level FROM graph_sections g WHERE `+w.sql()+
+	return collect(ctx, s.r, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level, g.document_id FROM graph_sections g WHERE `+w.sql()+
 		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, sc *rag.GraphSection) error {
-		return rows.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level)
+		return rows.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level, &sc.DocumentID)
 	})
 }
 
@@ -240,9 +301,9 @@ func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID s
 	if !w.in(`g.section_id`, sectionIDs) {
 		return nil, nil
 	}
-	return collect(ctx, s.r, "graph chunks", `SELECT g.id, g.section_id, g.content FROM graph_chunks g WHERE `+w.sql()+
+	return collect(ctx, s.r, "graph chunks", `SELECT g.id, g.section_id, g.content, g.document_id FROM graph_chunks g WHERE `+w.sql()+
 		` ORDER BY g.ord`, w.args, func(rows *sql.Rows, c *rag.GraphChunk) error {
-		return rows.Scan(&c.ID, &c.SectionID, &c.Content)
+		return rows.Scan(&c.ID, &c.SectionID, &c.Content, &c.DocumentID)
 	})
 }
 

@@ -23,6 +23,9 @@ func (s *Store) TrashDocument(ctx context.Context, p rag.Principal, id string) (
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc_seq = ?`, seq); err != nil {
 			return err
 		}
+		if err := dropDocumentGraph(ctx, tx, id); err != nil {
+			return err
+		}
 		for _, q := range []string{`DELETE FROM doc_postings WHERE doc_seq = ?`, `DELETE FROM doc_lengths WHERE doc_seq = ?`} {
 			if _, err := tx.ExecContext(ctx, q, seq); err != nil {
 				return err

@@ -151,6 +151,7 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("after replace: postings of a removed entity %+v, %v", posts, err)
 		}
 	})
+	t.Run("DocumentGraph", func(t *testing.T) { testDocumentGraph(t, s, gs, c, space) })
 	t.Run("Records", func(t *testing.T) {
 		rows := []rag.Record{
 			{Key: "concrete pouring", NormKey: "concretepouring", Variant: "25-180-12", Values: map[string]any{"total": 120531.0}},
@@ -181,4 +182,107 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("after dropping the table: %+v, %v", st, err)
 		}
 	})
+}
+
+// docGraph is what a document contributes to a graph: a section of its own, entities named after tag, a
+// relation between them, a passage and postings.
+func docGraph(docID, tag string) *rag.StoredGraph {
+	sec := "doc/" + docID
+	a, b := sec+"/"+tag+"1", sec+"/"+tag+"2"
+	return &rag.StoredGraph{
+		Sections:  []rag.GraphSection{{ID: sec, Name: "Report", Path: "Report"}},
+		Entities:  []rag.GraphEntity{{ID: a, Name: tag + " one", Type: "Org", SourceSection: sec}, {ID: b, Name: tag + " two", Type: "Person", SourceSection: sec}},
+		Relations: []rag.GraphRelation{{Source: b, Target: a, Type: "WORKS_FOR"}},
+		Chunks:    []rag.GraphChunk{{ID: sec + "#0", SectionID: sec, Content: tag + " one employs " + tag + " two"}},
+		Postings:  []rag.GraphPosting{{EntityID: a, Term: tag, Weight: 3}, {EntityID: b, Term: tag, Weight: 3}},
+	}
+}
+
+// testDocumentGraph checks the rows extracted from documents: they come after the bundle's, a bundle
+// import keeps them, a document's new graph replaces only its own rows, and deleting the document removes
+// them.
+func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Collection, space rag.Space) {
+	ctx := t.Context()
+	p := rag.LocalPrincipal
+	d1 := newDoc(t, s, c.ID, "report-1")
+	d2 := newDoc(t, s, c.ID, "report-2")
+	if err := gs.ReplaceDocumentGraph(ctx, "no-such-collection", d1.ID, docGraph(d1.ID, "acme")); !errors.Is(err, rag.ErrNotFound) {
+		t.Fatalf("ReplaceDocumentGraph of a missing collection: %v, want ErrNotFound", err)
+	}
+	if err := gs.ReplaceDocumentGraph(ctx, c.ID, "", docGraph(d1.ID, "acme")); rag.ErrorCode(err) != rag.CodeInvalid {
+		t.Fatalf("ReplaceDocumentGraph without a document: %v, want invalid", err)
+	}
+	before, err := gs.GraphStats(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		d   *rag.Document
+		tag string
+	}{{d1, "acme"}, {d2, "globex"}} {
+		if err := gs.ReplaceDocumentGraph(ctx, c.ID, step.d.ID, docGraph(step.d.ID, step.tag)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := gs.GraphEntities(ctx, p, c.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(ents)
+	if n != before.Entities+4 || ents[n-4].Name != "acme one" || ents[n-1].Name != "globex two" || ents[n-4].DocumentID != d1.ID ||
+		ents[n-1].DocumentID != d2.ID || ents[0].DocumentID != "" {
+		t.Fatalf("entities after two documents' graphs (bundle first, then in extraction order): %+v", ents)
+	}
+	rels, err := gs.GraphEdges(ctx, p, c.ID, []string{"doc/" + d1.ID + "/acme1"})
+	if err != nil || len(rels) != 1 || rels[0].Type != "WORKS_FOR" || rels[0].DocumentID != d1.ID {
+		t.Errorf("a document's relations: %+v, %v", rels, err)
+	}
+	if chunks, err := gs.GraphChunks(ctx, p, c.ID, []string{"doc/" + d2.ID}); err != nil || len(chunks) != 1 || chunks[0].DocumentID != d2.ID {
+		t.Errorf("a document's passages: %+v, %v", chunks, err)
+	}
+	st, err := gs.GraphStats(ctx, c.ID)
+	if err != nil || st.Generation != before.Generation+2 || st.Sections != before.Sections+2 || st.Relations != before.Relations+2 {
+		t.Errorf("stats after two documents' graphs: %+v (before %+v), %v", st, before, err)
+	}
+
+	// A bundle import replaces the bundle's rows only.
+	if err := gs.ReplaceGraph(ctx, c.ID, smallGraph(space)); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := gs.GraphStats(ctx, c.ID); err != nil || st.Entities != 3+4 {
+		t.Errorf("after a bundle import: %+v, %v", st, err)
+	}
+
+	// A new version's graph replaces the rows of its document only.
+	if err := gs.ReplaceDocumentGraph(ctx, c.ID, d1.ID, docGraph(d1.ID, "initech")); err != nil {
+		t.Fatal(err)
+	}
+	if posts, _, err := gs.GraphPostings(ctx, p, c.ID, []string{"acme"}); err != nil || len(posts) != 0 {
+		t.Errorf("postings of a replaced version: %+v, %v", posts, err)
+	}
+	if posts, _, err := gs.GraphPostings(ctx, p, c.ID, []string{"initech", "globex"}); err != nil || len(posts) != 4 {
+		t.Errorf("postings of the new version and the other document: %+v, %v", posts, err)
+	}
+	ents, err = gs.GraphEntities(ctx, p, c.ID, nil)
+	if err != nil || len(ents) != 7 || ents[len(ents)-1].Name != "initech two" {
+		t.Errorf("entities after a new version (last extracted comes last): %+v, %v", ents, err)
+	}
+
+	// Deleting a document removes its rows; an empty graph removes a document's rows too.
+	if _, err := s.TrashDocument(ctx, admin, d2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := gs.ReplaceDocumentGraph(ctx, c.ID, d2.ID, docGraph(d2.ID, "globex")); err != nil { // extracted while deleted
+		t.Fatal(err)
+	}
+	if err := gs.ReplaceDocumentGraph(ctx, c.ID, d1.ID, &rag.StoredGraph{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err = gs.GraphStats(ctx, c.ID)
+	if err != nil || st.Entities != 3 || st.Relations != 2 || st.Sections != 2 || st.Chunks != 1 {
+		t.Errorf("after deleting one document and emptying the other: %+v, %v", st, err)
+	}
+	if posts, _, err := gs.GraphPostings(ctx, p, c.ID, []string{"initech", "globex"}); err != nil || len(posts) != 0 {
+		t.Errorf("postings left of removed documents: %+v, %v", posts, err)
+	}
 }
