@@ -50,7 +50,7 @@ func anyOf(a *args, w *[]string, column string, values []string) bool {
 	return true
 }
 
-// ReplaceGraph implements rag.GraphStore: it replaces the collection's bundle rows (document_id ''), not
+// ReplaceGraph implements rag.GraphStore: it replaces the collection's bundle rows (document_id ”), not
 // the rows extracted from its documents.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -76,7 +76,7 @@ func (s *Store) ReplaceDocumentGraph(ctx context.Context, collectionID, document
 	return nil
 }
 
-// replaceGraphRows replaces the graph rows of the collection that documentID contributed ('' for the
+// replaceGraphRows replaces the graph rows of the collection that documentID contributed (” for the
 // bundle's) with g's and bumps the graph's generation. A document's rows are numbered after every row
 // extracted before (from rag.DocumentGraphOrd), a bundle's from 0.
 func (s *Store) replaceGraphRows(ctx context.Context, tx pgx.Tx, collectionID, documentID string, g *rag.StoredGraph, extracted bool) error {
@@ -129,7 +129,7 @@ func (s *Store) replaceGraphRows(ctx context.Context, tx pgx.Tx, collectionID, d
 }
 
 // queueDropGraphRows queues the deletion of the graph rows of the collection that documentID contributed
-// ('' for the bundle's) and the bump of the graph's generation.
+// (” for the bundle's) and the bump of the graph's generation.
 func (s *Store) queueDropGraphRows(b *pgx.Batch, collectionID, documentID string) {
 	b.Queue(s.q(`INSERT INTO {S}.graph_meta (collection_id, generation) VALUES ($1, 1)
 		ON CONFLICT (collection_id) DO UPDATE SET generation = {S}.graph_meta.generation + 1`), collectionID)

@@ -56,7 +56,7 @@ func collect[T any](ctx context.Context, db *sql.DB, what, query string, args []
 	return out, dbError(rows.Err(), "%s", what)
 }
 
-// ReplaceGraph implements rag.GraphStore: it replaces the collection's bundle rows (document_id ''), not
+// ReplaceGraph implements rag.GraphStore: it replaces the collection's bundle rows (document_id ”), not
 // the rows extracted from its documents.
 func (s *Store) ReplaceGraph(ctx context.Context, collectionID string, g *rag.StoredGraph) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -96,7 +96,7 @@ func (s *Store) ReplaceDocumentGraph(ctx context.Context, collectionID, document
 	return dbError(err, "replace the graph of document %s", documentID)
 }
 
-// replaceGraphRows replaces the graph rows of the collection that documentID contributed ('' for the
+// replaceGraphRows replaces the graph rows of the collection that documentID contributed (” for the
 // bundle's) with g's, numbered from ord, and bumps the graph's generation.
 func (s *Store) replaceGraphRows(ctx context.Context, tx *sql.Tx, collectionID, documentID string, g *rag.StoredGraph, ord int64) error {
 	var n int
@@ -155,7 +155,7 @@ func (s *Store) replaceGraphRows(ctx context.Context, tx *sql.Tx, collectionID, 
 	return nil
 }
 
-// dropGraphRows deletes the graph rows of the collection that documentID contributed ('' for the
+// dropGraphRows deletes the graph rows of the collection that documentID contributed (” for the
 // bundle's) and bumps the graph's generation.
 func dropGraphRows(ctx context.Context, tx *sql.Tx, collectionID, documentID string) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO graph_meta (collection_id, generation) VALUES (?, 1)
