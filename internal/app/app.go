@@ -138,6 +138,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, fmt.Errorf("store %T keeps no knowledge graphs", a.Store)
 	}
 	a.Graph = graph.New(gs, a.Embedder, profile.GraphSettings)
+	if c, ok := a.Generator.(rag.JSONCompleter); ok {
+		a.Graph.UseCompleter(c) // profiles with graph.extract get entities and relations from their documents
+	}
 	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph, Records: a.Store, CacheTTL: cfg.AnswerCacheTTL,
 		Expand: cfg.QueryExpansion == "llm", Chunks: a.Store})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
@@ -146,6 +149,16 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		MaxChunks: cfg.MaxChunks,
 		Metadata:  cfg.Metadata,
 		Logger:    logger,
+		AfterCommit: func(ctx context.Context, doc *rag.Document, text string) error {
+			res, err := a.Graph.ExtractDocument(ctx, doc, text)
+			if res != nil {
+				logger.Info("graph extracted from document", slog.String("document", doc.ID), slog.Int("version", doc.Version),
+					slog.Int("calls", res.Calls), slog.Bool("truncated", res.Truncated), slog.Int("entities", res.Entities),
+					slog.Int("relations", res.Relations), slog.Int("dropped_unknown_type", res.DroppedUnknownType),
+					slog.Int("dropped_dangling", res.DroppedDangling), slog.Int("dropped_invalid", res.DroppedInvalid))
+			}
+			return err
+		},
 	})
 	questions, boards := a.Store.(rag.QuestionStore)
 	if !boards {

@@ -21,7 +21,8 @@ const (
 )
 
 // AnswerGraph answers ans.Question from the graph of the collection named collection, when it has a graph
-// or record tables (false otherwise: the caller answers from documents). It emits the sources and the text
+// or record tables (false otherwise: the caller answers from documents; also when the graph was only
+// extracted from the documents and finds nothing for the question). It emits the sources and the text
 // and fills ans (Text, Sources, NotFound, Graph). With an LLM generator (a rag.Completer) the generator
 // writes the answer from the numbered graph context with req's system prompt and generation settings; with
 // the offline generator the
@@ -47,6 +48,11 @@ func (s *Service) AnswerGraph(ctx context.Context, p rag.Principal, collection s
 	res, err := s.Retrieve(ctx, p, c, set, ans.Question)
 	if err != nil {
 		return false, err
+	}
+	if !res.Found && st.OnlyExtracted() {
+		// A graph extracted from the documents covers what the model found in them, not the domain: a
+		// question it finds nothing for is answered from the documents.
+		return false, nil
 	}
 	info := res.Info
 	ans.Graph = &rag.GraphInfo{EntitiesFound: info.EntitiesFound, RelationsExpanded: info.RelationsExpanded,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,6 +27,8 @@ type Service struct {
 	store    Store
 	embedder rag.Embedder
 	settings SettingsFunc
+	// completer extracts graphs from documents (UseCompleter); nil: no extraction.
+	completer rag.JSONCompleter
 
 	mu sync.Mutex
 	// vectors caches the entity vectors of a collection in the embedding space, under the graph's
@@ -174,10 +177,11 @@ func (s *Service) Import(ctx context.Context, collection string, b *Bundle) (*Im
 	if err != nil {
 		return nil, err
 	}
-	old, err := s.load(ctx, c.ID)
+	whole, err := s.load(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
+	old, _ := splitGraph(whole)
 	space := s.embedder.Space()
 	res := &ImportResult{Collection: c.Name, Space: space.ID()}
 	prev := map[string]rag.GraphEntity{}
@@ -329,6 +333,39 @@ func (s *Service) load(ctx context.Context, collectionID string) (*rag.StoredGra
 	return g, nil
 }
 
+// splitGraph splits a stored graph into its bundle's rows and the rows each document contributed, by
+// document, entities with their postings.
+func splitGraph(g *rag.StoredGraph) (bundle *rag.StoredGraph, docs map[string]*rag.StoredGraph) {
+	bundle, docs = &rag.StoredGraph{}, map[string]*rag.StoredGraph{}
+	of := func(doc string) *rag.StoredGraph {
+		if doc == "" {
+			return bundle
+		}
+		if docs[doc] == nil {
+			docs[doc] = &rag.StoredGraph{}
+		}
+		return docs[doc]
+	}
+	entityDoc := map[string]string{}
+	for _, x := range g.Sections {
+		of(x.DocumentID).Sections = append(of(x.DocumentID).Sections, x)
+	}
+	for _, x := range g.Entities {
+		entityDoc[x.ID] = x.DocumentID
+		of(x.DocumentID).Entities = append(of(x.DocumentID).Entities, x)
+	}
+	for _, x := range g.Relations {
+		of(x.DocumentID).Relations = append(of(x.DocumentID).Relations, x)
+	}
+	for _, x := range g.Chunks {
+		of(x.DocumentID).Chunks = append(of(x.DocumentID).Chunks, x)
+	}
+	for _, x := range g.Postings {
+		of(entityDoc[x.EntityID]).Postings = append(of(entityDoc[x.EntityID]).Postings, x)
+	}
+	return bundle, docs
+}
+
 // Stats returns what the collection's graph holds.
 func (s *Service) Stats(ctx context.Context, collection string) (*rag.GraphStats, error) {
 	c, err := s.store.GetCollection(ctx, collection)
@@ -370,15 +407,30 @@ func (s *Service) Reembed(ctx context.Context, cs Collections) (int, error) {
 		if len(vecs) == st.Entities {
 			continue
 		}
-		g, err := s.load(ctx, c.ID)
+		whole, err := s.load(ctx, c.ID)
 		if err != nil {
 			return total, err
 		}
+		g, docs := splitGraph(whole)
 		res, err := s.Import(ctx, c.ID, &Bundle{Sections: g.Sections, Entities: g.Entities, Relations: g.Relations, Chunks: g.Chunks})
 		if err != nil {
 			return total, fmt.Errorf("re-embed the graph of collection %s: %w", c.Name, err)
 		}
 		total += res.Embedded
+		// The graphs extracted from documents: embedded again whole, document by document.
+		for _, doc := range sortedKeys(docs) {
+			dg := docs[doc]
+			if !slices.ContainsFunc(dg.Entities, func(e rag.GraphEntity) bool { return e.Vector == nil }) {
+				continue
+			}
+			if err := s.embedEntities(ctx, dg.Entities); err != nil {
+				return total, fmt.Errorf("re-embed the graph of document %s: %w", doc, err)
+			}
+			if err := s.store.ReplaceDocumentGraph(ctx, c.ID, doc, dg); err != nil {
+				return total, err
+			}
+			total += len(dg.Entities)
+		}
 	}
 	return total, nil
 }

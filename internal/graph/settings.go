@@ -16,6 +16,9 @@ type Profile struct {
 	// MinSimilarity is the vector similarity at which an entity counts as found without a keyword match
 	// of its name (default 0.5). Lexical embedders rarely reach it, neural ones do for close meanings.
 	MinSimilarity float64 `json:"min_similarity,omitempty" yaml:"min_similarity,omitempty"`
+	// Extract, when set, asks the configured hosted generator to extract entities and relations from each
+	// new or changed version of the collection's documents (docs/graph.md).
+	Extract *Extraction `json:"extract,omitempty" yaml:"extract,omitempty"`
 }
 
 // Settings are what graph retrieval and answers follow for one collection: its profile's graph section and
@@ -142,6 +145,11 @@ func (p *Profile) Validate() error {
 	}
 	if p.MinSimilarity < 0 || p.MinSimilarity > 1 {
 		return bad("min_similarity", "%v is not between 0 and 1", p.MinSimilarity)
+	}
+	if p.Extract != nil {
+		if err := p.Extract.validate(); err != nil {
+			return err
+		}
 	}
 	if len(p.Tables) > MaxTables {
 		return bad("tables", "%d tables, at most %d allowed", len(p.Tables), MaxTables)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ragd/ragd/internal/chunk"
@@ -40,7 +41,12 @@ type Options struct {
 	// for this version (default 2s): a document deleted, or superseded by a newer upload, stops its job
 	// within about this long, whichever process runs it.
 	WatchInterval time.Duration
-	Logger        *slog.Logger
+	// AfterCommit, when set, runs after a new version is committed, in the same attempt, with the document
+	// as committed and the version's text: the extraction of a knowledge graph from it (docs/graph.md). It
+	// runs only for a version that was processed — never for an unchanged upload nor a re-embedding. Its
+	// error is logged: the version stays committed and searchable.
+	AfterCommit func(ctx context.Context, doc *rag.Document, text string) error
+	Logger      *slog.Logger
 }
 
 // DefaultMaxChunks is the default of Options.MaxChunks.
@@ -358,7 +364,7 @@ var errSuperseded = errors.New("document version superseded")
 
 // watch returns a context that is cancelled (with cause errSuperseded) once the document is deleted or its
 // pending version is no longer hash, checked every WatchInterval; the cancellation reaches the extractor and
-// the embedder, so a deleted document's job stops mid-file. stop ends the watch.
+// the embedder, so a deleted document's job stops mid-file. stop ends the watch (once; later calls do nothing).
 func (p *Pipeline) watch(ctx context.Context, docID, hash string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
@@ -380,9 +386,12 @@ func (p *Pipeline) watch(ctx context.Context, docID, hash string) (context.Conte
 			}
 		}
 	}()
+	var once sync.Once
 	return ctx, func() {
-		close(done)
-		cancel(nil)
+		once.Do(func() {
+			close(done)
+			cancel(nil)
+		})
 	}
 }
 
@@ -396,6 +405,9 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	}
 	log := p.opt.Logger.With(slog.String("document", doc.ID), slog.String("source", doc.Source))
 	start := time.Now()
+	// After the commit the watch below ends the attempt's context (the version is no longer pending), so
+	// AfterCommit runs under the job's own.
+	jobCtx := ctx
 	ctx, stop := p.watch(ctx, doc.ID, doc.PendingHash)
 	defer stop()
 	fail := func(stage rag.Stage, err error) error {
@@ -491,6 +503,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	} else if cur.Title != doc.Title {
 		title = cur.Title // renamed while processing: the user's title wins
 	}
+	text := Text(ex)
 	version, err := p.store.CommitVersion(ctx, &rag.VersionCommit{
 		DocumentID:  doc.ID,
 		ContentHash: doc.PendingHash,
@@ -500,13 +513,21 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 		Size:        int64(len(data)),
 		Space:       p.embedder.Space(),
 		Chunks:      chunks,
-		Text:        Text(ex),
+		Text:        text,
 	})
 	if err != nil {
 		return fail(rag.StageIndex, err)
 	}
 	log.Info("document indexed", slog.Int("version", version), slog.Int("chunks", len(chunks)),
 		slog.Int("pages", ex.Pages), slog.Duration("took", time.Since(start)))
+	if p.opt.AfterCommit != nil {
+		stop()
+		committed := *doc
+		committed.Title, committed.Version, committed.ContentHash, committed.PendingHash = title, version, doc.PendingHash, ""
+		if err := p.opt.AfterCommit(jobCtx, &committed, text); err != nil {
+			log.Warn("after the commit of a version", slog.Int("version", version), slog.Any("err", err))
+		}
+	}
 	return nil
 }
 

@@ -82,6 +82,14 @@ type GraphStats struct {
 	Relations  int            `json:"relations"`
 	Chunks     int            `json:"chunks"`
 	Tables     map[string]int `json:"tables"`
+	// Extracted counts the entities extracted from the collection's documents (among Entities).
+	Extracted int `json:"extracted_entities"`
+}
+
+// OnlyExtracted reports whether everything the graph holds was extracted from documents: no bundle, no
+// record table.
+func (s *GraphStats) OnlyExtracted() bool {
+	return s.Extracted > 0 && s.Extracted == s.Entities && len(s.Tables) == 0
 }
 
 // Empty reports whether the collection has neither a graph nor a record table.

@@ -188,8 +188,9 @@ func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.Graph
 		(SELECT count(*) FROM {S}.graph_sections WHERE collection_id = $1),
 		(SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1),
 		(SELECT count(*) FROM {S}.graph_relations WHERE collection_id = $1),
-		(SELECT count(*) FROM {S}.graph_chunks WHERE collection_id = $1)`), collectionID).
-		Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks)
+		(SELECT count(*) FROM {S}.graph_chunks WHERE collection_id = $1),
+		(SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1 AND document_id <> '')`), collectionID).
+		Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks, &st.Extracted)
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("graph stats: %w", err))
 	}

@@ -241,7 +241,8 @@ func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Coll
 		t.Errorf("a document's passages: %+v, %v", chunks, err)
 	}
 	st, err := gs.GraphStats(ctx, c.ID)
-	if err != nil || st.Generation != before.Generation+2 || st.Sections != before.Sections+2 || st.Relations != before.Relations+2 {
+	if err != nil || st.Generation != before.Generation+2 || st.Sections != before.Sections+2 || st.Relations != before.Relations+2 ||
+		before.Extracted != 0 || st.Extracted != 4 || st.OnlyExtracted() {
 		t.Errorf("stats after two documents' graphs: %+v (before %+v), %v", st, before, err)
 	}
 
