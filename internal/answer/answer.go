@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,6 +43,9 @@ type Options struct {
 	// Chunks loads a passage's next chunk when the passage ends announcing it (see continueLeadIns); nil
 	// never does.
 	Chunks Chunks
+	// Logger logs what the answers themselves cannot say (a model's failed reading of a filter); default:
+	// nowhere.
+	Logger *slog.Logger
 }
 
 // Graph answers a question from a collection's knowledge graph (*graph.Service implements it).
@@ -69,6 +73,9 @@ type Collections interface {
 func (o Options) WithDefaults() Options {
 	if o.Passages == 0 {
 		o.Passages = 5
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }

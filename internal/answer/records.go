@@ -3,6 +3,7 @@ package answer
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -80,6 +81,9 @@ func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest,
 		return nil, nil, err
 	}
 	mq := sch.Extract(q, all, asOf)
+	if c, ok := s.generator.(rag.JSONCompleter); ok {
+		s.readWithLLM(ctx, c, sch, mq, q, all, asOf)
+	}
 	if mq.Kind == meta.KindNone {
 		return nil, nil, nil
 	}
@@ -97,6 +101,30 @@ func (s *Service) plan(ctx context.Context, p rag.Principal, req rag.AskRequest,
 		return nil, nil, err
 	}
 	return &recordPlan{schema: sch, query: mq, asOf: asOf, filter: f, rows: rows}, conds, nil
+}
+
+// llmFilterTimeout bounds the model's reading of a question; past it the rules' reading stands.
+const llmFilterTimeout = 20 * time.Second
+
+// readWithLLM asks c for the filter of question q in the JSON schema derived from sch, validates the answer
+// and merges it into mq, the rules' reading (meta.Query.MergeLLM). A failed call or an answer that is not
+// JSON of the schema leaves mq as the rules read it; both are logged.
+func (s *Service) readWithLLM(ctx context.Context, c rag.JSONCompleter, sch *meta.Schema, mq *meta.Query, q string, rows []meta.Row, asOf time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, llmFilterTimeout)
+	defer cancel()
+	system, user := sch.LLMFilterPrompt(q, rows, asOf)
+	raw, err := c.CompleteJSON(ctx, system, user, sch.LLMFilterSchema())
+	if err == nil {
+		var r *meta.LLMReading
+		if r, err = sch.ParseLLMFilter(raw, rows); err == nil {
+			mq.MergeLLM(r.Query)
+			if r.Dropped > 0 {
+				s.opt.Logger.Info("the model's filter had conditions the schema refused", slog.Int("dropped", r.Dropped))
+			}
+			return
+		}
+	}
+	s.opt.Logger.Warn("reading the question's filter with the model failed; the rules' reading stands", slog.Any("err", err))
 }
 
 // fromRows answers a list, fact or comparison question, or one whose rows do not exist, from the rows

@@ -23,9 +23,15 @@ var housingDir = filepath.Join("..", "..", "..", "shared", "samples", "housing")
 // sample: the rows typed by its schema, each with its document (as examples/housing/load does over HTTP).
 func housing(t testing.TB, cacheTTL time.Duration) *app.App {
 	t.Helper()
+	return housingWith(t, func(cfg *config.Config) { cfg.AnswerCacheTTL = cacheTTL })
+}
+
+// housingWith is housing with a configuration changed by set.
+func housingWith(t testing.TB, set func(*config.Config)) *app.App {
+	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.AnswerCacheTTL = cacheTTL
+	set(&cfg)
 	a, err := app.Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)

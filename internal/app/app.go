@@ -142,7 +142,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		a.Graph.UseCompleter(c) // profiles with graph.extract get entities and relations from their documents
 	}
 	a.Answers = answer.New(a.Spaces, a.Generator, answer.Options{Collections: a.Store, Graph: a.Graph, Records: a.Store, CacheTTL: cfg.AnswerCacheTTL,
-		Expand: cfg.QueryExpansion == "llm", Chunks: a.Store})
+		Expand: cfg.QueryExpansion == "llm", Chunks: a.Store, Logger: logger})
 	a.Ingest = ingest.New(a.Store, a.Extractor, a.Embedder, ingest.Options{
 		MaxBytes:  cfg.MaxUploadBytes,
 		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
