@@ -91,8 +91,8 @@ type Service struct {
 // New returns a Service.
 func New(retriever Searcher, generator rag.Generator, opt Options) *Service {
 	s := &Service{retriever: retriever, generator: generator, opt: opt.WithDefaults()}
-	if opt.CacheTTL > 0 && opt.Records != nil {
-		s.cache = &cache{ttl: opt.CacheTTL, records: opt.Records, entries: map[string]*cached{}}
+	if states, ok := opt.Records.(rag.CollectionStateStore); ok && opt.CacheTTL > 0 {
+		s.cache = &cache{ttl: opt.CacheTTL, states: states, entries: map[string]*cached{}}
 	}
 	return s
 }
@@ -148,6 +148,26 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		emit = func(Event) error { return nil }
 	}
 
+	// A cached answer to the same question over the same collection, if it has not changed since: checked
+	// first, so that a cached answer costs the profile's read and one query. Graph answers are not cached;
+	// an import that gives the collection a graph changes its generation and so drops its cached answers.
+	var key string
+	var state rag.CollectionState
+	if s.cache != nil {
+		if key = cacheKey(p, req, q); key != "" {
+			hit, st, err := s.cache.get(ctx, p, key, req.Filter.Collections[0])
+			if err != nil {
+				return nil, err
+			}
+			if hit != nil {
+				hit.Truncated = ans.Truncated
+				hit.RetrieveMS, hit.GenerateMS = 0, 0
+				return s.finish(hit, start, emit)
+			}
+			state = st
+		}
+	}
+
 	// A question over exactly one collection that has a knowledge graph is answered from the graph
 	// (docs/graph.md); its filters other than the collection do not apply to graph rows.
 	if s.opt.Graph != nil && len(req.Filter.Collections) == 1 {
@@ -178,27 +198,9 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if err := rag.CheckK(k, rag.MaxAnswerK); err != nil {
 		return nil, err
 	}
-	// A cached answer to the same question over the same collection, if it has not changed since.
-	key, count := "", 0
-	if s.cache != nil {
-		if key = cacheKey(p, req, q); key != "" {
-			hit, err := s.cache.get(ctx, p, key, req.Filter.Collections[0])
-			if err != nil {
-				return nil, err
-			}
-			if hit != nil {
-				hit.Truncated = ans.Truncated
-				hit.RetrieveMS, hit.GenerateMS = 0, 0
-				return s.finish(hit, start, emit)
-			}
-			if count, _, err = s.cache.state(ctx, p, req.Filter.Collections[0], time.Time{}); err != nil {
-				return nil, err
-			}
-		}
-	}
 	out, err := s.ask(ctx, p, req, q, k, prof, ans, start, emit)
 	if err == nil && key != "" {
-		s.cache.put(key, out, start, count)
+		s.cache.put(key, out, start, state)
 	}
 	return out, err
 }

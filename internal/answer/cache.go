@@ -14,20 +14,21 @@ import (
 const maxCached = 1024
 
 // cache keeps answers to questions over one collection (Options.CacheTTL). An answer is served again while
-// it is younger than the TTL and its collection has not changed: the same number of visible documents and
-// none updated since the answer was made (two counting queries, the same on every store, so several
-// processes sharing a database see each other's changes).
+// it is younger than the TTL and its collection has not changed: the same number of visible documents, none
+// updated since the answer was begun, the same graph generation — one query of the store
+// (rag.CollectionStateStore, the same on every store, so several processes sharing a database see each
+// other's changes).
 type cache struct {
 	ttl     time.Duration
-	records Records
+	states  rag.CollectionStateStore
 	mu      sync.Mutex
 	entries map[string]*cached
 }
 
 type cached struct {
 	ans   rag.Answer
-	at    time.Time // when the answer was begun: a change from then on invalidates it
-	count int       // visible documents of the collection then
+	at    time.Time           // when the answer was begun: a change from then on invalidates it
+	state rag.CollectionState // the collection's then
 }
 
 // cacheKey is the key of req asked as q by p: "" when the answer is not cached (history, or not exactly one
@@ -51,45 +52,27 @@ func cacheKey(p rag.Principal, req rag.AskRequest, q string) string {
 	return string(b)
 }
 
-// state counts the collection's visible documents, and those updated since since (all when since is zero).
-func (c *cache) state(ctx context.Context, p rag.Principal, collection string, since time.Time) (total, changed int, err error) {
-	page, err := c.records.ListDocuments(ctx, p, rag.DocumentQuery{Filter: rag.Filter{Collections: []string{collection}}, Limit: 1})
+// get returns a copy of the cached answer for key when it is still good, and the collection's state (for
+// put, when there is no good answer).
+func (c *cache) get(ctx context.Context, p rag.Principal, key, collection string) (*rag.Answer, rag.CollectionState, error) {
+	state, err := c.states.CollectionState(ctx, p, collection)
 	if err != nil {
-		return 0, 0, err
+		return nil, state, err
 	}
-	if since.IsZero() {
-		return page.Total, 0, nil
-	}
-	upd, err := c.records.ListDocuments(ctx, p, rag.DocumentQuery{Filter: rag.Filter{Collections: []string{collection}, UpdatedAfter: &since}, Limit: 1})
-	if err != nil {
-		return 0, 0, err
-	}
-	return page.Total, upd.Total, nil
-}
-
-// get returns a copy of the cached answer for key when it is still good.
-func (c *cache) get(ctx context.Context, p rag.Principal, key, collection string) (*rag.Answer, error) {
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if !ok {
-		return nil, nil
+		return nil, state, nil
 	}
-	if time.Since(e.at) > c.ttl {
+	if time.Since(e.at) > c.ttl || state.Documents != e.state.Documents || state.GraphGeneration != e.state.GraphGeneration ||
+		!state.LastUpdate.Before(e.at) {
 		c.drop(key)
-		return nil, nil
-	}
-	total, changed, err := c.state(ctx, p, collection, e.at)
-	if err != nil {
-		return nil, err
-	}
-	if total != e.count || changed > 0 {
-		c.drop(key)
-		return nil, nil
+		return nil, state, nil
 	}
 	ans := e.ans
 	ans.Cached = true
-	return &ans, nil
+	return &ans, state, nil
 }
 
 func (c *cache) drop(key string) {
@@ -98,8 +81,8 @@ func (c *cache) drop(key string) {
 	c.mu.Unlock()
 }
 
-// put keeps ans, begun at start when the collection had count documents.
-func (c *cache) put(key string, ans *rag.Answer, start time.Time, count int) {
+// put keeps ans, begun at start when the collection was in state.
+func (c *cache) put(key string, ans *rag.Answer, start time.Time, state rag.CollectionState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= maxCached {
@@ -111,5 +94,5 @@ func (c *cache) put(key string, ans *rag.Answer, start time.Time, count int) {
 		}
 		delete(c.entries, oldest)
 	}
-	c.entries[key] = &cached{ans: *ans, at: start, count: count}
+	c.entries[key] = &cached{ans: *ans, at: start, state: state}
 }

@@ -1,6 +1,9 @@
 package rag
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // A collection's knowledge graph (docs/graph.md): a section hierarchy, entities with typed properties,
 // directed relations between entities, the source passages of the sections, and record tables (rows of typed
@@ -147,4 +150,20 @@ type GraphStore interface {
 	// Records returns the rows of a record table whose NormKey is one of keys (all of them for nil keys), in
 	// table order.
 	Records(ctx context.Context, p Principal, collectionID, table string, keys []string) ([]Record, error)
+}
+
+// CollectionState is what changes when a collection's content changes, as one principal sees it: how many
+// live documents it has, when the last of them was last updated (created, given a new version, changed or
+// restored), and its graph's generation. The answer cache compares it with the state its answer was made
+// in.
+type CollectionState struct {
+	Documents       int
+	LastUpdate      time.Time // zero when the collection has no document
+	GraphGeneration int64
+}
+
+// CollectionStateStore reads a collection's state in one query (both stores implement it). The collection
+// is named by ID or name; an unknown one has the zero state.
+type CollectionStateStore interface {
+	CollectionState(ctx context.Context, p Principal, collection string) (CollectionState, error)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -350,4 +351,28 @@ func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, tabl
 		rec.Values = emptyNil(rec.Values)
 		return rec, err
 	})
+}
+
+// CollectionState implements rag.CollectionStateStore.
+func (s *Store) CollectionState(ctx context.Context, p rag.Principal, collection string) (rag.CollectionState, error) {
+	var a args
+	ph := a.add(collection)
+	conds, err := docConditions(&a, p, rag.Filter{Collections: []string{collection}})
+	if err != nil {
+		return rag.CollectionState{}, err
+	}
+	conds = append(conds, live)
+	var st rag.CollectionState
+	var last *time.Time
+	err = s.pool.QueryRow(ctx, s.q(`SELECT count(*), max(d.updated_at),
+		(SELECT coalesce(max(m.generation), 0) FROM {S}.graph_meta m WHERE m.collection_id IN
+			(SELECT c.id FROM {S}.collections c WHERE c.id = `+ph+` OR c.name = `+ph+`))
+		FROM {S}.documents d WHERE `+where(conds)), a...).Scan(&st.Documents, &last, &st.GraphGeneration)
+	if err != nil {
+		return rag.CollectionState{}, interpretError(fmt.Errorf("collection state: %w", err))
+	}
+	if last != nil {
+		st.LastUpdate = *last
+	}
+	return st, nil
 }

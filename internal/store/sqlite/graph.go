@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -353,4 +354,27 @@ func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, tabl
 		r.Values, err = unmarshalMap(vals)
 		return err
 	})
+}
+
+// CollectionState implements rag.CollectionStateStore.
+func (s *Store) CollectionState(ctx context.Context, p rag.Principal, collection string) (rag.CollectionState, error) {
+	var w where
+	w.add(live)
+	w.visible(p)
+	if err := w.filter(rag.Filter{Collections: []string{collection}}); err != nil {
+		return rag.CollectionState{}, err
+	}
+	var st rag.CollectionState
+	var last sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT count(*), max(d.updated_at),
+		(SELECT coalesce(max(m.generation), 0) FROM graph_meta m WHERE m.collection_id IN
+			(SELECT c.id FROM collections c WHERE c.id = ? OR c.name = ?))
+		FROM documents d WHERE `+w.sql(), append([]any{collection, collection}, w.args...)...).Scan(&st.Documents, &last, &st.GraphGeneration)
+	if err != nil {
+		return rag.CollectionState{}, dbError(err, "collection state")
+	}
+	if last.Valid {
+		st.LastUpdate = time.UnixMicro(last.Int64)
+	}
+	return st, nil
 }

@@ -152,6 +152,7 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 	})
 	t.Run("DocumentGraph", func(t *testing.T) { testDocumentGraph(t, s, gs, c, space) })
+	t.Run("CollectionState", func(t *testing.T) { testCollectionState(t, s, gs) })
 	t.Run("Records", func(t *testing.T) {
 		rows := []rag.Record{
 			{Key: "concrete pouring", NormKey: "concretepouring", Variant: "25-180-12", Values: map[string]any{"total": 120531.0}},
@@ -285,5 +286,60 @@ func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Coll
 	}
 	if posts, _, err := gs.GraphPostings(ctx, p, c.ID, []string{"initech", "globex"}); err != nil || len(posts) != 0 {
 		t.Errorf("postings left of removed documents: %+v, %v", posts, err)
+	}
+}
+
+// testCollectionState checks the one-query state the answer cache compares: live visible documents, their
+// last update, the graph's generation.
+func testCollectionState(t *testing.T, s rag.Store, gs rag.GraphStore) {
+	ctx := t.Context()
+	cs, ok := s.(rag.CollectionStateStore)
+	if !ok {
+		t.Fatalf("%T does not implement rag.CollectionStateStore", s)
+	}
+	c := mustCollection(t, s, "state")
+	state := func(p rag.Principal, name string) rag.CollectionState {
+		t.Helper()
+		st, err := cs.CollectionState(ctx, p, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := state(admin, "state"); st.Documents != 0 || !st.LastUpdate.IsZero() || st.GraphGeneration != 0 {
+		t.Errorf("an empty collection: %+v", st)
+	}
+	d1 := newDoc(t, s, c.ID, "one")
+	tick()
+	d2 := newDoc(t, s, c.ID, "two")
+	st := state(admin, "state")
+	if st.Documents != 2 || st.LastUpdate.IsZero() || state(admin, c.ID) != st {
+		t.Errorf("two documents, by name and by ID: %+v, %+v", st, state(admin, c.ID))
+	}
+	if other := state(rag.Principal{ID: "user:mallory"}, "state"); other.Documents != 0 {
+		t.Errorf("a principal who sees nothing of it: %+v", other)
+	}
+	tick()
+	title := "one, renamed"
+	if _, err := s.UpdateDocument(ctx, admin, d1.ID, rag.DocumentUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	if after := state(admin, "state"); !after.LastUpdate.After(st.LastUpdate) || after.Documents != 2 {
+		t.Errorf("after an update: %+v, before %+v", after, st)
+	}
+	if err := gs.ReplaceDocumentGraph(ctx, c.ID, d2.ID, docGraph(d2.ID, "state")); err != nil {
+		t.Fatal(err)
+	}
+	if after := state(admin, "state"); after.GraphGeneration != 1 {
+		t.Errorf("after a graph change: %+v", after)
+	}
+	if _, err := s.TrashDocument(ctx, admin, d2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if after := state(admin, "state"); after.Documents != 1 || after.GraphGeneration != 2 {
+		t.Errorf("after a delete: %+v", after)
+	}
+	if st := state(admin, "no-such-collection"); st != (rag.CollectionState{}) {
+		t.Errorf("an unknown collection: %+v", st)
 	}
 }
