@@ -103,16 +103,8 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	err := g.caller.Do(ctx, func(ctx context.Context) error {
 		st.Reset()
 		if onDelta == nil {
-			resp, err := g.client.Models.GenerateContent(ctx, g.model, contents, cfg)
-			if err != nil {
+			if _, err := g.once(ctx, contents, cfg, st, gen); err != nil {
 				return err
-			}
-			done, err := collect(resp, st, gen)
-			if err != nil {
-				return err
-			}
-			if !done {
-				return provider.BadResponse("the answer has no finish reason")
 			}
 			return checkText(st.Text())
 		}
@@ -147,16 +139,9 @@ func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schem
 	gen := &rag.Generation{Model: g.Name()}
 	err := g.caller.Do(ctx, func(ctx context.Context) error {
 		st.Reset()
-		resp, err := g.client.Models.GenerateContent(ctx, g.model, contents, cfg)
+		resp, err := g.once(ctx, contents, cfg, st, gen)
 		if err != nil {
 			return err
-		}
-		done, err := collect(resp, st, gen)
-		if err != nil {
-			return err
-		}
-		if !done {
-			return provider.BadResponse("the answer has no finish reason")
 		}
 		if c := resp.Candidates[0]; c.FinishReason == genai.FinishReasonMaxTokens {
 			return provider.BadResponse("the structured answer was cut at the output token limit")
@@ -164,6 +149,23 @@ func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schem
 		return checkText(st.Text())
 	})
 	return []byte(st.Text()), err
+}
+
+// once makes one non-streamed call and adds its text and usage to st and gen; an answer without a finish
+// reason is an error.
+func (g *Generator) once(ctx context.Context, contents []*genai.Content, cfg *genai.GenerateContentConfig, st *generate.Stream, gen *rag.Generation) (*genai.GenerateContentResponse, error) {
+	resp, err := g.client.Models.GenerateContent(ctx, g.model, contents, cfg)
+	if err != nil {
+		return nil, err
+	}
+	done, err := collect(resp, st, gen)
+	if err != nil {
+		return nil, err
+	}
+	if !done {
+		return nil, provider.BadResponse("the answer has no finish reason")
+	}
+	return resp, nil
 }
 
 // collect adds the text of a response (or stream chunk) and its usage; done reports a finish reason.

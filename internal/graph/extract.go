@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -279,7 +280,7 @@ func extractSystem(x *Extraction) string {
 func extractSchema(x *Extraction) rag.JSONSchema {
 	obj := func(props map[string]any) map[string]any {
 		req := make([]any, 0, len(props))
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			req = append(req, k)
 		}
 		return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
@@ -299,15 +300,6 @@ func extractSchema(x *Extraction) rag.JSONSchema {
 			"source": str, "target": str, "type": enum(x.RelationTypes), "description": str})}
 	}
 	return rag.JSONSchema{Name: "knowledge_graph", Schema: obj(top)}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // splitText cuts text into parts of at most max characters, at paragraph ends where it can, else at line

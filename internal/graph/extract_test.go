@@ -260,6 +260,30 @@ func TestExtractDocuments(t *testing.T) {
 	}
 }
 
+// TestExtractReembed: after a change of embedder the re-embed embeds the extracted entities into the new
+// space, keeping them the document's.
+func TestExtractReembed(t *testing.T) {
+	f := setupExtract(t)
+	ctx := context.Background()
+	d, _ := f.ingest(t, "staff.txt", "Alice Kim works for Acme Corp.")
+	emb := hash.New(64)
+	svc := graph.New(f.store, emb, profile.GraphSettings)
+	n, err := svc.Reembed(ctx, f.store)
+	if err != nil || n != 2 {
+		t.Fatalf("re-embedded %d entities, %v; want 2", n, err)
+	}
+	vecs, err := f.store.GraphVectors(ctx, rag.LocalPrincipal, f.coll.ID, emb.Space())
+	if err != nil || len(vecs) != 2 || len(vecs[0].Vector) != 64 {
+		t.Fatalf("vectors in the new space: %+v, %v", vecs, err)
+	}
+	if got := f.names(t, d.ID); len(got) != 2 {
+		t.Errorf("the document's entities after the re-embed: %v", got)
+	}
+	if n, err := svc.Reembed(ctx, f.store); err != nil || n != 0 {
+		t.Errorf("a second re-embed embedded %d, %v", n, err)
+	}
+}
+
 // TestExtractBounds checks the bounded input: each call gets at most max_chars of the text, and at most
 // max_calls calls are made, the rest reported as truncated.
 func TestExtractBounds(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -418,7 +419,7 @@ func (s *Service) Reembed(ctx context.Context, cs Collections) (int, error) {
 		}
 		total += res.Embedded
 		// The graphs extracted from documents: embedded again whole, document by document.
-		for _, doc := range sortedKeys(docs) {
+		for _, doc := range slices.Sorted(maps.Keys(docs)) {
 			dg := docs[doc]
 			if !slices.ContainsFunc(dg.Entities, func(e rag.GraphEntity) bool { return e.Vector == nil }) {
 				continue
