@@ -36,6 +36,7 @@ type Generator struct {
 
 var (
 	_ rag.Generator     = (*Generator)(nil)
+	_ rag.Completer     = (*Generator)(nil)
 	_ rag.JSONCompleter = (*Generator)(nil)
 )
 
@@ -135,12 +136,24 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	return st.Finish(gen, err)
 }
 
+// Complete answers a plain system and user message (rag.Completer), not streamed.
+func (g *Generator) Complete(ctx context.Context, system, user string) (string, error) {
+	return g.complete(ctx, g.params(generate.Prompt{System: system, User: user}))
+}
+
 // CompleteJSON answers a plain system and user message with JSON that follows schema (rag.JSONCompleter):
 // output_config.format json_schema, at temperature 0.
 func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
 	zero := 0.0
 	params := g.params(generate.Prompt{System: system, User: user, Temperature: &zero})
 	params.OutputConfig = anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schema.Schema}}
+	text, err := g.complete(ctx, params)
+	return []byte(text), err
+}
+
+// complete makes one non-streamed call (retried by the caller's rules) and returns its text; an answer cut
+// at the output token limit or refused is an error, since a plain completion is read whole.
+func (g *Generator) complete(ctx context.Context, params anthropic.MessageNewParams) (string, error) {
 	var b strings.Builder
 	err := g.caller.Do(ctx, func(ctx context.Context) error {
 		b.Reset()
@@ -155,13 +168,13 @@ func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schem
 		}
 		switch msg.StopReason {
 		case anthropic.StopReasonMaxTokens:
-			return provider.BadResponse("the structured answer was cut at the output token limit")
+			return provider.BadResponse("the answer was cut at the output token limit")
 		case anthropic.StopReasonRefusal:
 			return provider.BadResponse("the model refused to answer")
 		}
 		return checkAnswer(b.String(), string(msg.StopReason))
 	})
-	return []byte(b.String()), err
+	return b.String(), err
 }
 
 func checkAnswer(text, stop string) error {

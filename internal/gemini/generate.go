@@ -35,6 +35,7 @@ type Generator struct {
 
 var (
 	_ rag.Generator     = (*Generator)(nil)
+	_ rag.Completer     = (*Generator)(nil)
 	_ rag.JSONCompleter = (*Generator)(nil)
 )
 
@@ -127,6 +128,11 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	return st.Finish(gen, err)
 }
 
+// Complete answers a plain system and user message (rag.Completer), not streamed.
+func (g *Generator) Complete(ctx context.Context, system, user string) (string, error) {
+	return g.complete(ctx, user, g.config(generate.Prompt{System: system, User: user}))
+}
+
 // CompleteJSON answers a plain system and user message with JSON that follows schema (rag.JSONCompleter):
 // responseMimeType application/json with responseJsonSchema, at temperature 0.
 func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
@@ -134,6 +140,13 @@ func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schem
 	cfg := g.config(generate.Prompt{System: system, User: user, Temperature: &zero})
 	cfg.ResponseMIMEType = "application/json"
 	cfg.ResponseJsonSchema = schema.Schema
+	text, err := g.complete(ctx, user, cfg)
+	return []byte(text), err
+}
+
+// complete makes one non-streamed call of user under cfg (retried by the caller's rules) and returns its
+// text; an answer cut at the output token limit is an error, since a plain completion is read whole.
+func (g *Generator) complete(ctx context.Context, user string, cfg *genai.GenerateContentConfig) (string, error) {
 	contents := []*genai.Content{genai.NewContentFromText(user, genai.RoleUser)}
 	st := generate.NewStream(nil)
 	gen := &rag.Generation{Model: g.Name()}
@@ -144,11 +157,11 @@ func (g *Generator) CompleteJSON(ctx context.Context, system, user string, schem
 			return err
 		}
 		if c := resp.Candidates[0]; c.FinishReason == genai.FinishReasonMaxTokens {
-			return provider.BadResponse("the structured answer was cut at the output token limit")
+			return provider.BadResponse("the answer was cut at the output token limit")
 		}
 		return checkText(st.Text())
 	})
-	return []byte(st.Text()), err
+	return st.Text(), err
 }
 
 // once makes one non-streamed call and adds its text and usage to st and gen; an answer without a finish

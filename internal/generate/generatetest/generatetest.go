@@ -141,6 +141,10 @@ func Run(t *testing.T, k Kit) {
 			t.Fatalf("err %v", err)
 		}
 	})
+	t.Run("Complete", func(t *testing.T) {
+		t.Parallel()
+		k.complete(t)
+	})
 	t.Run("CompleteJSON", func(t *testing.T) {
 		t.Parallel()
 		k.completeJSON(t)
@@ -159,6 +163,38 @@ var Schema = rag.JSONSchema{Name: "names", Schema: map[string]any{
 		"count": map[string]any{"type": "integer"},
 	},
 }}
+
+// complete checks a plain completion (rag.Completer, used for question rewrites, expansions and graph
+// answers): the user message reaches the fake, the model's text comes back whole, an empty one is an error.
+func (k Kit) complete(t *testing.T) {
+	b := k.setup(t, Config{})
+	c, ok := b.gen.(rag.Completer)
+	if !ok {
+		t.Fatalf("%T completes no plain prompt", b.gen)
+	}
+	got := make(chan string, 1)
+	b.fake.SetAnswer(func(prompt string) string {
+		got <- prompt
+		return "the runway question, reworded"
+	})
+	out, err := c.Complete(context.Background(), "Reword the question.", "How long is the runway?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "the runway question, reworded" {
+		t.Errorf("answer %q", out)
+	}
+	if p := <-got; !strings.Contains(p, "How long is the runway?") {
+		t.Errorf("the fake saw %q", p)
+	}
+	if v := b.fake.Violations(); len(v) > 0 || b.fake.Calls(fakeapi.EndpointGenerate) != 1 {
+		t.Errorf("violations %v, %d calls", v, b.fake.Calls(fakeapi.EndpointGenerate))
+	}
+	b.fake.SetAnswer(func(string) string { return "" })
+	if _, err := c.Complete(context.Background(), "Reword the question.", "How long is the runway?"); rag.ErrorCode(err) != rag.CodeLLMFailed {
+		t.Errorf("empty answer: %v", err)
+	}
+}
 
 // completeJSON checks structured output: the schema reaches the fake in the provider's field, the user
 // message with it, and the JSON the model writes comes back as written.
