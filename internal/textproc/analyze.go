@@ -248,14 +248,19 @@ func (a *analyzer) token(tok []rune) {
 
 type span struct{ start, end int }
 
-// pieces returns the spans of tok between joiners.
+// pieces returns the spans of tok between joiners. A percent sign after a digit stays with its number
+// ("1%" of "1%랑", "1%에서"): a share is not the bare number, which every count and date in a text also gives.
 func pieces(tok []rune, cls []class) []span {
 	var out []span
 	start := -1
 	for i := range tok {
 		if cls[i] == cJoin {
 			if start >= 0 {
-				out = append(out, span{start, i})
+				end := i
+				if tok[i] == '%' && isDigit(tok[i-1]) {
+					end++
+				}
+				out = append(out, span{start, end})
 				start = -1
 			}
 			continue
