@@ -244,6 +244,27 @@ func (a *analyzer) token(tok []rune) {
 	for _, p := range pieces {
 		a.piece(tok[p.start:p.end], cls[p.start:p.end], p.end-p.start < len(tok))
 	}
+	if initials := joinedLetters(tok, pieces); initials != "" {
+		// "A/B", "U.S.", "Q&A"-like initials are also the letters written together ("AB테스트", "US"): their lone
+		// letters are dropped as parts, so nothing else would meet the two spellings.
+		a.emit(initials, KindPart, ScriptAlpha, false)
+	}
+}
+
+// joinedLetters returns the letters of tok when it is two or more single letters joined by joiners
+// ("a/b", "u.s"), else "".
+func joinedLetters(tok []rune, ps []span) string {
+	if len(ps) < 2 {
+		return ""
+	}
+	out := make([]rune, 0, len(ps))
+	for _, p := range ps {
+		if p.end-p.start != 1 || !unicode.IsLetter(tok[p.start]) || tok[p.start] >= unicode.MaxASCII {
+			return ""
+		}
+		out = append(out, tok[p.start])
+	}
+	return string(out)
 }
 
 type span struct{ start, end int }

@@ -39,6 +39,7 @@ func TestIndexTerms(t *testing.T) {
 		{"YearCounter", "1989년", []string{"1989년", "1989", "년"}},
 		{"Percent", "50%", []string{"50%", "50"}},
 		{"PercentWithParticle", "1%랑", []string{"1%랑", "1%", "1", "랑"}},
+		{"InitialsJoined", "A/B 테스트", []string{"a/b", "ab", "테스트", "테스", "스트"}},
 		{"PercentRange", "50%-60%", []string{"50%-60%", "50%", "50", "60%", "60"}},
 		{"ListCommaSeparates", "1,2", []string{"1", "2"}},
 		{"CPlusPlus", "C++ and C#", []string{"c++", "and", "c#"}},
