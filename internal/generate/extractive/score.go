@@ -39,6 +39,9 @@ type params struct {
 // wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
 const wordJoiners = ".-/_+#%"
 
+// howWords ask how or why; the predicate after one is what the question is about.
+var howWords = []string{"어떻게", "어떡", "왜"}
+
 // maxFollowUpWords is the most content words a question may have and still be read as a follow-up.
 const maxFollowUpWords = 3
 
@@ -58,6 +61,12 @@ type qword struct {
 	given bool
 	fill  bool    // a filler: no topic of its own
 	idf   float64 // weight: inverse sentence frequency among the passages, times frame/history weights
+	// verbs are the stems a predicate may have (verbStems): a sentence with another form of the verb
+	// ("푸는" for "풀어요") holds the word.
+	verbs []string
+	// how marks a predicate right after "어떻게" or "왜": what is asked about ("어떻게 풀어요?"), weighed as a
+	// focus word.
+	how bool
 }
 
 // sentence is a candidate sentence (or table row) of a passage.
@@ -91,9 +100,12 @@ func questionWords(question, previous string) []qword {
 		for _, t := range textproc.QueryTerms(text) {
 			keep[t] = true
 		}
+		prev := ""
 		for _, w := range strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(wordJoiners, r)
 		}) {
+			before := prev
+			prev = w
 			if seen[w] {
 				continue
 			}
@@ -126,6 +138,10 @@ func questionWords(question, previous string) []qword {
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
+			if !q.focus && !q.frame && !q.fill {
+				q.verbs = verbStems(w)
+				q.how = len(q.verbs) > 0 && slices.ContainsFunc(howWords, func(h string) bool { return strings.HasPrefix(before, h) })
+			}
 			out = append(out, q)
 		}
 	}
@@ -169,6 +185,11 @@ func degree(w qword, terms map[string]bool) float64 {
 	if terms[w.terms[0]] || (w.stem != "" && terms[w.stem]) {
 		return 1
 	}
+	for _, v := range w.verbs {
+		if terms[verbPrefix+v] {
+			return 1
+		}
+	}
 	hit := 0
 	for _, t := range w.terms {
 		if terms[t] {
@@ -204,6 +225,7 @@ func termSet(text string) map[string]bool {
 	for _, t := range hangulBigrams(text, nil) {
 		terms[t] = true
 	}
+	verbTerms(text, terms)
 	for _, w := range strings.Fields(text) {
 		// "1%가", "ROAS는": the Latin word without its particle, as a question's word is read.
 		if latin, ok := latinWithParticle(strings.ToLower(strings.Trim(w, ".,;:!?()[]'\"“”‘’"))); ok {
@@ -322,7 +344,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		switch {
 		case qw[i].fill:
 			qw[i].idf = 0 // "이렇게", "원래", "please": matching them says nothing
-		case !qw[i].focus && !qw[i].frame:
+		case !qw[i].focus && !qw[i].frame && !qw[i].how:
 			qw[i].idf *= g.p.frame // a predicate: documents say it in other forms
 		}
 		qw[i].given = qw[i].focus && given[i]
@@ -424,8 +446,11 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") || best.heading {
 			take(next)
 			used += length(next)
-			// The explanation goes on in its paragraph: "이유는 여러 가지입니다. 메타는 기본적으로 …".
-			for pos := next.pos + 1; explain && next.line == best.line && len(picked) < g.opt.MaxSentences; pos++ {
+			// The explanation goes on in its paragraph: "이유는 여러 가지입니다. 메타는 기본적으로 …"; so does the
+			// answer to a question the text asks itself ("그럼 예산은 얼마로 잡아야 할까요? 여기서 … 가져올게요.
+			// … 그래서 제가 쓰는 공식은 …").
+			goesOn := explain || strings.HasSuffix(best.text, "?")
+			for pos := next.pos + 1; goesOn && next.line == best.line && len(picked) < g.opt.MaxSentences; pos++ {
 				s, ok := r.at[[2]int{best.rank, pos}]
 				if !ok || s.line != best.line || used+length(s) > g.opt.MaxChars {
 					break

