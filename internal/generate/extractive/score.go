@@ -484,7 +484,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		}
 	}
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
-		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) {
+		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) || unnamedTopic(question, r, passages) {
 		return nil
 	}
 	return picked
@@ -794,6 +794,42 @@ func isLatin(w string) bool {
 	for _, r := range w {
 		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
 			return false
+		}
+	}
+	return true
+}
+
+// unnamedTopic reports whether a Korean question opens with a topic the passages never name: its first two
+// words are focus words, the first a noun or a Latin-script name ("네이버 검색광고 …", "구글 애즈 …",
+// "Next.js 서버 컴포넌트 …"), and neither is in the passages' text, titles or sections in any form that
+// unasked accepts. A question's opening names what it is about; retrieval found passages for its other
+// words ("키워드 입찰가", "캠페인 설정"), which answer the same question about another thing. A reworded question
+// keeps its topic or a form of it; the words it changes are verbs and modifiers ("용감한 형제가" is no noun).
+func unnamedTopic(question string, r ranking, passages []rag.Passage) bool {
+	if textproc.DetectLanguage(question) != "ko" || len(r.qw) < 2 {
+		return false
+	}
+	words := splitWords(question)
+	first, second := r.qw[0], r.qw[1]
+	if len(words) < 2 || words[0] != first.terms[0] || words[1] != second.terms[0] || !first.focus || !second.focus ||
+		first.history || second.history || first.given || second.given {
+		return false
+	}
+	if isHangulWord(first.terms[0]) && !nounLike(first) {
+		return false
+	}
+	var vocab []string
+	for _, p := range passages {
+		vocab = append(vocab, splitWords(p.Title+"\n"+p.Section+"\n"+p.Text)...)
+	}
+	for i := range 2 {
+		if slices.ContainsFunc(r.sents, func(s sentence) bool { return s.deg[i] >= askFound }) {
+			return false
+		}
+		for _, f := range []string{r.qw[i].terms[0], r.qw[i].stem} {
+			if f != "" && (abbreviated(f, vocab) || slices.ContainsFunc(vocab, func(v string) bool { return strings.Contains(v, f) })) {
+				return false
+			}
 		}
 	}
 	return true

@@ -3,6 +3,8 @@ package extractive
 import (
 	"slices"
 	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // TestVerbStems: a Korean verb form gives the stems it may have, irregular verbs included, so that two forms
@@ -64,4 +66,23 @@ func TestGenerateQuestionInTextGoesOn(t *testing.T) {
 			"최적화 이벤트를 50번 정도 얻는 게 좋아요. 그래서 제가 쓰는 공식은 '목표 CPA × 50 ÷ 7'입니다.",
 		"마지막으로 예산 변경이에요. 예산을 갑자기 바꾸면 성과가 흔들려요.")
 	answerHolds(t, passages, "예산을 얼마로 잡아야 하는지 기준이 있나요?", "얼마로 잡아야 할까요", "목표 CPA × 50 ÷ 7")
+}
+
+// TestGenerateUnnamedTopic: a Korean question opening with a topic the passages never name ("네이버
+// 검색광고", "Next.js 서버 컴포넌트") is not covered, though the passages hold its other words; the same
+// question about what they name, a question whose topic is in the passages' title, and one opening with an
+// adjective rather than a noun are answered.
+func TestGenerateUnnamedTopic(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "메타 경매와 입찰 전략", Text: "메타 광고의 입찰가는 보통 목표 CPA 근처에서 시작합니다. " +
+		"입찰가를 너무 낮게 잡으면 노출이 줄어요. 키워드 대신 타겟과 소재가 성과를 가릅니다.\n\n" +
+		"데이터를 가져오는 방법은 이 강의에서 다루지 않지만, 전환 API는 컴포넌트 없이 이벤트를 보냅니다. " +
+		"크고 용감한 형제가 함께 광고를 운영했습니다."}}
+	checkCovered(t, passages, []coverCase{
+		{"메타 광고 입찰가는 보통 얼마부터 시작하나요?", true},
+		{"네이버 검색광고 키워드 입찰가는 보통 얼마부터 시작하나요?", false},
+		{"Next.js 서버 컴포넌트에서 데이터를 가져오는 방법은?", false},
+		{"경매 입찰 전략에서 입찰가는 얼마부터 시작하나요?", true},
+		{"씩씩한 형제가 함께 운영한 것은?", true},
+	})
 }
