@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -85,4 +86,49 @@ func TestGenerateUnnamedTopic(t *testing.T) {
 		{"경매 입찰 전략에서 입찰가는 얼마부터 시작하나요?", true},
 		{"씩씩한 형제가 함께 운영한 것은?", true},
 	})
+}
+
+// TestUnitsJoinNumbers: a date written with periods ("2023. 11. 9.") stays one sentence, so that it is
+// quoted whole rather than cut by citations; a sentence ending in a number before a new sentence is not
+// joined to it.
+func TestUnitsJoinNumbers(t *testing.T) {
+	t.Parallel()
+	var got []string
+	for _, u := range units("발의연월일 : 2023. 11. 9. 발의자 : 이수진 의원. 참석자는 모두 12. 회의는 끝났다.") {
+		got = append(got, u.text)
+	}
+	want := []string{"발의연월일 : 2023. 11. 9.", "발의자 : 이수진 의원.", "참석자는 모두 12.", "회의는 끝났다."}
+	if !slices.Equal(got, want) {
+		t.Errorf("units = %q, want %q", got, want)
+	}
+}
+
+// TestGenerateHowTopic: "CPM은 어떻게 계산하나요?" is about CPM; over a page whose title names every metric,
+// the line defining CPM answers it first, not a sentence that only shares the verb ("예시로 계산해 볼게요") or
+// one about another metric ("손익분기 ROAS는 … 계산합니다").
+func TestGenerateHowTopic(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("성과 지표 읽기: CTR, CPM, ROAS",
+		"오늘은 CTR, CPM, ROAS를 정리해 볼게요. 먼저 공식부터 보여 드릴게요.",
+		"- CTR, 클릭률 = 클릭 수 ÷ 노출 수 × 100",
+		"- CPM, 1,000회 노출당 비용 = 지출 금액 ÷ 노출 수 × 1,000",
+		"예시로 계산해 볼게요. 광고비 10만 원을 써서 노출이 2만 회 나왔다고 해 봅시다. CPM은 10만 원을 2만으로 나누고 "+
+			"1,000을 곱하니까 5,000원이에요. CPM이 높다면 경쟁이 치열한 시기예요.",
+		"ROAS는 높을수록 좋아요. 손익분기 ROAS는 1 ÷ 마진율로 계산합니다.")
+	text := answerHolds(t, passages, "CPM은 어떻게 계산하나요?", "지출 금액 ÷ 노출 수 × 1,000")
+	if !strings.HasPrefix(text, "- CPM, 1,000회") {
+		t.Errorf("answer %q: want the line defining CPM first, on the answer's first line", text)
+	}
+}
+
+// TestGenerateFormula: a question asking how something is calculated is answered with the formula, though
+// the best-ranked passage talks about the same metric at length.
+func TestGenerateFormula(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "지표 해석", Text: "CPC가 높다면 소재를 점검하세요. CPC는 업종마다 달라요. CPC는 경쟁이 심하면 올라요. " +
+			"CPC가 낮다고 다 좋은 건 아니에요. CPC는 매일 보세요."},
+		{N: 2, Title: "지표 공식", Text: "공식부터 보여 드릴게요.\n\n- CPC, 클릭당 비용 = 지출 금액 ÷ 클릭 수\n\n- CTR, 클릭률 = 클릭 수 ÷ 노출 수 × 100"},
+	}
+	answerHolds(t, passages, "CPC는 어떻게 계산하나요?", "지출 금액 ÷ 클릭 수")
 }

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -155,7 +156,7 @@ func units(text string) []sentence {
 		if l.blank {
 			continue
 		}
-		spans := chunk.Sentences(l.text)
+		spans := joinNumbers(l.text, chunk.Sentences(l.text))
 		for j, sp := range spans {
 			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
 				lineEnd: j == len(spans)-1})
@@ -232,6 +233,24 @@ func blockAfter(units []sentence, ls []line, i int, heading bool) []int {
 		}
 		inList = inList || u.item
 		out = append(out, k)
+	}
+	return out
+}
+
+// dottedNumberEnd matches text ending in a number with its period ("발의연월일 : 2023.", "제 3.").
+var dottedNumberEnd = regexp.MustCompile(`(^|[^\pL\d])\d{1,4}\.$`)
+
+// joinNumbers joins back the sentences that the sentence splitter cut after a number's period when a number
+// follows: a date written "2023. 11. 9." is one value, not three sentences.
+func joinNumbers(text string, spans []chunk.Span) []chunk.Span {
+	out := spans[:0:0]
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp.Start < len(text) && text[sp.Start] >= '0' && text[sp.Start] <= '9' &&
+			dottedNumberEnd.MatchString(strings.TrimRight(text[out[n-1].Start:out[n-1].End], " ")) {
+			out[n-1].End = sp.End
+			continue
+		}
+		out = append(out, sp)
 	}
 	return out
 }
