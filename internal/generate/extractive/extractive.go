@@ -179,5 +179,8 @@ func compose(picked []sentence) []string {
 			prevTable = false
 		}
 	}
+	if len(out) > 0 {
+		out[0] = strings.TrimLeft(out[0], "\n") // an answer opening with a list item or table starts on its first line
+	}
 	return out
 }

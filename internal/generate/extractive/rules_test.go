@@ -15,20 +15,20 @@ func TestVerbStems(t *testing.T) {
 	for _, tc := range []struct {
 		form, stem string
 	}{
-		{"풀어요", "풀"},       // 어 as a syllable of its own
-		{"푸는", "풀"},        // ㄹ dropped before ㄴ
-		{"푼", "풀"},         // … fused with the adnominal ㄴ (one syllable: read by verbStems itself)
-		{"풉니다", "풀"},       // … and with ㅂ니다
-		{"떴다고", "뜨"},       // 었 fused into the stem
-		{"써요", "쓰"},        // ㅡ dropped before 어
-		{"어려워요", "어렵"},     // ㅂ irregular
-		{"도와요", "돕"},       // … with 와
-		{"몰라요", "모르"},      // 르 irregular
-		{"들어요", "듣"},       // ㄷ irregular (also 들다)
-		{"바꿔요", "바꾸"},      // 우 + 어
-		{"보냈어요", "보내"},     // 애 + 었
-		{"먹습니다", "먹"},      // a regular verb
-		{"찾는데", "찾"},       // …
+		{"풀어요", "풀"},   // 어 as a syllable of its own
+		{"푸는", "풀"},    // ㄹ dropped before ㄴ
+		{"푼", "풀"},     // … fused with the adnominal ㄴ (one syllable: read by verbStems itself)
+		{"풉니다", "풀"},   // … and with ㅂ니다
+		{"떴다고", "뜨"},   // 었 fused into the stem
+		{"써요", "쓰"},    // ㅡ dropped before 어
+		{"어려워요", "어렵"}, // ㅂ irregular
+		{"도와요", "돕"},   // … with 와
+		{"몰라요", "모르"},  // 르 irregular
+		{"들어요", "듣"},   // ㄷ irregular (also 들다)
+		{"바꿔요", "바꾸"},  // 우 + 어
+		{"보냈어요", "보내"}, // 애 + 었
+		{"먹습니다", "먹"},  // a regular verb
+		{"찾는데", "찾"},   // …
 	} {
 		got := verbStems(tc.form)
 		if tc.form == "푼" {

@@ -31,6 +31,9 @@ type params struct {
 	listChars   int     // a list under a lead-in is shown up to this many characters
 	given       float64 // weight of words every passage's title holds (the subject a filter chose)
 	minWords    float64 // matching this many focus words is enough, whatever MinCoverage says
+	// topicBonus is added to a sentence opening with the topic of a how/why question (the word its topic
+	// or subject particle marks).
+	topicBonus float64
 	// otherDoc is the share of the best sentence's score that a sentence of another document needs when it
 	// holds no focus word the chosen sentences lack.
 	otherDoc float64
@@ -46,7 +49,7 @@ var howWords = []string{"어떻게", "어떡", "왜"}
 const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
-	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7}
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7, topicBonus: 0.15}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -276,6 +279,11 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 	}
 	want := answerType(question)
 	cue, list := wantsList(question)
+	formula := hasCue(question, formulaCues)
+	topic := -1
+	if explanatory(question) {
+		topic = topicWord(question, qw)
+	}
 	qTypes := typedTokens(question)
 	var sents, repeats []sentence
 	seen := map[string]bool{}
@@ -371,7 +379,11 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 					c = max(c, g.p.context*sents[k].deg[i])
 				}
 			}
-			c = max(c, g.p.title*titles[s.rank][i])
+			if i != topic {
+				// A how/why question's topic must be in the sentence or its neighbours: every sentence of a
+				// page titled "CTR, CPC, CPM …" is not about CPM.
+				c = max(c, g.p.title*titles[s.rank][i])
+			}
 			ctx += w.idf * c
 		}
 		if total > 0 {
@@ -379,6 +391,15 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		}
 		if want != typeNone && hasNewType(s.text, want, qTypes) {
 			s.score += g.p.typeBonus
+		}
+		if formula && strings.ContainsAny(s.text, "=÷×") {
+			// "어떻게 계산하나요?" asks for the formula: "CPM, 1,000회 노출당 비용 = 지출 금액 ÷ 노출 수 × 1,000".
+			s.score += g.p.typeBonus
+		}
+		if topic >= 0 && opensWith(s.text, qw[topic]) {
+			// "CPM은 어떻게 계산하나요?" is about CPM: "CPM, 1,000회 노출당 비용 = …" says it, "예시로 계산해 볼게요"
+			// only shares the verb, and "손익분기 ROAS는 …" is about another thing.
+			s.score += g.p.topicBonus
 		}
 		if list && s.lead && !s.heading && matchesFocus(*s, qw) {
 			// A lead-in that names what the question asks for ("다음 서류를 내야 합니다") introduces its answer.
@@ -834,3 +855,42 @@ func unnamedTopic(question string, r ranking, passages []rag.Passage) bool {
 	}
 	return true
 }
+
+// topicParticles mark a Korean question's topic or subject ("CPM은", "학습 제한이").
+var topicParticles = []string{"은", "는", "이", "가"}
+
+// topicWord returns the index in qw of the question's topic: its first focus word, when it carries a topic or
+// subject particle ("ROAS는 어떻게 계산하는 거예요?"), else -1.
+func topicWord(question string, qw []qword) int {
+	for i, w := range qw {
+		if w.history || !w.focus {
+			continue
+		}
+		word := w.terms[0]
+		if latin, ok := latinWithParticle(word); ok {
+			word = strings.TrimPrefix(word, latin)
+		} else if w.stem == "" || !strings.HasPrefix(word, w.stem) {
+			return -1
+		} else {
+			word = strings.TrimPrefix(word, w.stem)
+		}
+		if slices.Contains(topicParticles, word) {
+			return i
+		}
+		return -1
+	}
+	return -1
+}
+
+// opensWith reports whether text's first word (after a list marker) is the question word w, with or without
+// its particle.
+func opensWith(text string, w qword) bool {
+	if n, _ := listMarker(text); n > 0 {
+		text = text[n:]
+	}
+	words := splitWords(text)
+	return len(words) > 0 && degree(w, termSet(words[0])) >= 1
+}
+
+// formulaCues ask how something is calculated; its answer is a formula.
+var formulaCues = []string{"계산", "공식", "산출", "구하", "산정", "calculate", "calculated", "computed", "formula"}
