@@ -38,7 +38,7 @@ var fillers = map[string]bool{
 }
 
 // fillerParticles may follow a filler ("머가", "그거는").
-const fillerParticles = "가는를도은이을"
+const fillerParticles = "가는를도은이을로"
 
 // questionWordPrefixes open Korean question words, which may carry a particle ("어디서", "언제부터", "몇대몇으로").
 var questionWordPrefixes = []string{"언제", "어디", "누구", "누가", "무엇", "뭐", "얼마", "몇", "어떻", "어떤", "어느", "왜", "무슨"}

@@ -132,3 +132,14 @@ func TestGenerateFormula(t *testing.T) {
 	}
 	answerHolds(t, passages, "CPC는 어떻게 계산하나요?", "지출 금액 ÷ 클릭 수")
 }
+
+// TestFillerWithDirectionParticle: "어느 정도로" asks how much; "정도로" is a filler with its particle, not a
+// focus word that sentences saying "50번 정도" match.
+func TestFillerWithDirectionParticle(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"정도로", "정도는", "정도"} {
+		if !filler(w) {
+			t.Errorf("filler(%q) = false, want true", w)
+		}
+	}
+}
