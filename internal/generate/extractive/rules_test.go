@@ -85,6 +85,7 @@ func TestGenerateUnnamedTopic(t *testing.T) {
 		{"Next.js 서버 컴포넌트에서 데이터를 가져오는 방법은?", false},
 		{"경매 입찰 전략에서 입찰가는 얼마부터 시작하나요?", true},
 		{"씩씩한 형제가 함께 운영한 것은?", true},
+		{"그중 첫 입찰가는 얼마부터 시작하나요?", true}, // "among them": a follow-up's pointer, not a topic
 	})
 }
 
