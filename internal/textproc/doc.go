@@ -31,7 +31,11 @@
 //     "2024-01-15", "v1.2"), plus their parts where that helps recall: pieces between joiners
 //     ("2024", "01", "15"; "high", "speed"), and pieces at a change between digits and Hangul ("1000",
 //     "만원"; "1989", "년") or between digits and Latin letters when both sides are at least two characters
-//     long ("covid", "19", but not "d" + "80"). A decimal point is not a joiner boundary ("3.14" stays).
+//     long ("covid", "19", but not "d" + "80"). A decimal point is not a joiner boundary ("3.14" stays),
+//     and a percent sign after a digit stays with its number inside a token ("1%랑" → "1%랑", "1%", "1",
+//     "랑"), so that a share meets a share and not every bare number.
+//   - Single letters joined by joiners ("A/B", "U.S.") also give the letters written together ("ab"), so
+//     that "AB테스트" meets "A/B 테스트".
 //
 // [IndexTerms] keeps every term in order with repeats (term frequency matters to BM25). [QueryTerms] is
 // distinct and drops stop-words (an English list, Korean question and function words) unless nothing else

@@ -11,17 +11,24 @@
 // paragraph follows, such as "4. 제출 서류"), and a lead-in — a sentence ending its line before a list, or
 // ending in ":" — with the list items it introduces (for a sentence ending in ":", every line after it up
 // to the first heading that opens prose, so that a table read as lines or items without bullets stay with
-// it). The answer service appends a document's next chunk to a passage that ends in such a lead-in.
+// it). The answer service appends a document's next chunk to a passage that ends in such a lead-in, and
+// the rest of the paragraph to a passage whose last paragraph the chunker cut. A date written with periods
+// ("2023. 11. 9.") is one sentence, not three.
 //
 // # Reading the question
 //
 // The question is split into words; each word keeps its non-stop analyzer terms (textproc), so that a Korean
 // word matches a sentence wholly through its form or particle-free stem (or the noun of a 하다/되다 form the
 // analyzer leaves whole: "대표발의했나요" → "대표발의"), and in part through its syllable bigrams; a Latin
-// word with a Korean particle ("ROAS는", "1%랑") is its Latin part, in the question and in the passages.
+// word with a Korean particle ("ROAS는", "1%랑") is its Latin part, in the question and in the passages. A
+// Korean predicate also matches the other forms of its verb (verb.go): "풀어요" and "푸는" are both 풀다,
+// "뜨는데" and "떴다고" both 뜨다 (ㄹ, ㅂ, ㄷ and 르 irregulars, vowels fused with 어/았); light verbs (하다,
+// 되다, 있다) are left out.
 // Words are classed (focus.go): fillers ("이렇게", "원래", "please", with a particle "머가", and bare
 // Hangul letters such as "ㅠㅠ") and question words with their particles
-// ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3;
+// ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3,
+// except the one right after "어떻게" or "왜", which is what is asked ("어떻게 풀어요?") and weighs as a focus
+// word;
 // frame words that name what is asked ("이름", "필요한", "name") weigh 0.3; the rest are focus words. A word
 // that every passage's title holds (the subject a filter chose: the notice's complex name) weighs 0.1.
 //
@@ -32,14 +39,19 @@
 // by the total weight. A word found only in a neighbouring sentence, in the list a lead-in introduces, or in
 // the passage's title or section counts half; a question asking when or how many gets 0.1 for a sentence
 // holding a date or number the question does not; a question asking for a set ("서류", "조건", "단계",
-// "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked;
+// "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked; a
+// question asking how something is calculated ("계산", "공식", "formula") gives a line with "=", "÷" or "×"
+// the 0.1 as well; in a how/why question the topic — the first focus word, when its particle marks the
+// topic or subject ("CPM은 어떻게 계산하나요?") — gets no credit from a passage's title, and a sentence
+// opening with it gets 0.15 (a page titled "CTR, CPC, CPM …" is not about CPM in every sentence);
 // sentences of lower-ranked passages are weighted 1/(1 + 0.1·rank).
 //
 // The answer opens with the best sentence (a heading only when it holds a focus word itself), and with it:
 // the whole list it introduces, when it is a lead-in (up to 600 characters; a heading's section only for a
 // list question); else the sentence that follows it on its line when the question asks how, why or whether
 // ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself
-// a question — and for how, why or whether, the rest of that paragraph while it fits. Further sentences
+// a question — and for how, why or whether, or after a question the text asks itself ("그럼 예산은 얼마로
+// 잡아야 할까요?"), the rest of that paragraph while it fits. Further sentences
 // follow in score order — from any passage, so that two or three passages each holding part of the answer
 // are combined, though a sentence of another document than the best one's only when it holds a focus
 // word the chosen ones lack or scores 0.7 of the best — while they score at least 0.4 of the best, are
@@ -63,6 +75,11 @@
 // opening noun the passages write joined to the next word ("모션그래픽스") or spell otherwise before Y (a
 // word there shares a syllable pair with it: "바르셀로나 올림픽" for "바르세롤나 올림픽") is no rival, nor is
 // "X과 Y" where Y is a verb ("죽음과 관련하여").
+//
+// Nor is a Korean question that opens with a topic the passages never name: its first two words are focus
+// words, the first a noun or a Latin-script name ("네이버 검색광고 …", "Next.js 서버 컴포넌트 …"), and
+// neither is in the passages' text, titles or sections in any of the forms below. Retrieval found passages
+// for its other words, which answer the same question about another thing.
 //
 // Nor is a question whose ask word is in none of the passages' sentences while at least half of its focus
 // words are missing too: the ask word is the last focus word that reads as a Korean noun (not a verb or
