@@ -74,11 +74,7 @@ func verbStems(w string) []string {
 	// withL adds a stem and, when its last syllable has no final, the ㄹ stem that dropped it ("푸" → "풀").
 	withL := func(stem []rune) {
 		add(stem)
-		if i, v, f, ok := syllable(stem[len(stem)-1]); ok && f == finNone {
-			l := slices.Clone(stem)
-			l[len(l)-1] = compose3(i, v, finL)
-			add(l)
-		}
+		add(refinal(stem, finNone, finL))
 	}
 	for k := 1; k < len(rs); k++ {
 		stem, rest := rs[:k], string(rs[k:])
@@ -112,20 +108,12 @@ func verbStems(w string) []string {
 		if i == initNone && (v == vEO || v == vA || v == vYEO) && len(head) > 0 {
 			// 어/아/여 as a syllable of its own: "풀어요", "먹었다"; "들어" may also be 듣다.
 			add(head)
-			if pi, pv, pf, ok := syllable(head[len(head)-1]); ok && pf == finL {
-				d := slices.Clone(head)
-				d[len(d)-1] = compose3(pi, pv, finD)
-				add(d)
-			}
+			add(refinal(head, finL, finD))
 			continue
 		}
 		if i == initNone && (v == vWEO || v == vWA) && len(head) > 0 {
 			// 워/와 after a stem that lost its ㅂ: "어려워요" → 어렵, "도와" → 돕.
-			if pi, pv, pf, ok := syllable(head[len(head)-1]); ok && pf == finNone {
-				b := slices.Clone(head)
-				b[len(b)-1] = compose3(pi, pv, finB)
-				add(b)
-			}
+			add(refinal(head, finNone, finB))
 			continue
 		}
 		if i == initR && (v == vA || v == vEO) && len(head) > 0 {
@@ -158,6 +146,18 @@ func verbStems(w string) []string {
 			add(append(slices.Clone(head), compose3(i, sv, finNone)))
 		}
 	}
+	return out
+}
+
+// refinal returns stem with the final consonant of its last syllable changed from one to another ("푸" →
+// "풀", "들" → "듣"), or nil when that syllable does not end in from.
+func refinal(stem []rune, from, to int) []rune {
+	i, v, f, ok := syllable(stem[len(stem)-1])
+	if !ok || f != from {
+		return nil
+	}
+	out := slices.Clone(stem)
+	out[len(out)-1] = compose3(i, v, to)
 	return out
 }
 
