@@ -33,7 +33,7 @@ var fillers = map[string]bool{
 	"그래서": true, "제": true, "내": true, "저희": true, "우리": true, "혹은": true, "대략": true, "보통은": true,
 	"그건": true, "이건": true, "저건": true, "그게": true, "이게": true, "저게": true, "그걸": true, "이걸": true,
 	"거기": true, "여기": true, "그때": true, "이때": true, "당시": true, "처음": true,
-	"그중": true, "이중": true, "그중에": true, "이중에": true, "그중에서": true, "이중에서": true,
+	"만약": true, "만일": true, "그중": true, "이중": true, "그중에": true, "이중에": true, "그중에서": true, "이중에서": true,
 	"tell": true, "explain": true, "please": true, "know": true, "describe": true, "give": true, "mean": true,
 	"means": true, "meaning": true, "like": true, "want": true,
 }

@@ -85,7 +85,8 @@ func TestGenerateUnnamedTopic(t *testing.T) {
 		{"Next.js 서버 컴포넌트에서 데이터를 가져오는 방법은?", false},
 		{"경매 입찰 전략에서 입찰가는 얼마부터 시작하나요?", true},
 		{"씩씩한 형제가 함께 운영한 것은?", true},
-		{"그중 첫 입찰가는 얼마부터 시작하나요?", true}, // "among them": a follow-up's pointer, not a topic
+		{"그중 첫 입찰가는 얼마부터 시작하나요?", true},    // "among them": a follow-up's pointer, not a topic
+		{"만약 키워드 입찰가를 낮추면 어떻게 되나요?", true}, // "if" is no topic
 	})
 }
 
@@ -141,6 +142,27 @@ func TestFillerWithDirectionParticle(t *testing.T) {
 	for _, w := range []string{"정도로", "정도는", "정도"} {
 		if !filler(w) {
 			t.Errorf("filler(%q) = false, want true", w)
+		}
+	}
+}
+
+// TestUnnamedTopicMisspelt: a question that misspells the name it opens with by one letter ("앵겨스 영" for
+// "앵거스 영", "쇼화 천왕" for "쇼와 천황") names what the passages do and is answered.
+func TestUnnamedTopicMisspelt(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("깁슨 SG", "이 악기를 애용하는 대표적인 기타리스트는 앵거스 영과 토니 아이오미가 있다.",
+		"쇼와 천황의 자서전은 시종장이 함께 썼다.")
+	checkCovered(t, passages, []coverCase{
+		{"앵겨스 영과 토니 아이오미가 주로 애용하는 기타는?", true},
+		{"쇼화 천왕의 자서전을 함께 쓴 시종장은?", true},
+		{"네이버 검색광고 자서전을 쓴 사람은?", false},
+	})
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{{"쇼화", "쇼와", true}, {"천왕", "천황의", true}, {"앵겨스", "앵거스", true}, {"네이버", "데이터", false}, {"쇼와", "쇼와", false}} {
+		if got := oneLetterOff(tc.a, tc.b); got != tc.want {
+			t.Errorf("oneLetterOff(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

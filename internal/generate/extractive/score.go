@@ -848,12 +848,44 @@ func unnamedTopic(question string, r ranking, passages []rag.Passage) bool {
 			return false
 		}
 		for _, f := range []string{r.qw[i].terms[0], r.qw[i].stem} {
-			if f != "" && (abbreviated(f, vocab) || slices.ContainsFunc(vocab, func(v string) bool { return strings.Contains(v, f) })) {
+			if f != "" && (abbreviated(f, vocab) || slices.ContainsFunc(vocab, func(v string) bool {
+				return strings.Contains(v, f) || oneLetterOff(f, v)
+			})) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// oneLetterOff reports whether the Korean word a is the opening of b but for one letter (jamo) of one
+// syllable: a misspelt name ("쇼화 천왕" for "쇼와 천황", "앵겨스" for "앵거스") names what the passages do.
+func oneLetterOff(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) < 2 || len(rb) < len(ra) || !isHangulWord(a) {
+		return false
+	}
+	diff := 0
+	for i, x := range ra {
+		y := rb[i]
+		if x == y {
+			continue
+		}
+		xi, xv, xf, ok1 := syllable(x)
+		yi, yv, yf, ok2 := syllable(y)
+		if !ok1 || !ok2 {
+			return false
+		}
+		for _, d := range [][2]int{{xi, yi}, {xv, yv}, {xf, yf}} {
+			if d[0] != d[1] {
+				diff++
+			}
+		}
+		if diff > 1 {
+			return false
+		}
+	}
+	return diff == 1
 }
 
 // topicParticles mark a Korean question's topic or subject ("CPM은", "학습 제한이").
