@@ -24,7 +24,7 @@ import (
 // caller's trace when tracing is on. It is the outermost middleware, so refused requests and recovered
 // panics (500) are counted too.
 func (s *Server) instrument(next http.Handler) http.Handler {
-	tracer := otel.Tracer("github.com/ragd/ragd")
+	tracer := otel.Tracer("github.com/ragd/ragd") // delegates to the provider SetupTracing installs, if any
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		route := s.routeOf(r)

@@ -21,9 +21,11 @@ import (
 // tracerName names ragd's instrumentation scope in exported spans.
 const tracerName = "github.com/ragd/ragd"
 
-// tracer asks the global provider on every use, so that spans started after SetupTracing are exported and
-// those before it (or without it) cost a no-op.
-func tracer() trace.Tracer { return otel.Tracer(tracerName) }
+// globalTracer is the global provider's tracer: a no-op until SetupTracing installs a provider, to which
+// it then delegates (otel's global tracers do), so it can be taken once.
+var globalTracer = otel.Tracer(tracerName)
+
+func tracer() trace.Tracer { return globalTracer }
 
 // Start starts a span named name, a child of ctx's span. Without SetupTracing the span is a no-op.
 func Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {

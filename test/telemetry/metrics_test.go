@@ -11,6 +11,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +131,7 @@ func labelValues(fams map[string]*dto.MetricFamily, name, label string) []string
 
 // TestMetrics runs uploads, searches and questions through the binary and checks the series they leave:
 // requests by route pattern (never a document's ID), each retrieval stage, ingestion jobs and the queue,
-// documents by status, model calls, retries and tokens of the providers, both caches, the store's size;
+// documents by status, model calls, retries, errors and tokens of the providers, both caches, the store's size;
 // and that /metrics needs its own token.
 func TestMetrics(t *testing.T) {
 	fake := fakeapi.NewOpenAI("sk-metrics")
@@ -166,6 +168,9 @@ func TestMetrics(t *testing.T) {
 	call(t, base, "POST", "/api/search", `{"query": "how many gales did the keeper count"}`, 200)
 	// The same search again: its query vector comes from the embedding cache.
 	call(t, base, "POST", "/api/search", `{"query": "how many gales did the keeper count"}`, 200)
+	// Three 503s in a row fail the call after its retries: an embedding error.
+	fake.FailNext(3, fakeapi.Fault{Status: http.StatusServiceUnavailable})
+	call(t, base, "POST", "/api/search", `{"query": "the damage to the lamp"}`, http.StatusBadGateway)
 	ask := `{"question": "How many gales did the keeper count?", "collection": "logs"}`
 	call(t, base, "POST", "/api/chat", ask, 200)
 	call(t, base, "POST", "/api/chat", ask, 200) // the answer cache
@@ -200,7 +205,9 @@ func TestMetrics(t *testing.T) {
 		{"ragd_model_calls_total", map[string]string{"provider": "openai", "operation": "embed_documents"}, 1},
 		{"ragd_model_calls_total", map[string]string{"provider": "openai", "operation": "embed_query"}, 1},
 		{"ragd_model_calls_total", map[string]string{"provider": "gemini", "operation": "generate"}, 1},
-		{"ragd_model_retries_total", map[string]string{"provider": "openai"}, 1},
+		{"ragd_model_retries_total", map[string]string{"provider": "openai"}, 3},
+		{"ragd_model_errors_total", map[string]string{"provider": "openai", "operation": "embed_query"}, 1},
+		{"ragd_http_requests_total", map[string]string{"method": "POST", "route": "/api/search", "status": "502"}, 1},
 		{"ragd_model_tokens_total", map[string]string{"provider": "gemini", "direction": "input"}, 1},
 		{"ragd_model_tokens_total", map[string]string{"provider": "gemini", "direction": "output"}, 1},
 		{"ragd_cache_lookups_total", map[string]string{"cache": "embedding", "result": "hit"}, 1},
@@ -228,9 +235,52 @@ func TestMetrics(t *testing.T) {
 	if _, ok := value(fams, "ragd_retrieval_stage_duration_seconds", map[string]string{"stage": "rerank"}); ok {
 		t.Errorf("a rerank stage series without a re-ranker")
 	}
+	checkDashboard(t, fams)
 	for _, route := range labelValues(fams, "ragd_http_requests_total", "route") {
 		if strings.Contains(route, id) || strings.Contains(route, "no-such-document") {
 			t.Errorf("a route label holds a raw path: %q", route)
 		}
+	}
+}
+
+// checkDashboard checks that every ragd_ series the Grafana dashboard (docs/grafana-ragd.json) queries is
+// one the binary exports, so a renamed metric cannot leave an empty panel behind.
+func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(testkit.Root(), "docs", "grafana-ragd.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("docs/grafana-ragd.json: %v", err)
+	}
+	name := regexp.MustCompile(`\bragd_[a-z_]+`)
+	used := 0
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			for _, m := range name.FindAllString(tg.Expr, -1) {
+				used++
+				base := m
+				if f := fams[m]; f == nil {
+					for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+						base = strings.TrimSuffix(base, suffix)
+					}
+					if f := fams[base]; f == nil || f.GetType() != dto.MetricType_HISTOGRAM || base == m {
+						t.Errorf("dashboard panel %q queries %s, which /metrics does not export", p.Title, m)
+					}
+				}
+			}
+		}
+	}
+	if used < 15 {
+		t.Errorf("the dashboard queries only %d ragd series", used)
 	}
 }
