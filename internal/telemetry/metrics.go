@@ -31,59 +31,52 @@ var latencyBuckets = prometheus.ExponentialBuckets(0.001, 2, 16)
 var (
 	registry = prometheus.NewRegistry()
 
-	httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_http_requests_total",
-		Help: "HTTP requests served, by method, route pattern and status code.",
-	}, []string{"method", "route", "status"})
-	httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ragd_http_request_duration_seconds",
-		Help:    "Time to serve an HTTP request (a streamed answer until its last event), by method and route pattern.",
-		Buckets: latencyBuckets,
-	}, []string{"method", "route"})
+	httpRequests = counterVec("ragd_http_requests_total",
+		"HTTP requests served, by method, route pattern and status code.",
+		"method", "route", "status")
+	httpDuration = histogramVec("ragd_http_request_duration_seconds",
+		"Time to serve an HTTP request (a streamed answer until its last event), by method and route pattern.",
+		"method", "route")
 
-	stageDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ragd_retrieval_stage_duration_seconds",
-		Help:    "Time spent in each stage of search and answering (embed, vector, keyword, fusion, rerank, search, generate, answer).",
-		Buckets: latencyBuckets,
-	}, []string{"stage"})
+	stageDuration = histogramVec("ragd_retrieval_stage_duration_seconds",
+		"Time spent in each stage of search and answering (embed, vector, keyword, fusion, rerank, search, generate, answer).",
+		"stage")
 
-	modelCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_model_calls_total",
-		Help: "Calls to embedders and generators, by provider and operation (embed_documents, embed_query, generate, complete).",
-	}, []string{"provider", "operation"})
-	modelErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_model_errors_total",
-		Help: "Model calls that failed (after the provider's retries), by provider and operation.",
-	}, []string{"provider", "operation"})
-	modelRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_model_retries_total",
-		Help: "Retried attempts of hosted model calls (429, 408, 5xx, network errors), by provider.",
-	}, []string{"provider"})
-	modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_model_tokens_total",
-		Help: "Tokens reported by generators, by provider and direction (input, output); texts embedded by embedders (direction texts).",
-	}, []string{"provider", "direction"})
-	modelDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ragd_model_call_duration_seconds",
-		Help:    "Duration of embedder and generator calls, retries included, by provider and operation.",
-		Buckets: latencyBuckets,
-	}, []string{"provider", "operation"})
+	modelCalls = counterVec("ragd_model_calls_total",
+		"Calls to embedders and generators, by provider and operation (embed_documents, embed_query, generate, complete).",
+		"provider", "operation")
+	modelErrors = counterVec("ragd_model_errors_total",
+		"Model calls that failed (after the provider's retries), by provider and operation.",
+		"provider", "operation")
+	modelRetries = counterVec("ragd_model_retries_total",
+		"Retried attempts of hosted model calls (429, 408, 5xx, network errors), by provider.",
+		"provider")
+	modelTokens = counterVec("ragd_model_tokens_total",
+		"Tokens reported by generators, by provider and direction (input, output); texts embedded by embedders (direction texts).",
+		"provider", "direction")
+	modelDuration = histogramVec("ragd_model_call_duration_seconds",
+		"Duration of embedder and generator calls, retries included, by provider and operation.",
+		"provider", "operation")
 
-	cacheLookups = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_cache_lookups_total",
-		Help: "Cache lookups by cache (embedding: texts looked up in the embedding cache; answer: questions looked up in the answer cache) and result (hit, miss).",
-	}, []string{"cache", "result"})
+	cacheLookups = counterVec("ragd_cache_lookups_total",
+		"Cache lookups by cache (embedding: texts looked up in the embedding cache; answer: questions looked up in the answer cache) and result (hit, miss).",
+		"cache", "result")
 
-	jobsWorked = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ragd_jobs_worked_total",
-		Help: "Background job attempts finished by this process, by kind and outcome (succeeded, retried, cancelled, discarded).",
-	}, []string{"kind", "outcome"})
-	jobDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ragd_job_duration_seconds",
-		Help:    "Duration of background job attempts, by kind.",
-		Buckets: latencyBuckets,
-	}, []string{"kind"})
+	jobsWorked = counterVec("ragd_jobs_worked_total",
+		"Background job attempts finished by this process, by kind and outcome (succeeded, retried, discarded, cancelled, snoozed, released).",
+		"kind", "outcome")
+	jobDuration = histogramVec("ragd_job_duration_seconds",
+		"Duration of background job attempts, by kind.",
+		"kind")
 )
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func histogramVec(name, help string, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: latencyBuckets}, labels)
+}
 
 func init() {
 	registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -33,26 +33,18 @@ func TestMain(m *testing.M) {
 
 const metricsToken = "scrape-token-for-tests"
 
-// call sends a JSON request and checks its status.
-func call(t *testing.T, base, method, path, body string, want int) []byte {
+// call sends body ("" for none) as JSON to the server and checks the status.
+func call(t *testing.T, srv *testkit.Server, method, path, body string, want int) []byte {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var b any
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		b = json.RawMessage(body)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	code, out := srv.Call(t, "", method, path, b)
+	if code != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, path, code, out, want)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s: %d %s, want %d", method, path, resp.StatusCode, b, want)
-	}
-	return b
+	return out
 }
 
 // scrape fetches /metrics with token ("" for none) and returns the status and the parsed families.
@@ -156,25 +148,25 @@ func TestMetrics(t *testing.T) {
 		} `json:"documents"`
 	}
 	body := `{"title": "Lighthouse log", "collection": "logs", "text": "The keeper of the lighthouse counted nineteen gales in the winter of the whale. Each gale is written in the ledger with its date and the damage to the lamp."}`
-	if err := json.Unmarshal(call(t, base, "POST", "/api/documents", body, 202), &up); err != nil || len(up.Documents) != 1 {
+	if err := json.Unmarshal(call(t, srv, "POST", "/api/documents", body, 202), &up); err != nil || len(up.Documents) != 1 {
 		t.Fatalf("upload: %v %+v", err, up)
 	}
 	id := up.Documents[0].ID
 	testkit.WaitFor(t, "the document ready", time.Minute, func() bool {
-		return strings.Contains(string(call(t, base, "GET", "/api/documents/"+id, "", 200)), `"status":"ready"`)
+		return strings.Contains(string(call(t, srv, "GET", "/api/documents/"+id, "", 200)), `"status":"ready"`)
 	})
 	// One embedding request fails with 503 and is retried by the provider's caller.
 	fake.FailNext(1, fakeapi.Fault{Status: http.StatusServiceUnavailable})
-	call(t, base, "POST", "/api/search", `{"query": "how many gales did the keeper count"}`, 200)
+	call(t, srv, "POST", "/api/search", `{"query": "how many gales did the keeper count"}`, 200)
 	// The same search again: its query vector comes from the embedding cache.
-	call(t, base, "POST", "/api/search", `{"query": "how many gales did the keeper count"}`, 200)
+	call(t, srv, "POST", "/api/search", `{"query": "how many gales did the keeper count"}`, 200)
 	// Three 503s in a row fail the call after its retries: an embedding error.
 	fake.FailNext(3, fakeapi.Fault{Status: http.StatusServiceUnavailable})
-	call(t, base, "POST", "/api/search", `{"query": "the damage to the lamp"}`, http.StatusBadGateway)
+	call(t, srv, "POST", "/api/search", `{"query": "the damage to the lamp"}`, http.StatusBadGateway)
 	ask := `{"question": "How many gales did the keeper count?", "collection": "logs"}`
-	call(t, base, "POST", "/api/chat", ask, 200)
-	call(t, base, "POST", "/api/chat", ask, 200) // the answer cache
-	call(t, base, "GET", "/api/documents/no-such-document", "", 404)
+	call(t, srv, "POST", "/api/chat", ask, 200)
+	call(t, srv, "POST", "/api/chat", ask, 200) // the answer cache
+	call(t, srv, "GET", "/api/documents/no-such-document", "", 404)
 
 	code, fams := scrape(t, base, metricsToken)
 	if code != http.StatusOK {

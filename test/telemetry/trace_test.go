@@ -117,9 +117,9 @@ func TestTraces(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_ENDPOINT="+otlp.URL, "OTEL_BSP_SCHEDULE_DELAY=100", "OTEL_SERVICE_NAME="))
 	base := srv.URL
 
-	call(t, base, "POST", "/api/documents", `{"title": "Lighthouse log", "collection": "logs", "text": "The keeper of the lighthouse counted nineteen gales in the winter of the whale."}`, 202)
+	call(t, srv, "POST", "/api/documents", `{"title": "Lighthouse log", "collection": "logs", "text": "The keeper of the lighthouse counted nineteen gales in the winter of the whale."}`, 202)
 	testkit.WaitFor(t, "the document indexed", time.Minute, func() bool {
-		return strings.Contains(string(call(t, base, "POST", "/api/search", `{"query": "keeper gales whale"}`, 200)), "Lighthouse")
+		return strings.Contains(string(call(t, srv, "POST", "/api/search", `{"query": "keeper gales whale"}`, 200)), "Lighthouse")
 	})
 
 	const traceID, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -131,7 +131,7 @@ func TestTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	call(t, base, "POST", "/api/chat", `{"question": "How many gales did the keeper count?", "collection": "logs"}`, 200)
+	call(t, srv, "POST", "/api/chat", `{"question": "How many gales did the keeper count?", "collection": "logs"}`, 200)
 
 	var search *tracepb.Span
 	testkit.WaitFor(t, "the spans exported", 30*time.Second, func() bool {
