@@ -2,8 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -11,10 +9,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -82,41 +76,15 @@ func TracingEnabled(getenv func(string) string) bool {
 }
 
 // SetupTracing installs an OTLP/HTTP trace exporter as the global tracer provider when the standard
-// environment variables, read with getenv, ask for one (TracingEnabled; the exporter reads the process's
-// OTEL_EXPORTER_OTLP_* variables itself: endpoint, headers, timeout, compression), with the resource of OTEL_SERVICE_NAME
-// (default "ragd") and OTEL_RESOURCE_ATTRIBUTES, and accepts W3C traceparent headers on requests. It returns
-// a shutdown that flushes the spans still buffered. Without those variables it installs nothing and spans
-// stay no-ops. Only OTLP over HTTP with protobuf is built in: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is an error.
+// environment variables, read with getenv, ask for one (TracingEnabled), and accepts W3C traceparent
+// headers on requests; it returns a shutdown that flushes the spans still buffered. Without those variables
+// it installs nothing and spans stay no-ops. The exporter is left out of the offline build (-tags
+// ragd_offline), where asking for it is an error.
 func SetupTracing(ctx context.Context, getenv func(string) string, version string) (shutdown func(context.Context) error, err error) {
-	none := func(context.Context) error { return nil }
 	if !TracingEnabled(getenv) {
-		return none, nil
+		return func(context.Context) error { return nil }, nil
 	}
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if p := strings.TrimSpace(getenv(v)); p != "" {
-			if p != "http/protobuf" {
-				return none, fmt.Errorf("%s=%s: ragd exports traces with OTLP over HTTP only (http/protobuf)", v, p)
-			}
-			break
-		}
-	}
-	exp, err := otlptracehttp.New(ctx)
-	if err != nil {
-		return none, fmt.Errorf("otlp trace exporter: %w", err)
-	}
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.version", version)))
-	if err != nil {
-		return none, fmt.Errorf("otel resource: %w", err)
-	}
-	if getenv("OTEL_SERVICE_NAME") == "" && !strings.Contains(getenv("OTEL_RESOURCE_ATTRIBUTES"), "service.name=") {
-		res, _ = resource.Merge(res, resource.NewSchemaless(attribute.String("service.name", "ragd")))
-	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
-	return func(ctx context.Context) error {
-		return errors.Join(tp.ForceFlush(ctx), tp.Shutdown(ctx))
-	}, nil
+	return installOTLP(ctx, getenv, version)
 }
 
 // LogHandler adds trace_id and span_id to every record logged with the context of a recorded span, so a
