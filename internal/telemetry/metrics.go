@@ -43,7 +43,7 @@ var (
 		"stage")
 
 	modelCalls = counterVec("ragd_model_calls_total",
-		"Calls to embedders and generators, by provider and operation (embed_documents, embed_query, generate, complete).",
+		"Calls to embedders and generators, by provider and operation (embed_documents, embed_query, generate, complete, complete_json).",
 		"provider", "operation")
 	modelErrors = counterVec("ragd_model_errors_total",
 		"Model calls that failed (after the provider's retries), by provider and operation.",

@@ -65,13 +65,21 @@ func (e *embedder) Batching() (size, parallel int) {
 }
 
 // Generator returns inner with each call counted, timed and traced, and the tokens it reports added up,
-// under the provider of its name ("<provider>/<model>"). A rag.Completer stays one, and a generator that
-// only quotes (answer.QuoteOnly) still says so.
+// under the provider of its name ("<provider>/<model>"). What inner does besides generating stays visible
+// to type assertions: a rag.Completer or rag.JSONCompleter stays one, and a generator that only quotes
+// (answer.QuoteOnly) still says so.
 func Generator(inner rag.Generator) rag.Generator {
 	provider, model, _ := strings.Cut(inner.Name(), "/")
 	g := &generator{inner: inner, provider: provider, model: model}
-	if c, ok := inner.(rag.Completer); ok {
+	c, plain := inner.(rag.Completer)
+	j, structured := inner.(rag.JSONCompleter)
+	switch {
+	case plain && structured:
+		return &fullCompleter{completer: &completer{generator: g, c: c}, j: j}
+	case plain:
 		return &completer{generator: g, c: c}
+	case structured:
+		return &jsonCompleter{generator: g, j: j}
 	}
 	return g
 }
@@ -118,4 +126,32 @@ func (c *completer) Complete(ctx context.Context, system, user string) (string, 
 	out, err := c.c.Complete(ctx, system, user)
 	End(done(err), err)
 	return out, err
+}
+
+// completeJSON is a traced, counted rag.JSONCompleter call of j.
+func (g *generator) completeJSON(ctx context.Context, j rag.JSONCompleter, system, user string, schema rag.JSONSchema) ([]byte, error) {
+	ctx, done := modelCall(ctx, g.provider, g.model, "complete_json")
+	out, err := j.CompleteJSON(ctx, system, user, schema)
+	End(done(err), err)
+	return out, err
+}
+
+// jsonCompleter is a generator whose inner one also answers with JSON that follows a schema.
+type jsonCompleter struct {
+	*generator
+	j rag.JSONCompleter
+}
+
+func (c *jsonCompleter) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
+	return c.completeJSON(ctx, c.j, system, user, schema)
+}
+
+// fullCompleter is a generator whose inner one completes both plain and structured prompts.
+type fullCompleter struct {
+	*completer
+	j rag.JSONCompleter
+}
+
+func (c *fullCompleter) CompleteJSON(ctx context.Context, system, user string, schema rag.JSONSchema) ([]byte, error) {
+	return c.completeJSON(ctx, c.j, system, user, schema)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -66,5 +68,70 @@ func BenchmarkStage(b *testing.B) {
 		} else {
 			done(nil)
 		}
+	}
+}
+
+// Generators that do more than generate: the wrapper keeps each ability visible, and adds none.
+type plainGen struct{}
+
+func (plainGen) Name() string { return "fake/model" }
+func (plainGen) Generate(context.Context, rag.GenerateRequest, func(string) error) (*rag.Generation, error) {
+	return &rag.Generation{Text: "a", InputTokens: 3, OutputTokens: 1}, nil
+}
+
+type completerGen struct{ plainGen }
+
+func (completerGen) Complete(context.Context, string, string) (string, error) { return "c", nil }
+
+type jsonGen struct{ plainGen }
+
+func (jsonGen) CompleteJSON(context.Context, string, string, rag.JSONSchema) ([]byte, error) {
+	return []byte(`{}`), nil
+}
+
+type bothGen struct{ completerGen }
+
+func (bothGen) CompleteJSON(context.Context, string, string, rag.JSONSchema) ([]byte, error) {
+	return []byte(`{}`), nil
+}
+
+type quoteGen struct{ plainGen }
+
+func (quoteGen) QuotesOnly() bool { return true }
+
+func TestGeneratorKeepsAbilities(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		inner                   rag.Generator
+		plain, structured, quot bool
+	}{
+		{"Plain", plainGen{}, false, false, false},
+		{"Completer", completerGen{}, true, false, false},
+		{"JSONCompleter", jsonGen{}, false, true, false},
+		{"Both", bothGen{}, true, true, false},
+		{"QuoteOnly", quoteGen{}, false, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := Generator(c.inner)
+			cp, plain := g.(rag.Completer)
+			jc, structured := g.(rag.JSONCompleter)
+			q, _ := g.(interface{ QuotesOnly() bool })
+			if plain != c.plain || structured != c.structured || (q != nil && q.QuotesOnly()) != c.quot {
+				t.Fatalf("Completer %v, JSONCompleter %v, QuotesOnly %v; want %v %v %v", plain, structured, q != nil && q.QuotesOnly(), c.plain, c.structured, c.quot)
+			}
+			if plain {
+				if out, err := cp.Complete(t.Context(), "s", "u"); out != "c" || err != nil {
+					t.Fatalf("Complete = %q, %v", out, err)
+				}
+			}
+			if structured {
+				if out, err := jc.CompleteJSON(t.Context(), "s", "u", rag.JSONSchema{}); string(out) != "{}" || err != nil {
+					t.Fatalf("CompleteJSON = %q, %v", out, err)
+				}
+			}
+			if gen, err := g.Generate(t.Context(), rag.GenerateRequest{}, nil); err != nil || gen.Text != "a" || g.Name() != "fake/model" {
+				t.Fatalf("Generate = %+v, %v; Name %q", gen, err, g.Name())
+			}
+		})
 	}
 }
