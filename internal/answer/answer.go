@@ -17,6 +17,7 @@ import (
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/telemetry"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -121,6 +122,14 @@ type Event = rag.AnswerEvent
 // answer's), its fixed replies (the empty question's message, the not-covered reply of every generator), how
 // many passages and history turns it keeps, and the temperature and output tokens of hosted generators.
 func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(Event) error) (*rag.Answer, error) {
+	ctx, done := telemetry.Stage(ctx, telemetry.StageAnswer)
+	ans, err := s.askCached(ctx, p, req, emit)
+	done(err)
+	return ans, err
+}
+
+// askCached is Ask without its span: it answers from the cache when it can.
+func (s *Service) askCached(ctx context.Context, p rag.Principal, req rag.AskRequest, emit func(Event) error) (*rag.Answer, error) {
 	start := time.Now()
 	prof, err := s.profileFor(ctx, req.Filter)
 	if err != nil {
@@ -160,10 +169,12 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 				return nil, err
 			}
 			if hit != nil {
+				telemetry.CacheLookup("answer", 1, 0)
 				hit.Truncated = ans.Truncated
 				hit.RetrieveMS, hit.GenerateMS = 0, 0
 				return s.finish(hit, start, emit)
 			}
+			telemetry.CacheLookup("answer", 0, 1)
 			state = st
 		}
 	}
@@ -206,7 +217,7 @@ func (s *Service) Ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 }
 
 // ask is Ask after the question is read and the cache missed.
-func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, k int, prof profile.Profile, ans *rag.Answer, start time.Time, emit func(Event) error) (*rag.Answer, error) {
+func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, q string, k int, prof profile.Profile, ans *rag.Answer, start time.Time, emit func(Event) error) (_ *rag.Answer, err error) {
 	// A collection with a metadata schema: the question's conditions filter the rows first; list, fact and
 	// comparison questions are answered from the rows, content questions from their documents.
 	pl, conds, err := s.plan(ctx, p, req, q, prof)
@@ -272,7 +283,13 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		return nil, err
 	}
 
-	genStart := time.Now()
+	gctx, genDone := telemetry.Stage(ctx, telemetry.StageGenerate)
+	generated := false
+	defer func() {
+		if !generated {
+			genDone(err)
+		}
+	}()
 	if len(passages) == 0 {
 		ans.NotFound = true
 		ans.Text = generate.NotCovered(prof.Replies.NotCovered, ans.Language)
@@ -280,11 +297,11 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			return nil, err
 		}
 	} else {
-		system, err := s.Prompt(ctx, req.Filter)
+		system, err := s.Prompt(gctx, req.Filter)
 		if err != nil {
 			return nil, err
 		}
-		gen, err := s.generate(ctx, p, rag.GenerateRequest{
+		gen, err := s.generate(gctx, p, rag.GenerateRequest{
 			Question:        q,
 			Language:        ans.Language,
 			History:         history,
@@ -316,7 +333,8 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if ans.Sources == nil {
 		ans.Sources = []rag.Source{}
 	}
-	ans.GenerateMS = float64(time.Since(genStart).Microseconds()) / 1000
+	generated = true
+	ans.GenerateMS = float64(genDone(nil).Microseconds()) / 1000
 	ans.TotalMS = float64(time.Since(start).Microseconds()) / 1000
 	if err := emit(Event{Type: EventDone, Answer: ans}); err != nil {
 		return nil, err

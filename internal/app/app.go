@@ -37,6 +37,7 @@ import (
 	"github.com/ragd/ragd/internal/sources"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/telemetry"
 )
 
 // App is a wired ragd.
@@ -350,7 +351,7 @@ func (a *App) Warm(ctx context.Context) error {
 
 func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache, logger *slog.Logger) (rag.Embedder, error) {
 	if cfg.Embedder == "hash" {
-		return hash.New(cmp.Or(cfg.EmbedDim, hash.DefaultDim)), nil
+		return telemetry.Embedder(hash.New(cmp.Or(cfg.EmbedDim, hash.DefaultDim))), nil
 	}
 	open, ok := embedders[cfg.Embedder]
 	if !ok {
@@ -361,7 +362,8 @@ func newEmbedder(ctx context.Context, cfg config.Config, cache embed.Cache, logg
 		return nil, fmt.Errorf("embedder %s: %w", cfg.Embedder, err)
 	}
 	// Hosted embeddings cost money and time: every (space, text) is asked for once, then read from the store.
-	return embed.WithCache(e, cache, logger), nil
+	// The calls counted and traced are the provider's: a text found in the cache is no call.
+	return embed.WithCache(telemetry.Embedder(e), cache, logger), nil
 }
 
 // embedderOf builds the embedder of an existing space with the configured keys and base URLs, so that an
@@ -394,7 +396,7 @@ func newRerank(cfg config.Config, st rag.Store) (rerank.Options, error) {
 
 func newGenerator(ctx context.Context, cfg config.Config, logger *slog.Logger) (rag.Generator, error) {
 	if cfg.Generator == "extractive" {
-		return extractive.New(extractive.Options{}), nil
+		return telemetry.Generator(extractive.New(extractive.Options{})), nil
 	}
 	open, ok := generators[cfg.Generator]
 	if !ok {
@@ -404,7 +406,7 @@ func newGenerator(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("generator %s: %w", cfg.Generator, err)
 	}
-	return g, nil
+	return telemetry.Generator(g), nil
 }
 
 // chunkOverlap maps the configured overlap to chunk.Options, where 0 means "default" and a negative value

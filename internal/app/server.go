@@ -48,6 +48,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 			Embedder:        a.Embedder.Space(),
 			Generator:       a.Generator.Name(),
 			PurgeAfter:      cfg.PurgeAfter,
+			MetricsToken:    cfg.MetricsToken,
 		},
 		Conversations: a.Conversations,
 		Sources:       a.Sources,

@@ -11,11 +11,13 @@ import (
 	"log/slog"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/buildinfo"
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/telemetry"
 )
 
 // Version is the build's version (internal/buildinfo), as start-up log lines show it.
@@ -384,7 +386,22 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	if level != "" {
 		_ = l.UnmarshalText([]byte(level))
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	// Records logged inside a traced request or job carry its trace_id and span_id.
+	return slog.New(telemetry.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
+}
+
+// startTracing exports traces when the OTEL_EXPORTER_OTLP_* variables ask for it (telemetry.SetupTracing);
+// the returned stop flushes what is buffered, within a few seconds.
+func startTracing(ctx context.Context, env *Env) (stop func(), err error) {
+	shutdown, err := telemetry.SetupTracing(ctx, env.Getenv, Version)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = shutdown(sctx)
+	}, nil
 }
 
 // parse parses flags that may come before, between or after positional arguments. On -h it prints the

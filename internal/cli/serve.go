@@ -42,6 +42,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if *noWorker {
 		cfg.Worker = false
 	}
+	stopTracing, err := startTracing(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // after the store is closed and the jobs stopped: their last spans are flushed
 	work := cfg.Worker
 	a, err := c.openConfig(ctx, env, cfg)
 	if err != nil {

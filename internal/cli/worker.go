@@ -31,6 +31,11 @@ func runWorker(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopTracing, err := startTracing(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // after the store is closed and the jobs stopped: their last spans are flushed
 	a, err := c.openConfig(ctx, env, cfg)
 	if err != nil {
 		return err

@@ -105,6 +105,9 @@ type Config struct {
 	// AdminKey (RAGD_ADMIN_KEY or RAGD_ADMIN_KEY_FILE) is stored as an admin key of the user "admin" on a
 	// start that finds no stored key (docs/security.md).
 	AdminKey string
+	// MetricsToken is the bearer token GET /metrics needs (RAGD_METRICS_TOKEN or RAGD_METRICS_TOKEN_FILE);
+	// empty leaves /metrics open. It is separate from the API keys: a scraper needs no access to documents.
+	MetricsToken string
 	// AllowedHosts are the host names (Host header, port ignored) the server answers; others get 403
 	// (RAGD_ALLOWED_HOSTS comma list, * for any). Unset, serve derives them from the listen address
 	// (server.DefaultAllowedHosts: localhost names on loopback).
@@ -252,6 +255,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.RerankTopN, "RAGD_RERANK_TOP_N")
 	e.keys(&c.APIKeys, "RAGD_API_KEYS")
 	e.secret(&c.AdminKey, "RAGD_ADMIN_KEY")
+	e.secret(&c.MetricsToken, "RAGD_METRICS_TOKEN")
 	e.list(&c.AllowedHosts, "RAGD_ALLOWED_HOSTS")
 	e.duration(&c.ReadHeaderTimeout, "RAGD_READ_HEADER_TIMEOUT")
 	e.duration(&c.ReadTimeout, "RAGD_READ_TIMEOUT")

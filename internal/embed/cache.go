@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/telemetry"
 )
 
 // Cache stores vectors by (space, text key). rag.Store implements it, so a store can be passed.
@@ -92,6 +93,7 @@ func (c *cached) embed(ctx context.Context, texts []string, key func(string) str
 			missTexts = append(missTexts, t)
 		}
 	}
+	telemetry.CacheLookup("embedding", len(distinct)-len(missTexts), len(missTexts))
 	if len(missTexts) > 0 {
 		// One request's worth at a time when the inner embedder says what a request holds: each request's
 		// vectors are cached as soon as it returns, so a call that fails part-way (the API went down after

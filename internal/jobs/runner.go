@@ -252,6 +252,7 @@ func newRunner[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], liv
 		FetchCooldown:        min(100*time.Millisecond, opt.PollInterval),
 		PollOnly:             pollOnly,
 		ErrorHandler:         &errorHandler{log: opt.Logger},
+		Middleware:           []rivertype.Middleware{&workTelemetry{}},
 		TestOnly:             opt.testOnly,
 	}
 	if opt.Work {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/telemetry"
 )
 
 // Defaults of Policy and Retry.
@@ -197,6 +198,7 @@ func (c *Caller) Do(ctx context.Context, fn func(ctx context.Context) error) err
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			return c.fail(v, err, attempts)
 		}
+		telemetry.ModelRetry(c.p.Provider)
 		c.p.Logger.WarnContext(ctx, "provider call failed, retrying",
 			slog.String("provider", c.p.Provider), slog.String("code", string(c.p.Code)),
 			slog.Int("attempt", attempts), slog.Int("status", v.status), slog.Duration("wait", wait),

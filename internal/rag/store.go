@@ -16,6 +16,12 @@ import (
 //
 // Errors: ErrNotFound and ErrConflict (test with errors.Is); a failure of the database itself is an *Error
 // with CodeDBError; invalid arguments are *Error with CodeInvalid.
+// StoreSizer is implemented by stores that report their size in bytes (ragd_store_size_bytes in /metrics):
+// the embedded database's pages, or the PostgreSQL schema's tables with their indexes. Errors: CodeDBError.
+type StoreSizer interface {
+	StoreSize(ctx context.Context) (int64, error)
+}
+
 type Store interface {
 	// CreateCollection stores c, assigning ID (when empty) and timestamps. ErrConflict if the name exists.
 	CreateCollection(ctx context.Context, c *Collection) error

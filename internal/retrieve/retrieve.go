@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/rerank"
+	"github.com/ragd/ragd/internal/telemetry"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -156,7 +157,17 @@ func (r *Retriever) Options() Options { return r.opt }
 // Search runs the retrieval contract. An empty query is CodeInvalid. Hits are best first, at most req.K.
 // Errors: CodeInvalid, CodeEmbeddingFailed (the query could not be embedded), CodeDBError.
 func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchRequest) (*rag.SearchResult, error) {
-	start := time.Now()
+	ctx, done := telemetry.Stage(ctx, telemetry.StageSearch)
+	res, err := r.search(ctx, p, req)
+	d := done(err)
+	if res != nil {
+		res.TotalMS = ms(d)
+	}
+	return res, err
+}
+
+// search is Search without its span and timing.
+func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchRequest) (*rag.SearchResult, error) {
 	query := textproc.Normalize(req.Query)
 	if strings.TrimSpace(query) == "" {
 		return nil, rag.Errorf(rag.CodeInvalid, "query is empty")
@@ -195,25 +206,25 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	g, gctx := errgroup.WithContext(ctx)
 	if r.opt.VectorWeight > 0 {
 		g.Go(func() error {
-			t := time.Now()
+			sctx, done := telemetry.Stage(gctx, telemetry.StageEmbed)
 			var err error
-			qvec, err = r.embedder.EmbedQuery(gctx, query)
+			qvec, err = r.embedder.EmbedQuery(sctx, query)
+			res.EmbedMS = ms(done(err))
 			if err != nil {
 				return asCode(err, rag.CodeEmbeddingFailed, "embedding the query failed")
 			}
-			res.EmbedMS = ms(time.Since(t))
-			t = time.Now()
-			vec, err = r.store.VectorCandidates(gctx, p, rag.VectorQuery{Space: r.embedder.Space(), Vector: qvec, Filter: req.Filter, K: nc, EfSearch: req.EfSearch})
-			res.VectorMS = ms(time.Since(t))
+			sctx, done = telemetry.Stage(gctx, telemetry.StageVector)
+			vec, err = r.store.VectorCandidates(sctx, p, rag.VectorQuery{Space: r.embedder.Space(), Vector: qvec, Filter: req.Filter, K: nc, EfSearch: req.EfSearch})
+			res.VectorMS = ms(done(err))
 			return err
 		})
 	}
 	if r.opt.KeywordWeight > 0 && len(terms) > 0 {
 		g.Go(func() error {
-			t := time.Now()
+			sctx, done := telemetry.Stage(gctx, telemetry.StageKeyword)
 			var err error
-			kw, err = r.store.KeywordCandidates(gctx, p, rag.KeywordQuery{Terms: terms, Filter: req.Filter, K: nc})
-			res.KeywordMS = ms(time.Since(t))
+			kw, err = r.store.KeywordCandidates(sctx, p, rag.KeywordQuery{Terms: terms, Filter: req.Filter, K: nc})
+			res.KeywordMS = ms(done(err))
 			return err
 		})
 	}
@@ -245,6 +256,40 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	}
 	res.VectorCandidates, res.KeywordCandidates = len(vec), len(kw)
 
+	hits, err := r.fuseAndHydrate(ctx, req, res, query, queries, k, nc, qvec, vec, kw, inDoc)
+	if err != nil {
+		return nil, err
+	}
+	if r.opt.Rerank.Active() {
+		rctx, rerankDone := telemetry.Stage(ctx, telemetry.StageRerank)
+		res.Rerank = r.opt.Rerank.Apply(rctx, p, query, hits)
+		rerankDone(nil)
+		hits = passageSet{}.distinct(hits)
+		var over []rag.Hit
+		hits, over = capPerDocument(hits, r.capPerDocument(req))
+		hits = append(hits, over...)
+	}
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	res.Hits = hits
+	return res, nil
+}
+
+// capPerDocument is the most passages of one document a search returns (0: no cap).
+func (r *Retriever) capPerDocument(req rag.SearchRequest) int {
+	if req.MaxPerDocument > 0 {
+		return req.MaxPerDocument
+	}
+	return r.opt.MaxPerDocument
+}
+
+// fuseAndHydrate is the fusion stage: it fuses the candidate lists (re-scored by pseudo-relevance feedback
+// when on, whose time counts as vector time in res), cuts them by the threshold and reads the passages.
+func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, res *rag.SearchResult, query string, queries []string,
+	k, nc int, qvec []float32, vec, kw []rag.Candidate, inDoc map[int64]docSignal) (hits []rag.Hit, err error) {
+	ctx, done := telemetry.Stage(ctx, telemetry.StageFusion)
+	defer func() { done(err) }()
 	// The similarity to the query itself, for the threshold: feedback re-ranks by another vector.
 	sims := make(map[int64]float64, len(vec))
 	for _, c := range vec {
@@ -270,31 +315,10 @@ func (r *Retriever) Search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if r.opt.Rerank.Encoder != nil {
 		want = max(k, r.opt.Rerank.TopN)
 	}
-
-	capN := r.opt.MaxPerDocument
-	if req.MaxPerDocument > 0 {
-		capN = req.MaxPerDocument
-	}
 	if fused, err = r.symbolsFirst(ctx, fused, query); err != nil {
 		return nil, err
 	}
-	hits, err := r.hydrate(ctx, fused, want, queries, capN)
-	if err != nil {
-		return nil, err
-	}
-	if r.opt.Rerank.Active() {
-		res.Rerank = r.opt.Rerank.Apply(ctx, p, query, hits)
-		hits = passageSet{}.distinct(hits)
-		var over []rag.Hit
-		hits, over = capPerDocument(hits, capN)
-		hits = append(hits, over...)
-	}
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	res.Hits = hits
-	res.TotalMS = ms(time.Since(start))
-	return res, nil
+	return r.hydrate(ctx, fused, want, queries, r.capPerDocument(req))
 }
 
 // feedback re-ranks the candidate pool (both lists) by a query vector moved towards the embeddings of the

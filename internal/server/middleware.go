@@ -446,7 +446,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		s.log.Debug("http", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		s.log.DebugContext(r.Context(), "http", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", sw.status), slog.Int64("bytes", sw.bytes), slog.Duration("took", time.Since(start)))
 	})
 }

@@ -147,6 +147,9 @@ type Settings struct {
 	StoreKind string
 	Embedder  rag.Space
 	Generator string
+	// MetricsToken, when set, is the bearer token GET /metrics needs (RAGD_METRICS_TOKEN); empty leaves
+	// /metrics open, as Prometheus' own endpoints are.
+	MetricsToken string
 	// PurgeAfter is how long a deleted document can be restored before the purge job removes it
 	// (RAGD_PURGE_AFTER); documents show when that happens (purge_at).
 	PurgeAfter time.Duration
@@ -195,7 +198,7 @@ func New(d Deps) (*Server, error) {
 	s.searchLimit = newLimiter(s.set.RateLimitSearch, s.now)
 	s.pages = newPageCache(PageCacheBytes)
 	s.routes()
-	s.handler = s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.audited(s.mux)))))))
+	s.handler = s.instrument(s.recoverPanics(s.logRequests(s.checkHost(s.withHeaders(s.withCORS(s.authenticate(s.audited(s.mux))))))))
 	return s, nil
 }
 
@@ -206,6 +209,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /readyz", s.handleReady)
+	s.mux.Handle("GET /metrics", s.handleMetrics())
 
 	s.mux.HandleFunc("GET /api/status", s.handleStatus)
 	s.mux.HandleFunc("GET /api/me", s.handleMe)

@@ -281,6 +281,19 @@ func (s *Store) q(sql string) string { return s.sql.Replace(sql) }
 // now is the time of a write, at the database's precision so that what is returned equals what is read back.
 func (s *Store) now() time.Time { return s.opts.Clock().UTC().Truncate(time.Microsecond) }
 
+// StoreSize reports the bytes of the store schema's tables with their indexes and TOAST data
+// (rag.StoreSizer): pg_total_relation_size of each.
+func (s *Store) StoreSize(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'm', 'p')`, s.opts.Schema).Scan(&n)
+	if err != nil {
+		return 0, interpretError(fmt.Errorf("store size: %w", err))
+	}
+	return n, nil
+}
+
 // interpretError maps database errors to the store's: no rows is rag.ErrNotFound, a unique violation
 // rag.ErrConflict, a foreign key violation rag.ErrNotFound (what was referred to is gone), anything else an
 // *rag.Error with CodeDBError. Errors that already are *rag.Error pass unchanged.

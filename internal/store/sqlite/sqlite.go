@@ -418,6 +418,16 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// StoreSize reports the bytes of the database file's pages, free pages included (rag.StoreSizer): what the
+// file takes once the write-ahead log is checkpointed.
+func (s *Store) StoreSize(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&n); err != nil {
+		return 0, dbError(err, "store size")
+	}
+	return n, nil
+}
+
 // write runs fn in a write transaction (BEGIN IMMEDIATE on the single writer connection).
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)

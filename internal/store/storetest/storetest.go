@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Principals", func(t *testing.T) { testPrincipals(t, open) })
 	t.Run("Access", func(t *testing.T) { testAccess(t, open) })
 	t.Run("TopKUnderGrant", func(t *testing.T) { testTopKUnderGrant(t, open) })
+	t.Run("StoreSize", func(t *testing.T) { testStoreSize(t, open) })
 	t.Run("Ping", func(t *testing.T) {
 		s := open(t)
 		if err := s.Ping(t.Context()); err != nil {
