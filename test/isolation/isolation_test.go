@@ -41,6 +41,14 @@ func TestIsolation(t *testing.T) {
 		url := testkit.SearchPath(base, testkit.Schema(t, base, "isolation_"))
 		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey))
 	})
+	// The same with PostgreSQL row-level security on (docs/security.md): every non-admin read runs as the
+	// reader role under the policies, behind the same predicate; nothing the suite expects changes.
+	t.Run("postgres_row_security", func(t *testing.T) {
+		base := testkit.DatabaseURL(t)
+		url := testkit.SearchPath(base, testkit.Schema(t, base, "isolation_"))
+		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey,
+			"RAGD_PG_READER_ROLE=ragd_reader"))
+	})
 }
 
 // cli runs a ragd command with env and returns its stdout; it fails the test on a non-zero exit.
