@@ -33,6 +33,7 @@ const (
 	SourceAdded      = "source.added"
 	SourceRemoved    = "source.removed"
 	SourceSync       = "source.sync"
+	KeyRotated       = "key.rotated" // data re-sealed under a new encryption key (ragd keys rotate-data)
 	LoginFailure     = "login.failure"
 	Dropped          = "audit.dropped"
 )

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragd/ragd/internal/access"
 	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -246,6 +247,11 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 	switch sub {
 	case "create":
 		key, rec, err := access.CreateKey(ctx, ps, *user, sc, *expires, time.Now())
+		e := audit.Event{Action: audit.KeyCreated, Detail: "ragd keys create --user " + *user}
+		if err == nil {
+			e.Target = rec.Prefix
+		}
+		recordCommand(ctx, env, a, e, err)
 		if err != nil {
 			return err
 		}
@@ -254,6 +260,11 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 		return nil
 	case "revoke":
 		rec, err := ps.RevokeAPIKey(ctx, access.RevocationTarget(pos[0]))
+		e := audit.Event{Action: audit.KeyRevoked, Detail: "ragd keys revoke"}
+		if err == nil {
+			e.Target = rec.Prefix
+		}
+		recordCommand(ctx, env, a, e, err)
 		if err != nil {
 			return err
 		}

@@ -40,6 +40,13 @@ func TestAccessCommands(t *testing.T) {
 	}
 	ok("key "+key[:17]+" of user olive revoked", "keys", "revoke", key)
 	ok("revoked", "keys", "list")
+	// Both are in the audit log, as the local operator from the CLI, with the key's prefix (never the key).
+	for _, action := range []string{"key.created", "key.revoked"} {
+		out := ok(key[:17], "audit", "--action", action, "--json")
+		if !strings.Contains(out, `"principal": "local"`) || !strings.Contains(out, `"client": "cli"`) || strings.Contains(out, key) {
+			t.Errorf("ragd audit --action %s:\n%s", action, out)
+		}
+	}
 	ok("user mina disabled", "users", "disable", "mina")
 	if out := ok("mina", "users", "list"); !strings.Contains(out, "disabled") || !strings.Contains(out, "eng") {
 		t.Errorf("users list:\n%s", out)
@@ -55,6 +62,7 @@ func TestAccessCommands(t *testing.T) {
 	fails(1, "not found", "users", "add", "zed", "--team", "ops")
 	fails(1, "not found", "keys", "create", "--user", "zed")
 	fails(1, "not found", "keys", "revoke", "ragd_ffffffffffff")
+	ok("ragd keys revoke: not_found", "audit", "--action", "key.revoked", "--outcome", "failed", "--json")
 	fails(1, "not found", "collections", "create", "x", "--owner", "team:ops")
 	fails(1, "already exists", "collections", "create", "handbook", "--owner", "team:eng")
 	fails(2, "unknown scope", "keys", "create", "--user", "olive", "--scopes", "root")
