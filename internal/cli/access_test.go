@@ -28,6 +28,9 @@ func TestAccessCommands(t *testing.T) {
 	ok("user olive added to team eng (admin)", "users", "add", "olive", "--team", "eng", "--role", "admin")
 	ok("user mina added", "users", "add", "mina")
 	ok("user mina is in team eng (member)", "teams", "join", "eng", "mina")
+	ok("user mina is admin of team eng", "teams", "role", "eng", "mina", "admin")
+	ok("mina   admin", "teams", "members", "eng")
+	ok("user mina is member of team eng", "teams", "role", "eng", "mina", "member")
 	ok("olive  admin", "teams", "members", "eng")
 	ok("eng   2", "teams", "list")
 	key := strings.TrimSpace(ok("ragd_", "keys", "create", "--user", "olive", "--scopes", "read,write", "--expires", "24h"))
@@ -59,6 +62,15 @@ func TestAccessCommands(t *testing.T) {
 	fails(1, "not found", "collections", "access", "nothing", "--visibility", "team")
 
 	fails(1, "conflict", "users", "add", "olive")
+	ok("team qa added", "teams", "add", "qa")
+	ok("user olive is in team qa (member)", "teams", "join", "qa", "olive")
+	ok("user olive removed from team qa", "teams", "remove", "qa", "olive")
+	if out := ok("TEAM", "teams", "list"); !strings.Contains(out, "qa    0") {
+		t.Errorf("teams list after the removal:\n%s", out)
+	}
+	fails(1, "not found", "teams", "remove", "qa", "olive")
+	fails(1, "not found", "teams", "role", "qa", "olive", "admin")
+	fails(1, "invalid", "teams", "role", "eng", "olive", "owner")
 	fails(1, "not found", "users", "add", "zed", "--team", "ops")
 	fails(1, "not found", "keys", "create", "--user", "zed")
 	fails(1, "not found", "keys", "revoke", "ragd_ffffffffffff")

@@ -49,6 +49,8 @@ var routeActions = map[string]string{
 	"DELETE /api/collections/{name}/sources/{id}":    audit.SourceRemoved,
 	"POST /api/collections/{name}/sources/{id}/sync": audit.SourceSync,
 	"POST /v1/chat/completions":                      audit.Chat,
+	"PUT /api/admin/teams/{name}/members/{user}":     audit.MemberChanged,
+	"DELETE /api/admin/teams/{name}/members/{user}":  audit.MemberRemoved,
 }
 
 // mcpActions names the audit action of an MCP tool call (mcpserver.Call.Tool); others are "request".
