@@ -142,7 +142,9 @@ func (s *Server) handleRemoveMember(w http.ResponseWriter, r *http.Request, ps r
 }
 
 // memberTarget is the audit target of a change to a team's membership: "team:TEAM/user:USER".
-func memberTarget(team, user string) string { return rag.TeamPrefix + team + "/" + rag.UserPrefix + user }
+func memberTarget(team, user string) string {
+	return rag.TeamPrefix + team + "/" + rag.UserPrefix + user
+}
 
 func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, ps rag.PrincipalStore) {
 	keys, err := ps.ListAPIKeys(r.Context())
