@@ -26,15 +26,7 @@ func TestSynonyms(t *testing.T) {
 	r := b.retriever(t, retrieve.Options{})
 	search := func(q string, cols ...string) []string {
 		t.Helper()
-		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: q, K: 3, Filter: rag.Filter{Collections: cols}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, h := range res.Hits {
-			out = append(out, h.Source)
-		}
-		return out
+		return searchSources(t, r, rag.LocalPrincipal, q, cols...)
 	}
 	if got := search("보증금 반환", "lease"); len(got) == 0 || got[0] != "lease.txt" {
 		t.Errorf("보증금 → deposit: %v", got)
@@ -79,15 +71,7 @@ func TestSynonymsOfVisibleCollections(t *testing.T) {
 	r := b.retriever(t, retrieve.Options{})
 	search := func(p rag.Principal, cols ...string) []string {
 		t.Helper()
-		res, err := r.Search(ctx, p, rag.SearchRequest{Query: "보증금 반환", K: 3, Filter: rag.Filter{Collections: cols}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, h := range res.Hits {
-			out = append(out, h.Source)
-		}
-		return out
+		return searchSources(t, r, p, "보증금 반환", cols...)
 	}
 	legal := rag.Principal{ID: "user:lee", Groups: []string{"legal"}}
 	other := rag.Principal{ID: "user:otto", Groups: []string{"ops"}}
@@ -102,4 +86,18 @@ func TestSynonymsOfVisibleCollections(t *testing.T) {
 			t.Errorf("another team's user, collections %v: %v, want no hits (lease's synonyms are not its own)", cols, got)
 		}
 	}
+}
+
+// searchSources searches q (k 3) as p in cols and returns the hits' sources, best first.
+func searchSources(t *testing.T, r *retrieve.Retriever, p rag.Principal, q string, cols ...string) []string {
+	t.Helper()
+	res, err := r.Search(context.Background(), p, rag.SearchRequest{Query: q, K: 3, Filter: rag.Filter{Collections: cols}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Source)
+	}
+	return out
 }

@@ -191,28 +191,23 @@ func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
 func (s *Store) GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error) {
 	var a args
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.id = "+a.add(id), live)
-	var d *rag.Document
-	err := s.read(ctx, p, func(db querier) (err error) {
-		d, err = scanDocument(db.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
-		if err != nil {
-			return fmt.Errorf("get document: %w", err)
-		}
-		return nil
-	})
-	return d, err
+	return s.oneDocument(ctx, p, "get document", a, append(conds, "d.id = "+a.add(id), live))
 }
 
 // FindDocument returns the document of a collection with that external ID, when visible to p. ErrNotFound.
 func (s *Store) FindDocument(ctx context.Context, p rag.Principal, collectionID, externalID string) (*rag.Document, error) {
 	var a args
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID), live)
+	return s.oneDocument(ctx, p, "find document", a, append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID), live))
+}
+
+// oneDocument reads the document matching conds (whose parameters are a) as p. ErrNotFound.
+func (s *Store) oneDocument(ctx context.Context, p rag.Principal, what string, a args, conds []string) (*rag.Document, error) {
 	var d *rag.Document
 	err := s.read(ctx, p, func(db querier) (err error) {
 		d, err = scanDocument(db.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
 		if err != nil {
-			return fmt.Errorf("find document: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		return nil
 	})
