@@ -261,6 +261,7 @@ func run(t *testing.T, env []string) {
 		{"Collections", "GET", "/api/collections", nil, `"secret"`, 200},
 		{"Collection", "GET", "/api/collections/secret", nil, `"secret"`, 404},
 		{"Graph", "GET", "/api/collections/secret/graph", nil, `"entities"`, 404},
+		{"Sources", "GET", "/api/collections/secret/sources", nil, `"sources"`, 404},
 		{"Questions", "GET", "/api/questions", nil, "Who audits", 200},
 		{"QuestionsOfBoard", "GET", "/api/questions?collection=secret", nil, "Who audits", 200},
 		{"Question", "GET", "/api/questions/" + q.ID, nil, "Who audits", 404},
