@@ -1,4 +1,4 @@
-// ragd UI — the admin page (/admin): users (add, disable/enable), teams (add, members and roles), API keys
+// ragd UI — the admin page (/admin): users (add, disable/enable), teams (add, members: add, change role, remove), API keys
 // (create — the key is shown once —, list by prefix, revoke) and the audit log (filters, paging), over
 // /api/admin/*. Only an admin key sees it; any other is told so and nothing is asked of the admin API.
 // Everything from the API is inserted as text.
@@ -69,8 +69,23 @@
     const res = await api('/api/admin/teams/' + enc(team) + '/members');
     openTeam = team;
     $('members-heading').textContent = 'Members of ' + team;
-    const rows = (res.members || []).map((m) => el('li', { 'data-member': m.user },
-      el('span', { class: 'who' }, m.user), el('span', { class: 'badge' }, m.role)));
+    const member = (m) => '/api/admin/teams/' + enc(team) + '/members/' + enc(m.user);
+    const rows = (res.members || []).map((m) => {
+      // The role changes as soon as another is picked; Remove takes the user out of the team.
+      const role = el('select', { 'aria-label': 'role of ' + m.user, 'data-action': 'role' },
+        el('option', { value: 'member', selected: m.role === 'member' }, 'member'),
+        el('option', { value: 'admin', selected: m.role === 'admin' }, 'team admin'));
+      role.addEventListener('change', () => guarded('teams-error', async () => {
+        await api(member(m), json('PUT', { role: role.value }));
+        await showMembers(team);
+      }));
+      const remove = el('button', { type: 'button', class: 'secondary', 'data-action': 'remove' }, 'Remove');
+      remove.addEventListener('click', () => guarded('teams-error', async () => {
+        await api(member(m), { method: 'DELETE' });
+        await Promise.all([showMembers(team), loadTeams(), loadUsers()]);
+      }));
+      return el('li', { 'data-member': m.user }, el('span', { class: 'who' }, m.user), role, remove);
+    });
     $('member-list').replaceChildren(...(rows.length ? rows : [el('li', { class: 'empty' }, 'No members.')]));
     $('members').hidden = false;
   }

@@ -33,7 +33,10 @@ const (
 	SourceAdded      = "source.added"
 	SourceRemoved    = "source.removed"
 	SourceSync       = "source.sync"
+	KeyRotated       = "key.rotated" // data re-sealed under a new encryption key (ragd keys rotate-data)
 	LoginFailure     = "login.failure"
+	MemberChanged    = "team.member" // a user added to a team or its role changed
+	MemberRemoved    = "team.member.removed"
 	Dropped          = "audit.dropped"
 )
 

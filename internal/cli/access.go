@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragd/ragd/internal/access"
 	"github.com/ragd/ragd/internal/app"
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -146,16 +147,17 @@ func inTeam(team, role string) string {
 	return fmt.Sprintf(" to team %s (%s)", team, role)
 }
 
-// runTeams is `ragd teams add TEAM | list [--json] | members TEAM [--json] | join TEAM USER [--role R]`.
+// runTeams is `ragd teams add TEAM | list [--json] | members TEAM [--json] | join TEAM USER [--role R] |
+// role TEAM USER member|admin | remove TEAM USER`.
 func runTeams(ctx context.Context, env *Env, args []string) error {
-	subs := []string{"add", "list", "members", "join"}
+	subs := []string{"add", "list", "members", "join", "role", "remove"}
 	sub, args := subcommandOf(args)
 	fs := newFlagSet("teams")
 	var c common
 	registerAccess(fs, env, &c)
 	role := fs.String("role", "member", "the user's role: member or admin (join)")
 	asJSON := fs.Bool("json", false, "print JSON (list, members)")
-	pos, err := parseSub(fs, env, args, "teams", sub, subs, map[string]int{"add": 1, "list": 0, "members": 1, "join": 2})
+	pos, err := parseSub(fs, env, args, "teams", sub, subs, map[string]int{"add": 1, "list": 0, "members": 1, "join": 2, "role": 3, "remove": 2})
 	if err != nil {
 		return err
 	}
@@ -176,6 +178,26 @@ func runTeams(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "user %s is in team %s (%s)\n", pos[1], pos[0], *role)
+		return nil
+	case "role":
+		// Only a member's role changes: unlike join, a user outside the team is not found.
+		members, err := ps.TeamMembers(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(members, func(m rag.TeamMember) bool { return m.User == pos[1] }) {
+			return fmt.Errorf("user %q in team %q: %w", pos[1], pos[0], rag.ErrNotFound)
+		}
+		if err := ps.PutTeamMember(ctx, rag.TeamMember{Team: pos[0], User: pos[1], Role: rag.TeamRole(pos[2])}); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "user %s is %s of team %s\n", pos[1], pos[2], pos[0])
+		return nil
+	case "remove":
+		if err := ps.RemoveTeamMember(ctx, pos[0], pos[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "user %s removed from team %s\n", pos[1], pos[0])
 		return nil
 	case "members":
 		members, err := ps.TeamMembers(ctx, pos[0])
@@ -246,6 +268,11 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 	switch sub {
 	case "create":
 		key, rec, err := access.CreateKey(ctx, ps, *user, sc, *expires, time.Now())
+		e := audit.Event{Action: audit.KeyCreated, Detail: "ragd keys create --user " + *user}
+		if err == nil {
+			e.Target = rec.Prefix
+		}
+		recordCommand(ctx, env, a, e, err)
 		if err != nil {
 			return err
 		}
@@ -254,6 +281,11 @@ func runKeys(ctx context.Context, env *Env, args []string) error {
 		return nil
 	case "revoke":
 		rec, err := ps.RevokeAPIKey(ctx, access.RevocationTarget(pos[0]))
+		e := audit.Event{Action: audit.KeyRevoked, Detail: "ragd keys revoke"}
+		if err == nil {
+			e.Target = rec.Prefix
+		}
+		recordCommand(ctx, env, a, e, err)
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,9 @@ func TestAccessCommands(t *testing.T) {
 	ok("user olive added to team eng (admin)", "users", "add", "olive", "--team", "eng", "--role", "admin")
 	ok("user mina added", "users", "add", "mina")
 	ok("user mina is in team eng (member)", "teams", "join", "eng", "mina")
+	ok("user mina is admin of team eng", "teams", "role", "eng", "mina", "admin")
+	ok("mina   admin", "teams", "members", "eng")
+	ok("user mina is member of team eng", "teams", "role", "eng", "mina", "member")
 	ok("olive  admin", "teams", "members", "eng")
 	ok("eng   2", "teams", "list")
 	key := strings.TrimSpace(ok("ragd_", "keys", "create", "--user", "olive", "--scopes", "read,write", "--expires", "24h"))
@@ -40,6 +43,13 @@ func TestAccessCommands(t *testing.T) {
 	}
 	ok("key "+key[:17]+" of user olive revoked", "keys", "revoke", key)
 	ok("revoked", "keys", "list")
+	// Both are in the audit log, as the local operator from the CLI, with the key's prefix (never the key).
+	for _, action := range []string{"key.created", "key.revoked"} {
+		out := ok(key[:17], "audit", "--action", action, "--json")
+		if !strings.Contains(out, `"principal": "local"`) || !strings.Contains(out, `"client": "cli"`) || strings.Contains(out, key) {
+			t.Errorf("ragd audit --action %s:\n%s", action, out)
+		}
+	}
 	ok("user mina disabled", "users", "disable", "mina")
 	if out := ok("mina", "users", "list"); !strings.Contains(out, "disabled") || !strings.Contains(out, "eng") {
 		t.Errorf("users list:\n%s", out)
@@ -52,9 +62,19 @@ func TestAccessCommands(t *testing.T) {
 	fails(1, "not found", "collections", "access", "nothing", "--visibility", "team")
 
 	fails(1, "conflict", "users", "add", "olive")
+	ok("team qa added", "teams", "add", "qa")
+	ok("user olive is in team qa (member)", "teams", "join", "qa", "olive")
+	ok("user olive removed from team qa", "teams", "remove", "qa", "olive")
+	if out := ok("TEAM", "teams", "list"); !strings.Contains(out, "qa    0") {
+		t.Errorf("teams list after the removal:\n%s", out)
+	}
+	fails(1, "not found", "teams", "remove", "qa", "olive")
+	fails(1, "not found", "teams", "role", "qa", "olive", "admin")
+	fails(1, "invalid", "teams", "role", "eng", "olive", "owner")
 	fails(1, "not found", "users", "add", "zed", "--team", "ops")
 	fails(1, "not found", "keys", "create", "--user", "zed")
 	fails(1, "not found", "keys", "revoke", "ragd_ffffffffffff")
+	ok("ragd keys revoke: not_found", "audit", "--action", "key.revoked", "--outcome", "failed", "--json")
 	fails(1, "not found", "collections", "create", "x", "--owner", "team:ops")
 	fails(1, "already exists", "collections", "create", "handbook", "--owner", "team:eng")
 	fails(2, "unknown scope", "keys", "create", "--user", "olive", "--scopes", "root")

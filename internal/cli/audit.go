@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragd/ragd/internal/app"
 	"github.com/ragd/ragd/internal/audit"
+	"github.com/ragd/ragd/internal/rag"
 )
 
 // runAudit is `ragd audit`: the audit log, newest first, filtered as GET /api/admin/audit filters it
@@ -17,7 +19,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 	c.register(fset, env)
 	var q audit.Query
 	fset.StringVar(&q.Principal, "principal", "", "only events of this principal `ID` (e.g. user:alice)")
-	fset.StringVar(&q.Action, "action", "", "only this `ACTION` (search, chat, document.read, document.download, document.upload, document.delete, document.restore, grant, key.created, key.revoked, login.failure)")
+	fset.StringVar(&q.Action, "action", "", "only this `ACTION` (search, chat, document.read, document.download, document.upload, document.delete, document.restore, grant, key.created, key.revoked, key.rotated, login.failure)")
 	fset.StringVar(&q.Document, "document", "", "only events that touched this document `ID`")
 	fset.StringVar(&q.Outcome, "outcome", "", "only this `OUTCOME`: ok, denied or failed")
 	since := fset.Duration("since", 0, "only events of this last `DURATION` (e.g. 24h)")
@@ -61,4 +63,23 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "%d event(s)\n", len(events))
 	return nil
+}
+
+// recordCommand stores the audit event of a command that changes keys (ragd keys create, revoke,
+// rotate-data) at once: the CLI is short-lived, so it writes to the store itself rather than through the
+// buffered log. The principal is the local operator, the client "cli", the detail the command; err, when
+// not nil, makes the outcome failed. A failure to record is reported on stderr, not returned: the command
+// has been carried out.
+func recordCommand(ctx context.Context, env *Env, a *app.App, e audit.Event, err error) {
+	st, ok := a.Store.(audit.Store)
+	if !ok {
+		return
+	}
+	e.At, e.Principal, e.Client, e.Outcome = time.Now(), rag.LocalPrincipal.ID, "cli", audit.OK
+	if err != nil {
+		e.Outcome, e.Detail = audit.Failed, e.Detail+": "+string(rag.ErrorCode(err))
+	}
+	if werr := st.AppendAudit(context.WithoutCancel(ctx), []audit.Event{e}); werr != nil {
+		fmt.Fprintf(env.Stderr, "warning: the audit event of %q was not stored: %v\n", e.Detail, werr)
+	}
 }

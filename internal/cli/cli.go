@@ -84,7 +84,7 @@ func commands() []command {
 				{"disable", "refuse every key of a user"},
 				{"enable", "accept a disabled user's keys again"},
 			}, run: runUsers},
-		{name: "teams", summary: "teams of users; grants and collections name them as team:NAME", synopsis: "add TEAM | list [--json] | members TEAM [--json] | join TEAM USER [--role member|admin]",
+		{name: "teams", summary: "teams of users; grants and collections name them as team:NAME", synopsis: "add TEAM | list [--json] | members TEAM [--json] | join TEAM USER [--role member|admin] | role TEAM USER member|admin | remove TEAM USER",
 			subs: []subcommand{
 				{"add", "add a team"},
 				{"list", "list teams and their member counts"},

@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/ragd/ragd/internal/audit"
+	"github.com/ragd/ragd/internal/sealing"
 )
 
 // runKeysRotateData is `ragd keys rotate-data`: re-seal, now and in the foreground, every stored blob and
@@ -37,6 +40,11 @@ func runKeysRotateData(ctx context.Context, env *Env, args []string) error {
 	if n > 0 {
 		fmt.Fprintln(env.Stderr)
 	}
+	e := audit.Event{Action: audit.KeyRotated, Status: n, Detail: "ragd keys rotate-data"}
+	if k, perr := sealing.ParseKey(cfg.EncryptionKey); perr == nil {
+		e.Target = sealing.KeyID(k) // the new key's ID, as stored beside each row (never the key)
+	}
+	recordCommand(ctx, env, a, e, err)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ type Config struct {
 	// (RAGD_HNSW_M, default 16; RAGD_HNSW_EF_CONSTRUCTION, default 128); HNSWEfSearch is hnsw.ef_search of
 	// vector searches (RAGD_HNSW_EF_SEARCH, default 100; a search request's ef_search overrides it).
 	HNSWM, HNSWEfConstruction, HNSWEfSearch int
+	// PGReaderRole turns on PostgreSQL row-level security for reads: a non-admin principal's reads run as
+	// this role, bound by the policies (RAGD_PG_READER_ROLE; "" off; docs/security.md).
+	PGReaderRole string
 	// Addr is the HTTP listen address (RAGD_ADDR, default 127.0.0.1:8080).
 	Addr string
 
@@ -213,6 +216,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.HNSWM, "RAGD_HNSW_M")
 	e.int(&c.HNSWEfConstruction, "RAGD_HNSW_EF_CONSTRUCTION")
 	e.int(&c.HNSWEfSearch, "RAGD_HNSW_EF_SEARCH")
+	e.str(&c.PGReaderRole, "RAGD_PG_READER_ROLE")
 	e.str(&c.Addr, "RAGD_ADDR")
 	e.str(&c.Embedder, "RAGD_EMBEDDER")
 	e.str(&c.EmbedModel, "RAGD_EMBED_MODEL")

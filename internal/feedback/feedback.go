@@ -148,7 +148,43 @@ func (s *Service) List(ctx context.Context, p rag.Principal, all bool, q rag.Fee
 	if all {
 		q.Principal = ""
 	}
-	return s.store.ListFeedback(ctx, q)
+	list, err := s.store.ListFeedback(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return list, s.withholdLost(ctx, p, list)
+}
+
+// withholdLost leaves out of p's ratings the passages of documents p can no longer read (access taken away
+// or the document deleted since it rated them): the passage's text, and the rated answer's text, which may
+// quote it (rag.WithheldAnswer). Filtered on read: the stored rating is unchanged, and shows whole again if
+// access comes back.
+func (s *Service) withholdLost(ctx context.Context, p rag.Principal, list []*rag.Feedback) error {
+	var ids []string
+	for _, f := range list {
+		for _, ps := range f.Passages {
+			ids = append(ids, ps.DocumentID)
+		}
+	}
+	readable, err := rag.ReadableDocuments(ctx, s.passages, p, ids)
+	if err != nil {
+		return err
+	}
+	for _, f := range list {
+		kept := f.Passages[:0:0]
+		for _, ps := range f.Passages {
+			if readable[ps.DocumentID] || ps.DocumentID == "" {
+				kept = append(kept, ps)
+			}
+		}
+		if len(kept) < len(f.Passages) {
+			f.Passages, f.Withheld = kept, true
+			if f.Answer != "" {
+				f.Answer = rag.WithheldAnswer
+			}
+		}
+	}
+	return nil
 }
 
 // Delete removes one of p's ratings. ErrNotFound.

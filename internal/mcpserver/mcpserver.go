@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -74,6 +76,76 @@ type Deps struct {
 	CanWrite func(rag.Principal) bool
 	// MaxTextBytes bounds ingest_text's text; 0 means MaxTextBytes.
 	MaxTextBytes int64
+	// Audit, when set, is told of every tool call and resource read once it is answered (the HTTP server
+	// records it in the audit log).
+	Audit func(ctx context.Context, c Call)
+}
+
+// Call is a tool call or resource read as Deps.Audit is told of it.
+type Call struct {
+	// Principal is who called (its ID is "" when the call was refused for want of one).
+	Principal rag.Principal
+	// Tool is the tool"s name, or "resource" for a read of a document resource.
+	Tool string
+	// Documents are the documents the call read or changed: the hits of search, the passages given to ask,
+	// the document read, listed or added.
+	Documents []string
+	// Code is the error code of a failed call ("" when it succeeded).
+	Code rag.Code
+}
+
+// callNote collects the documents a call touches, for Deps.Audit.
+type callNote struct {
+	mu   sync.Mutex
+	docs []string
+}
+
+type callNoteKey struct{}
+
+// noteDocuments adds ids to the audit record of the call running in ctx.
+func noteDocuments(ctx context.Context, ids ...string) {
+	n, ok := ctx.Value(callNoteKey{}).(*callNote)
+	if !ok {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, id := range ids {
+		if id != "" && !slices.Contains(n.docs, id) {
+			n.docs = append(n.docs, id)
+		}
+	}
+}
+
+// audit runs a call with a note in its context and tells Deps.Audit what it did.
+func (h *handlers) audit(ctx context.Context, extra *mcp.RequestExtra, tool string, run func(ctx context.Context) error) {
+	if h.d.Audit == nil {
+		_ = run(ctx)
+		return
+	}
+	note := &callNote{}
+	err := run(context.WithValue(ctx, callNoteKey{}, note))
+	p, _ := h.principalOf(extra)
+	c := Call{Principal: p, Tool: tool, Documents: note.docs}
+	if err != nil {
+		c.Code = rag.CodeInternal
+		var te *toolErr
+		if errors.As(err, &te) {
+			c.Code = te.code
+		}
+	}
+	h.d.Audit(ctx, c)
+}
+
+// audited is a tool handler that tells Deps.Audit of each call.
+func audited[In, Out any](h *handlers, tool string, fn mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		h.audit(ctx, req.Extra, tool, func(ctx context.Context) error {
+			res, out, err = fn(ctx, req, in)
+			return err
+		})
+		return res, out, err
+	}
 }
 
 // CanWrite is the default write permission: admins. Every API key is an admin today; when keys get scopes
@@ -115,23 +187,29 @@ func New(d Deps) *mcp.Server {
 			"list_documents to see what is there, get_document to read pages of one document."})
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Annotations: readOnly, Title: "Search the documents",
 		Description: "Hybrid (vector + keyword) search over the documents. Returns the best passages, each with its document, " +
-			"pages, section and score. Use it to find where something is said; use ask for an answer."}, h.search)
+			"pages, section and score. Use it to find where something is said; use ask for an answer."}, audited(h, "search", h.search))
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Annotations: readOnly, Title: "Answer from the documents",
 		Description: "Answers a question from the documents, citing passages as [n]; the sources list says which document, page " +
-			"and section each number is. not_found is true when the documents do not cover the question."}, h.ask)
+			"and section each number is. not_found is true when the documents do not cover the question."}, audited(h, "ask", h.ask))
 	mcp.AddTool(s, &mcp.Tool{Name: "list_collections", Annotations: readOnly, Title: "List collections",
-		Description: "Lists the collections (groups of documents) with their descriptions and document counts."}, h.listCollections)
+		Description: "Lists the collections (groups of documents) with their descriptions and document counts."}, audited(h, "list_collections", h.listCollections))
 	mcp.AddTool(s, &mcp.Tool{Name: "list_documents", Annotations: readOnly, Title: "List documents",
-		Description: "Lists documents, newest first, optionally in one collection or with a title containing some text."}, h.listDocuments)
+		Description: "Lists documents, newest first, optionally in one collection or with a title containing some text."}, audited(h, "list_documents", h.listDocuments))
 	mcp.AddTool(s, &mcp.Tool{Name: "get_document", Annotations: readOnly, Title: "Read a document",
 		Description: fmt.Sprintf("Returns the text of a document, or of a page range of it (PDF and other paged formats). "+
-			"At most %d characters at a time: a longer text is cut and says where to continue.", MaxDocumentChars)}, h.getDocument)
+			"At most %d characters at a time: a longer text is cut and says where to continue.", MaxDocumentChars)}, audited(h, "get_document", h.getDocument))
 	mcp.AddTool(s, &mcp.Tool{Name: "ingest_text", Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}, Title: "Add a text document",
 		Description: "Adds a text (Markdown by default) as a document to a collection, or a new version of the document with the " +
-			"same name. Needs an API key with write permission."}, h.ingestText)
+			"same name. Needs an API key with write permission."}, audited(h, "ingest_text", h.ingestText))
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: DocumentURIPrefix + "{id}", Name: "document", Title: "A document's text",
 		Description: fmt.Sprintf("The text of a document (its first %d characters; get_document reads page ranges).", MaxDocumentChars),
-		MIMEType:    "text/markdown"}, h.readDocument)
+		MIMEType:    "text/markdown"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
+		h.audit(ctx, req.Extra, "resource", func(ctx context.Context) error {
+			res, err = h.readDocument(ctx, req)
+			return err
+		})
+		return res, err
+	})
 	return s
 }
 
@@ -151,6 +229,9 @@ func (h *handlers) readDocument(ctx context.Context, req *mcp.ReadResourceReques
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	doc, err := h.d.Documents.GetDocument(ctx, p, id)
+	if err == nil {
+		noteDocuments(ctx, doc.ID)
+	}
 	if errors.Is(err, rag.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
@@ -194,8 +275,16 @@ func (h *handlers) principalOf(extra *mcp.RequestExtra) (rag.Principal, error) {
 // toolError is err as the tool's error text: ragd's code and its safe message ("internal error" for
 // unexpected failures), as the HTTP API shows them.
 func toolError(err error) error {
-	return fmt.Errorf("%s: %s", rag.ErrorCode(err), rag.ErrorMessage(err))
+	return &toolErr{code: rag.ErrorCode(err), text: fmt.Sprintf("%s: %s", rag.ErrorCode(err), rag.ErrorMessage(err))}
 }
+
+// toolErr is a tool's error: its text, and its code for Deps.Audit.
+type toolErr struct {
+	code rag.Code
+	text string
+}
+
+func (e *toolErr) Error() string { return e.text }
 
 // filterOf is the retrieval filter of a tool's collection and filter expressions (internal/filter's syntax,
 // as `ragd search --filter`).
@@ -275,6 +364,7 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	out := SearchOutput{Query: q, Truncated: truncated, Passages: []Passage{}}
 	var text strings.Builder
 	for i, hit := range res.Hits {
+		noteDocuments(ctx, hit.DocumentID)
 		out.Passages = append(out.Passages, passageOf(i+1, hit))
 		fmt.Fprintf(&text, "[%d] %s\n%s\n\n", i+1, rag.CitationLine(hit), hit.Text)
 	}
@@ -325,7 +415,14 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest, in AskInpu
 	if err != nil {
 		return nil, AskOutput{}, toolError(err)
 	}
-	ans, err := h.d.Answers.Ask(ctx, p, rag.AskRequest{Question: in.Question, Filter: f, K: in.K}, func(rag.AnswerEvent) error { return nil })
+	ans, err := h.d.Answers.Ask(ctx, p, rag.AskRequest{Question: in.Question, Filter: f, K: in.K}, func(ev rag.AnswerEvent) error {
+		if ev.Type == rag.AnswerSources { // the passages given to the answer, cited or not
+			for _, src := range ev.Sources {
+				noteDocuments(ctx, src.DocumentID)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, AskOutput{}, toolError(err)
 	}
@@ -461,6 +558,9 @@ func (h *handlers) getDocument(ctx context.Context, req *mcp.CallToolRequest, in
 		return nil, GetDocumentOutput{}, toolError(rag.Errorf(rag.CodeInvalid, "page range %d–%d: want 1 ≤ page_start ≤ page_end", in.PageStart, in.PageEnd))
 	}
 	doc, err := h.d.Documents.GetDocument(ctx, p, in.ID)
+	if err == nil {
+		noteDocuments(ctx, doc.ID)
+	}
 	if errors.Is(err, rag.ErrNotFound) {
 		err = rag.Errorf(rag.CodeNotFound, "no document %q", in.ID)
 	}
@@ -564,6 +664,7 @@ func (h *handlers) ingestText(ctx context.Context, req *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, IngestTextOutput{}, toolError(err)
 	}
+	noteDocuments(ctx, got.ID)
 	out := IngestTextOutput{ID: got.ID, Status: string(got.Status), Outcome: string(got.Outcome), Chunks: got.Chunks}
 	return textResult(fmt.Sprintf("%s: document %s is %s (%d chunks)", got.Outcome, got.ID, got.Status, got.Chunks)), out, nil
 }

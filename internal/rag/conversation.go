@@ -52,8 +52,11 @@ type Message struct {
 	SearchInfo json.RawMessage `json:"search_info,omitempty"`
 	// Details are the rest of what the answer showed: its citation check, weakly supported sentences,
 	// whether the question was truncated, its language and generator.
-	Details   json.RawMessage `json:"details,omitempty"`
-	CreatedAt time.Time       `json:"created_at"`
+	Details json.RawMessage `json:"details,omitempty"`
+	// Withheld: read back by a principal who can no longer read some of the documents of its sources or
+	// passages, which were left out, and its Content (which may quote them) replaced by WithheldAnswer.
+	Withheld  bool      `json:"withheld,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // ConversationUpdate changes a conversation; nil fields are kept.

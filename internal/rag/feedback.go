@@ -64,9 +64,12 @@ type Feedback struct {
 	Principal string `json:"principal"`
 	Vote
 	// Passages are the rated source (target source: exactly one) or the answer's cited sources.
-	Passages  []FeedbackPassage `json:"passages"`
-	CreatedAt time.Time         `json:"created_at"`
-	UpdatedAt time.Time         `json:"updated_at"`
+	Passages []FeedbackPassage `json:"passages"`
+	// Withheld: read back by a principal who can no longer read some of the passages' documents, which
+	// were left out, and the answer's text (which may quote them) replaced by WithheldAnswer.
+	Withheld  bool      `json:"withheld,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // FeedbackQuery selects feedback, newest first.

@@ -126,6 +126,9 @@ type PrincipalStore interface {
 	PutTeamMember(ctx context.Context, m TeamMember) error
 	// TeamMembers returns a team's members by user name. ErrNotFound for an unknown team.
 	TeamMembers(ctx context.Context, team string) ([]TeamMember, error)
+	// RemoveTeamMember takes a user out of a team: its keys no longer carry the team from their next
+	// resolution. ErrNotFound when the user is not a member of the team (or either does not exist).
+	RemoveTeamMember(ctx context.Context, team, user string) error
 	// CreateAPIKey stores k (Prefix, User, Scopes, ExpiresAt set) under hash, the sha256 hex of the key,
 	// setting CreatedAt. ErrNotFound for an unknown user.
 	CreateAPIKey(ctx context.Context, k *APIKey, hash string) error

@@ -187,7 +187,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 
 	// Synonyms of the searched collections (and an LLM's expansions, req.Expansions) reword the query; the
 	// keyword queries look for every wording, the threshold takes the best covered one.
-	groups, err := r.synonymsFor(ctx, req.Filter)
+	groups, err := r.synonymsFor(ctx, p, req.Filter)
 	if err != nil {
 		return nil, err
 	}

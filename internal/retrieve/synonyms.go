@@ -11,12 +11,17 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// synonymsFor returns the synonym groups of the collections a search covers (their profiles' synonyms, or
-// for a collection without a stored profile its "synonyms" setting; see profile.Of): those its filter names,
-// or every collection when it names none. A collection that does not exist adds nothing (the filter then
-// matches nothing anyway), nor does a setting or profile that does not parse (one stored before it was
-// checked).
-func (r *Retriever) synonymsFor(ctx context.Context, f rag.Filter) ([][]string, error) {
+// synonymsFor returns the synonym groups of the collections a search by p covers (their profiles' synonyms,
+// or for a collection without a stored profile its "synonyms" setting; see profile.Of): those its filter
+// names, or every collection when it names none — only collections p sees (rag.AccessStore's
+// VisibleCollections, what GET /api/collections lists to p), so that another team's vocabulary never
+// rewords p's query. A collection that does not exist or p does not see adds nothing (the filter then
+// matches nothing of it anyway), nor does a setting or profile that does not parse (one stored before it
+// was checked).
+func (r *Retriever) synonymsFor(ctx context.Context, p rag.Principal, f rag.Filter) ([][]string, error) {
+	if !p.Admin {
+		return r.visibleSynonyms(ctx, p, f)
+	}
 	var cols []*rag.Collection
 	if len(f.Collections) == 0 {
 		var err error
@@ -34,13 +39,38 @@ func (r *Retriever) synonymsFor(ctx context.Context, f rag.Filter) ([][]string, 
 		}
 		cols = append(cols, c)
 	}
+	return synonymsOf(cols), nil
+}
+
+// visibleSynonyms is synonymsFor for a principal that is not an admin: the collections it sees, narrowed to
+// those the filter names (by name or ID). A store that cannot say which collections p sees gives none.
+func (r *Retriever) visibleSynonyms(ctx context.Context, p rag.Principal, f rag.Filter) ([][]string, error) {
+	as, ok := r.store.(rag.AccessStore)
+	if !ok {
+		return nil, nil
+	}
+	visible, err := as.VisibleCollections(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var cols []*rag.Collection
+	for _, c := range visible {
+		if len(f.Collections) == 0 || slices.Contains(f.Collections, c.Name) || slices.Contains(f.Collections, c.ID) {
+			cols = append(cols, c)
+		}
+	}
+	return synonymsOf(cols), nil
+}
+
+// synonymsOf gathers the synonym groups of cols' profiles.
+func synonymsOf(cols []*rag.Collection) [][]string {
 	var groups [][]string
 	for _, c := range cols {
 		if p, err := profile.Of(c); err == nil {
 			groups = append(groups, p.Synonyms...)
 		}
 	}
-	return groups, nil
+	return groups
 }
 
 // variants returns the query reworded by the synonym groups: for every word of a group found in the query,

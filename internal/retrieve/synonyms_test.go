@@ -26,15 +26,7 @@ func TestSynonyms(t *testing.T) {
 	r := b.retriever(t, retrieve.Options{})
 	search := func(q string, cols ...string) []string {
 		t.Helper()
-		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: q, K: 3, Filter: rag.Filter{Collections: cols}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, h := range res.Hits {
-			out = append(out, h.Source)
-		}
-		return out
+		return searchSources(t, r, rag.LocalPrincipal, q, cols...)
 	}
 	if got := search("보증금 반환", "lease"); len(got) == 0 || got[0] != "lease.txt" {
 		t.Errorf("보증금 → deposit: %v", got)
@@ -59,4 +51,53 @@ func TestSynonyms(t *testing.T) {
 	if got := search("CTRL", "lease"); slices.Contains(got, "ads.txt") || len(got) == 0 {
 		t.Errorf("CTRL is not CTR: %v", got)
 	}
+}
+
+// TestSynonymsOfVisibleCollections: a principal's query is reworded only by the synonyms of collections it
+// sees — another team's private collection's vocabulary does not reach its search of a public collection,
+// with or without a collection filter naming it.
+func TestSynonymsOfVisibleCollections(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	for _, c := range []*rag.Collection{
+		{Name: "lease", Owner: "team:legal", Visibility: rag.VisibilityPrivate, Settings: map[string]any{"synonyms": map[string]any{"보증금": []any{"deposit"}}}},
+		{Name: "open", Owner: "local", Visibility: rag.VisibilityPublic},
+	} {
+		if err := b.store.CreateCollection(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.add(t, "open", "bank.txt", "The deposit is returned within thirty days after the tenant moves out.", nil)
+	r := b.retriever(t, retrieve.Options{})
+	search := func(p rag.Principal, cols ...string) []string {
+		t.Helper()
+		return searchSources(t, r, p, "보증금 반환", cols...)
+	}
+	legal := rag.Principal{ID: "user:lee", Groups: []string{"legal"}}
+	other := rag.Principal{ID: "user:otto", Groups: []string{"ops"}}
+	if got := search(legal); !slices.Contains(got, "bank.txt") {
+		t.Errorf("a member of legal (sees lease's synonyms): %v, want bank.txt through 보증금 → deposit", got)
+	}
+	if got := search(rag.LocalPrincipal); !slices.Contains(got, "bank.txt") {
+		t.Errorf("an admin: %v, want bank.txt", got)
+	}
+	for _, cols := range [][]string{nil, {"lease", "open"}} {
+		if got := search(other, cols...); len(got) != 0 {
+			t.Errorf("another team's user, collections %v: %v, want no hits (lease's synonyms are not its own)", cols, got)
+		}
+	}
+}
+
+// searchSources searches q (k 3) as p in cols and returns the hits' sources, best first.
+func searchSources(t *testing.T, r *retrieve.Retriever, p rag.Principal, q string, cols ...string) []string {
+	t.Helper()
+	res, err := r.Search(context.Background(), p, rag.SearchRequest{Query: q, K: 3, Filter: rag.Filter{Collections: cols}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Source)
+	}
+	return out
 }

@@ -21,6 +21,7 @@ func (s *Server) adminRoutes() {
 	s.mux.HandleFunc("POST /api/admin/teams", s.admin(s.handleCreateTeam))
 	s.mux.HandleFunc("GET /api/admin/teams/{name}/members", s.admin(s.handleTeamMembers))
 	s.mux.HandleFunc("PUT /api/admin/teams/{name}/members/{user}", s.admin(s.handlePutMember))
+	s.mux.HandleFunc("DELETE /api/admin/teams/{name}/members/{user}", s.admin(s.handleRemoveMember))
 	s.mux.HandleFunc("GET /api/admin/keys", s.admin(s.handleListKeys))
 	s.mux.HandleFunc("POST /api/admin/keys", s.admin(s.handleCreateKey))
 	s.mux.HandleFunc("DELETE /api/admin/keys/{prefix}", s.admin(s.handleRevokeKey))
@@ -124,7 +125,25 @@ func (s *Server) handlePutMember(w http.ResponseWriter, r *http.Request, ps rag.
 		req.Role = rag.RoleMember
 	}
 	m := rag.TeamMember{Team: r.PathValue("name"), User: r.PathValue("user"), Role: req.Role}
+	noteTarget(r, memberTarget(m.Team, m.User))
 	s.answer(w, r, http.StatusOK, m, ps.PutTeamMember(r.Context(), m))
+}
+
+// handleRemoveMember takes a user out of a team (204); its keys lose the team's access on their next
+// request. 404 when the user is not a member.
+func (s *Server) handleRemoveMember(w http.ResponseWriter, r *http.Request, ps rag.PrincipalStore) {
+	team, user := r.PathValue("name"), r.PathValue("user")
+	noteTarget(r, memberTarget(team, user))
+	if err := ps.RemoveTeamMember(r.Context(), team, user); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// memberTarget is the audit target of a change to a team's membership: "team:TEAM/user:USER".
+func memberTarget(team, user string) string {
+	return rag.TeamPrefix + team + "/" + rag.UserPrefix + user
 }
 
 func (s *Server) handleListKeys(w http.ResponseWriter, r *http.Request, ps rag.PrincipalStore) {

@@ -139,3 +139,44 @@ func TestRequiredScope(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveTeamMember: taking a user out of a team (DELETE …/members/{user}) closes the team's
+// collection to the user's key on its next request; a role change shows in the members; removing a
+// non-member is 404 and only admins may do either.
+func TestRemoveTeamMember(t *testing.T) {
+	b := setupUsers(t)
+	admin := bearer(testAdminKey)
+	b.run(t, []scenario{
+		{name: "CreateTeam", method: "POST", path: "/api/admin/teams", headers: admin, body: jsonBody(map[string]any{"name": "eng"}), status: 201},
+		{name: "CreateUser", method: "POST", path: "/api/admin/users", headers: admin, body: jsonBody(map[string]any{"name": "mina", "team": "eng"}), status: 201},
+		{name: "CreateCollection", method: "POST", path: "/api/collections", headers: admin, body: jsonBody(map[string]any{"name": "handbook", "owner": "team:eng"}), status: 201},
+	})
+	key, _, err := access.CreateKey(t.Context(), b.store, "mina", []rag.Scope{rag.ScopeRead}, 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mina := bearer(key)
+	var up struct {
+		Documents []struct {
+			ID string `json:"id"`
+		} `json:"documents"`
+	}
+	resp, body := b.do(t, request{method: "POST", path: "/api/documents", headers: admin, ctype: "application/json",
+		body: strings.NewReader(`{"title": "Leave policy", "text": "Leave is booked two weeks ahead.", "collection": "handbook"}`)})
+	if resp.StatusCode >= 300 || json.Unmarshal(body, &up) != nil || len(up.Documents) != 1 {
+		t.Fatalf("upload: %d %s", resp.StatusCode, body)
+	}
+	doc := up.Documents[0]
+	b.run(t, []scenario{
+		{name: "MemberReads", method: "GET", path: "/api/documents/" + doc.ID, headers: mina, status: 200},
+		{name: "NotAdmin", method: "DELETE", path: "/api/admin/teams/eng/members/mina", headers: mina, status: 403, code: rag.CodeForbidden},
+		{name: "MakeAdmin", method: "PUT", path: "/api/admin/teams/eng/members/mina", headers: admin, body: jsonBody(map[string]any{"role": "admin"}), status: 200},
+		{name: "RoleShown", method: "GET", path: "/api/admin/teams/eng/members", headers: admin, status: 200, contains: []string{`{"team":"eng","user":"mina","role":"admin"}`}},
+		{name: "Remove", method: "DELETE", path: "/api/admin/teams/eng/members/mina", headers: admin, status: 204},
+		{name: "RemovedReadsNot", method: "GET", path: "/api/documents/" + doc.ID, headers: mina, status: 404, code: rag.CodeNotFound},
+		{name: "RemovedListsNot", method: "GET", path: "/api/documents", headers: mina, status: 200, notContains: []string{doc.ID, "Leave policy"}},
+		{name: "GoneFromMembers", method: "GET", path: "/api/admin/teams/eng/members", headers: admin, status: 200, notContains: []string{`"mina"`}},
+		{name: "RemoveAgain", method: "DELETE", path: "/api/admin/teams/eng/members/mina", headers: admin, status: 404, code: rag.CodeNotFound},
+		{name: "RemoveUnknownTeam", method: "DELETE", path: "/api/admin/teams/ops/members/mina", headers: admin, status: 404, code: rag.CodeNotFound},
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/audit"
+	"github.com/ragd/ragd/internal/mcpserver"
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -47,7 +48,42 @@ var routeActions = map[string]string{
 	"POST /api/collections/{name}/sources":           audit.SourceAdded,
 	"DELETE /api/collections/{name}/sources/{id}":    audit.SourceRemoved,
 	"POST /api/collections/{name}/sources/{id}/sync": audit.SourceSync,
+	"POST /v1/chat/completions":                      audit.Chat,
+	"PUT /api/admin/teams/{name}/members/{user}":     audit.MemberChanged,
+	"DELETE /api/admin/teams/{name}/members/{user}":  audit.MemberRemoved,
 }
+
+// mcpActions names the audit action of an MCP tool call (mcpserver.Call.Tool); others are "request".
+var mcpActions = map[string]string{
+	"search":         audit.Search,
+	"ask":            audit.Chat,
+	"get_document":   audit.DocumentRead,
+	"resource":       audit.DocumentRead,
+	"list_documents": audit.DocumentList,
+	"ingest_text":    audit.DocumentUpload,
+}
+
+// auditMCP records an MCP tool call or resource read (mcpserver.Deps.Audit): the tool is the detail, the
+// documents it read or added, the client address that routesMCP put in ctx.
+func (s *Server) auditMCP(ctx context.Context, c mcpserver.Call) {
+	client, _ := ctx.Value(clientAddrKey{}).(string)
+	e := audit.Event{At: time.Now(), Principal: c.Principal.ID, Action: cmp.Or(mcpActions[c.Tool], "request"), Documents: c.Documents,
+		Client: client, Outcome: audit.OK, Detail: "mcp " + c.Tool}
+	if e.Action == audit.DocumentRead && len(c.Documents) == 1 {
+		e.Target = c.Documents[0]
+	}
+	if c.Code != "" {
+		e.Outcome, e.Detail = audit.Failed, e.Detail+": "+string(c.Code)
+		if c.Code == rag.CodeUnauthorized || c.Code == rag.CodeForbidden {
+			e.Outcome = audit.Denied
+		}
+	}
+	s.deps.Audit.Record(e)
+}
+
+// clientAddrKey holds the client's address in the context of an MCP call (mcpserver's handlers see the
+// context, not the request).
+type clientAddrKey struct{}
 
 // auditNote collects what a handler learns about the documents a request touched (the hits of a search,
 // the passages of an answer, the documents an upload made).
@@ -55,6 +91,20 @@ type auditNote struct {
 	mu     sync.Mutex
 	docs   []string
 	target string // set by a handler whose target is not in its path (a key made by POST /api/admin/keys)
+	// principal is set by routes that authenticate inside their handler (/v1), refused says why they
+	// turned the key away ("no key", "invalid key", "missing scope read").
+	principal *rag.Principal
+	refused   string
+}
+
+// notePrincipal names the principal of r's audit record, for routes that authenticate inside their
+// handler; why, when not empty, says the key was refused.
+func notePrincipal(r *http.Request, p *rag.Principal, why string) {
+	if n, ok := r.Context().Value(auditNoteKey{}).(*auditNote); ok {
+		n.mu.Lock()
+		n.principal, n.refused = p, why
+		n.mu.Unlock()
+	}
 }
 
 // noteTarget names the target of r's audit record when its route has none in the path.
@@ -128,7 +178,7 @@ func (s *Server) audited(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.URL.Path) < 5 || r.URL.Path[:5] != "/api/" {
+		if !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/v1/") {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -149,7 +199,24 @@ func (s *Server) audited(next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		e := audit.Event{At: start, Principal: principalOf(r).ID, Action: action, Target: cmp.Or(r.PathValue("id"), r.PathValue("prefix")), Client: clientAddr(r),
+		principal := principalOf(r)
+		note.mu.Lock()
+		if note.principal != nil || note.refused != "" {
+			principal = rag.Principal{}
+			if note.principal != nil {
+				principal = *note.principal
+			}
+		}
+		refused := note.refused
+		note.mu.Unlock()
+		if refused != "" {
+			// A /v1 request whose key was turned away: as auditRefused records an /api one.
+			action, detail = "login.failure", r.Method+" "+r.URL.Path+": "+refused
+			if status == http.StatusForbidden {
+				action = "access.denied"
+			}
+		}
+		e := audit.Event{At: start, Principal: principal.ID, Action: action, Target: cmp.Or(r.PathValue("id"), r.PathValue("prefix")), Client: clientAddr(r),
 			Status: status, Detail: detail, Outcome: audit.OK}
 		switch {
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ragd/ragd/internal/access"
 	"github.com/ragd/ragd/internal/audit"
@@ -231,5 +234,76 @@ func TestAuditKeyCreated(t *testing.T) {
 	}
 	if !actions["key.created"] || !actions["key.revoked"] {
 		t.Errorf("events with target %s: %+v", made.Prefix, events)
+	}
+}
+
+// TestAuditOpenAIAndMCP: the OpenAI-compatible and MCP endpoints, which authenticate inside their own
+// handlers, record their document accesses with the key's principal and the documents used, and their
+// refused keys as login.failure.
+func TestAuditOpenAIAndMCP(t *testing.T) {
+	b := setup(t, func(s *Settings) { s.APIKeys = []string{testAdminKey} })
+	withAudit(t, b)
+	tides := b.ingest(t, ingest.Request{Name: "tides.md", Data: []byte("# Tides\n\nThe ledger records nineteen spring tides at the harbour.")})
+	admin, _ := b.srv.keys.principal(testAdminKey)
+	b.run(t, []scenario{
+		{name: "Completion", method: "POST", path: "/v1/chat/completions", headers: bearer(testAdminKey), status: 200,
+			body: jsonBody(map[string]any{"model": "ragd", "messages": userMessage("how many spring tides does the ledger record?")})},
+		{name: "NoKey", method: "POST", path: "/v1/chat/completions", status: 401,
+			body: jsonBody(map[string]any{"model": "ragd", "messages": userMessage("tides?")})},
+		{name: "BadKey", method: "GET", path: "/v1/models", headers: bearer("not-the-key"), status: 401},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: b.ts.URL + "/mcp", HTTPClient: &http.Client{Transport: headerTransport(bearer(testAdminKey))}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for name, args := range map[string]map[string]any{"search": {"query": "spring tides"}, "get_document": {"id": tides.ID},
+		"ask": {"question": "how many spring tides does the ledger record?"}} {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args}); err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_document", Arguments: map[string]any{"id": "nope"}}); err != nil || !res.IsError {
+		t.Fatalf("get_document of a missing document: %v %+v", err, res)
+	}
+	if _, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: b.ts.URL + "/mcp", HTTPClient: &http.Client{Transport: headerTransport(bearer("not-the-key"))}, MaxRetries: -1}, nil); err == nil {
+		t.Fatal("MCP with a wrong key connected")
+	}
+
+	var events []audit.Event
+	testkitWait(t, func() bool {
+		var err error
+		events, err = b.store.ListAudit(context.Background(), audit.Query{Limit: 1000})
+		return err == nil && len(events) >= 8
+	})
+	got := map[string]audit.Event{}
+	for _, e := range events {
+		got[e.Action+" "+e.Outcome+" "+e.Detail] = e
+		if e.Client != "127.0.0.1" || strings.Contains(e.Detail, "not-the-key") {
+			t.Errorf("event %+v: client missing or key material", e)
+		}
+	}
+	for k, want := range map[string]audit.Event{
+		"chat ok POST /v1/chat/completions":                      {Principal: admin.ID, Documents: []string{tides.ID}},
+		"login.failure denied POST /v1/chat/completions: no key": {},
+		"login.failure denied GET /v1/models: invalid key":       {},
+		"search ok mcp search":                                   {Principal: admin.ID, Documents: []string{tides.ID}},
+		"chat ok mcp ask":                                        {Principal: admin.ID, Documents: []string{tides.ID}},
+		"document.read ok mcp get_document":                      {Principal: admin.ID, Documents: []string{tides.ID}, Target: tides.ID},
+		"document.read failed mcp get_document: not_found":       {Principal: admin.ID},
+		"login.failure denied POST /mcp: invalid key":            {},
+	} {
+		e, ok := got[k]
+		if !ok {
+			t.Errorf("no event %q; have %v", k, slices.Collect(maps.Keys(got)))
+			continue
+		}
+		if e.Principal != want.Principal || !slices.Equal(e.Documents, want.Documents) || e.Target != want.Target {
+			t.Errorf("%s: %+v; want principal %q documents %v target %q", k, e, want.Principal, want.Documents, want.Target)
+		}
 	}
 }

@@ -49,7 +49,11 @@ func (s *Server) handleCreateConversation(w http.ResponseWriter, r *http.Request
 }
 
 func (s *Server) handleGetConversation(w http.ResponseWriter, r *http.Request) {
-	c, err := s.deps.Conversations.GetConversation(r.Context(), principalOf(r).ID, r.PathValue("id"))
+	p := principalOf(r)
+	c, err := s.deps.Conversations.GetConversation(r.Context(), p.ID, r.PathValue("id"))
+	if err == nil {
+		err = s.withholdLost(r.Context(), p, c.Messages)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -90,6 +94,10 @@ type chatConversation struct {
 // openConversation reads the conversation a chat request names and checks that an exchange fits in it.
 func (s *Server) openConversation(ctx context.Context, p rag.Principal, id, replaceFrom string) (*chatConversation, error) {
 	c, err := s.deps.Conversations.GetConversation(ctx, p.ID, id)
+	if err == nil {
+		// The history given to the generator is what the principal may see now.
+		err = s.withholdLost(ctx, p, c.Messages)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +136,63 @@ func (cc *chatConversation) history(n int) []rag.Turn {
 		out = append(out, t)
 	}
 	return recentTurns(out, n)
+}
+
+// withholdLost leaves out of saved answers the sources and passages of documents p can no longer read
+// (access taken away or the document deleted since the answer), and replaces such an answer's text, which
+// may quote them, with rag.WithheldAnswer. Filtered on read: the stored messages are unchanged, and show
+// whole again if access comes back.
+func (s *Server) withholdLost(ctx context.Context, p rag.Principal, msgs []*rag.Message) error {
+	type ref struct {
+		DocumentID string `json:"document_id"`
+	}
+	var ids []string
+	parsed := make(map[*rag.Message][2][]json.RawMessage)
+	for _, m := range msgs {
+		var lists [2][]json.RawMessage
+		for i, raw := range []json.RawMessage{m.Sources, m.Passages} {
+			if len(raw) == 0 || json.Unmarshal(raw, &lists[i]) != nil {
+				continue
+			}
+			for _, item := range lists[i] {
+				var r ref
+				if json.Unmarshal(item, &r) == nil && r.DocumentID != "" {
+					ids = append(ids, r.DocumentID)
+				}
+			}
+		}
+		parsed[m] = lists
+	}
+	readable, err := rag.ReadableDocuments(ctx, s.deps.Documents, p, ids)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		lists, lost := parsed[m], false
+		for i := range lists {
+			kept := lists[i][:0:0]
+			for _, item := range lists[i] {
+				var r ref
+				if json.Unmarshal(item, &r) == nil && r.DocumentID != "" && !readable[r.DocumentID] {
+					lost = true
+					continue
+				}
+				kept = append(kept, item)
+			}
+			lists[i] = kept
+		}
+		if !lost {
+			continue
+		}
+		if len(m.Sources) > 0 {
+			m.Sources, _ = json.Marshal(lists[0])
+		}
+		if len(m.Passages) > 0 {
+			m.Passages, _ = json.Marshal(lists[1])
+		}
+		m.Content, m.Withheld = rag.WithheldAnswer, true
+	}
+	return nil
 }
 
 // answerDetails is what a conversation keeps of an answer besides its text, sources, passages and

@@ -29,6 +29,9 @@ func (s *Server) routesMCP() {
 		d := mcpserver.Deps{Search: s.deps.Search, Answers: s.deps.Answers, Collections: s.deps.Collections,
 			Documents: s.deps.Documents, Ingest: serverIngester{s}, MaxTextBytes: min(s.set.MaxUploadBytes, mcpserver.MaxTextBytes),
 			Principal: p}
+		if s.deps.Audit != nil {
+			d.Audit = s.auditMCP
+		}
 		srv := mcpserver.New(d)
 		return readBodyFirst(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 			&mcp.StreamableHTTPOptions{Stateless: true, Logger: s.log, MaxRequestBodyBytes: mcpBodyLimit,
@@ -40,10 +43,14 @@ func (s *Server) routesMCP() {
 	guarded := auth.RequireBearerToken(s.verifyMCPKey, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(build(nil))
 	s.mux.Handle("/mcp", s.mcpGuard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		required, err := s.authRequired(r.Context())
+		r = r.WithContext(context.WithValue(r.Context(), clientAddrKey{}, clientAddr(r)))
 		switch {
 		case err != nil:
 			s.writeError(w, r, err)
 		case required:
+			if r.Header.Get("Authorization") == "" {
+				s.auditRefused(r, "", http.StatusUnauthorized, "no key")
+			}
 			guarded.ServeHTTP(w, r)
 		default:
 			open.ServeHTTP(w, r)
@@ -53,9 +60,14 @@ func (s *Server) routesMCP() {
 
 // verifyMCPKey is the bearer-token verifier of /mcp: a configured key's principal, as TokenInfo.UserID (the
 // go-sdk keeps a session's requests to one user) and under mcpserver.PrincipalExtra for the tools.
-func (s *Server) verifyMCPKey(ctx context.Context, key string, _ *http.Request) (*auth.TokenInfo, error) {
+func (s *Server) verifyMCPKey(ctx context.Context, key string, r *http.Request) (*auth.TokenInfo, error) {
 	p, err := s.resolveKey(ctx, key)
-	if errors.Is(err, rag.ErrNotFound) || (err == nil && !p.Allows(rag.ScopeRead)) {
+	if errors.Is(err, rag.ErrNotFound) {
+		s.auditRefused(r, "", http.StatusUnauthorized, "invalid key")
+		return nil, auth.ErrInvalidToken
+	}
+	if err == nil && !p.Allows(rag.ScopeRead) {
+		s.auditRefused(r, p.ID, http.StatusUnauthorized, "missing scope read")
 		return nil, auth.ErrInvalidToken
 	}
 	if err != nil {

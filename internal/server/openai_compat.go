@@ -113,19 +113,22 @@ func (s *Server) openAI(h http.HandlerFunc) http.HandlerFunc {
 			if err != nil {
 				if errors.Is(err, rag.ErrNotFound) {
 					w.Header().Set("WWW-Authenticate", `Bearer realm="ragd"`)
-					msg := "the API key is not valid"
+					msg, why := "the API key is not valid", "invalid key"
 					if key == "" {
-						msg = "an API key is required (Authorization: Bearer <key>)"
+						msg, why = "an API key is required (Authorization: Bearer <key>)", "no key"
 					}
+					notePrincipal(r, nil, why)
 					err = rag.Errorf(rag.CodeUnauthorized, "%s", msg)
 				}
 				s.writeOpenAIError(w, r, err)
 				return
 			}
 			if !p.Allows(rag.ScopeRead) {
+				notePrincipal(r, &p, "missing scope read")
 				s.writeOpenAIError(w, r, rag.Errorf(rag.CodeForbidden, "this key lacks the read scope"))
 				return
 			}
+			notePrincipal(r, &p, "")
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 		}
 		h(w, r)

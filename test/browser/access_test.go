@@ -128,6 +128,26 @@ func TestAccessUI(t *testing.T) {
 	if code, b := call(otto, "GET", "/api/me", nil); code != http.StatusOK || !strings.Contains(string(b), `"teams":["ops"]`) {
 		t.Errorf("otto's teams after joining in the UI: %d %s", code, b)
 	}
+	// Change otto's role in the member list (team admin), then remove otto from the team, then add again.
+	if !eval[bool](t, ctx, `(() => { const s = document.querySelector('#member-list li[data-member="otto"] select[data-action="role"]');
+		if (!s) return false; s.value = 'admin'; s.dispatchEvent(new Event('change')); return true; })()`) {
+		t.Fatal("no role select for otto in the member list")
+	}
+	testkit.WaitFor(t, "otto made team admin from the UI", 10*time.Second, func() bool {
+		_, b := call(admin, "GET", "/api/admin/teams/ops/members", nil)
+		return strings.Contains(string(b), `{"team":"ops","user":"otto","role":"admin"}`)
+	})
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#member-list li[data-member="otto"] button[data-action="remove"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "otto gone from the member list", `!document.querySelector('#member-list li[data-member="otto"]')`, 10*time.Second)
+	if code, b := call(otto, "GET", "/api/me", nil); code != http.StatusOK || !strings.Contains(string(b), `"teams":[]`) {
+		t.Errorf("otto's teams after removal in the UI: %d %s", code, b)
+	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("member-user"), "otto"), chromedp.Click(chromedp.ID("member-add")),
+		chromedp.WaitVisible(chromedp.CSS(`#member-list li[data-member="otto"]`))); err != nil {
+		t.Fatal(err)
+	}
 	if code, _ := call(otto, "GET", "/api/documents/"+id, nil); code != http.StatusNotFound {
 		t.Fatalf("before any grant otto's key reads the document: %d", code)
 	}

@@ -59,6 +59,11 @@ func TestEncryptionAtRest(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "rows re-sealed") {
 		t.Fatalf("rotate-data: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// The rotation is in the audit log with the new key's ID (never the key).
+	if r := ragd(t, with("RAGD_ENCRYPTION_KEY="+k2), "audit", "--action", "key.rotated", "--json"); r.code != 0 ||
+		!strings.Contains(r.stdout, `"detail": "ragd keys rotate-data"`) || strings.Contains(r.stdout, k2) {
+		t.Errorf("ragd audit --action key.rotated: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if r := search("RAGD_ENCRYPTION_KEY=" + k1); r.code != 1 {
 		t.Errorf("the old key alone after the rotation: exit %d, want a refusal\n%s", r.code, r.stderr)
 	}

@@ -41,6 +41,14 @@ func TestIsolation(t *testing.T) {
 		url := testkit.SearchPath(base, testkit.Schema(t, base, "isolation_"))
 		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey))
 	})
+	// The same with PostgreSQL row-level security on (docs/security.md): every non-admin read runs as the
+	// reader role under the policies, behind the same predicate; nothing the suite expects changes.
+	t.Run("postgres_row_security", func(t *testing.T) {
+		base := testkit.DatabaseURL(t)
+		url := testkit.SearchPath(base, testkit.Schema(t, base, "isolation_"))
+		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey,
+			"RAGD_PG_READER_ROLE=ragd_reader"))
+	})
 }
 
 // cli runs a ragd command with env and returns its stdout; it fails the test on a non-zero exit.
@@ -89,6 +97,9 @@ func (c client) call(key, method, path string, body any) (int, string) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if path == "/mcp" { // the streamable HTTP transport answers JSON or an event stream
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
@@ -114,6 +125,11 @@ func (c client) mustCall(key, method, path string, body any, want int, v any) st
 		}
 	}
 	return out
+}
+
+// mcpCall is the JSON-RPC body of an MCP tools/call.
+func mcpCall(tool string, args map[string]any) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}}
 }
 
 // outcome is what a principal must get from a read: see (200 with the secret), hide (a success or a
@@ -245,6 +261,7 @@ func run(t *testing.T, env []string) {
 		{"Collections", "GET", "/api/collections", nil, `"secret"`, 200},
 		{"Collection", "GET", "/api/collections/secret", nil, `"secret"`, 404},
 		{"Graph", "GET", "/api/collections/secret/graph", nil, `"entities"`, 404},
+		{"Sources", "GET", "/api/collections/secret/sources", nil, `"sources"`, 404},
 		{"Questions", "GET", "/api/questions", nil, "Who audits", 200},
 		{"QuestionsOfBoard", "GET", "/api/questions?collection=secret", nil, "Who audits", 200},
 		{"Question", "GET", "/api/questions/" + q.ID, nil, "Who audits", 404},
@@ -254,6 +271,16 @@ func run(t *testing.T, env []string) {
 		{"Status", "GET", "/api/status", nil, `"ready":2`, 200},
 		{"OpenAIModels", "GET", "/v1/models", nil, `"ragd/secret"`, 200},
 		{"OpenAIChat", "POST", "/v1/chat/completions", map[string]any{"model": "ragd", "messages": []map[string]string{{"role": "user", "content": "Where do zephyrquartz shipments go?"}}}, "northern depot", 200},
+		{"OpenAIChatStream", "POST", "/v1/chat/completions", map[string]any{"model": "ragd", "stream": true, "messages": []map[string]string{{"role": "user", "content": "Where do zephyrquartz shipments go?"}}}, "northern depot", 200},
+		{"Versions", "GET", "/api/documents/" + secretID + "/versions", nil, "Falcon Ledger", 404},
+		{"VersionText", "GET", "/api/documents/" + secretID + "/versions/1", nil, "northern depot", 404},
+		{"VersionFile", "GET", "/api/documents/" + secretID + "/versions/1/file", nil, "northern depot", 404},
+		// MCP (stateless streamable HTTP): a tool's refusal is a result with isError, so hidden is 200.
+		{"MCPSearch", "POST", "/mcp", mcpCall("search", map[string]any{"query": "zephyrquartz shipments"}), "northern depot", 200},
+		{"MCPAsk", "POST", "/mcp", mcpCall("ask", map[string]any{"question": "Where do zephyrquartz shipments go?"}), "northern depot", 200},
+		{"MCPListDocuments", "POST", "/mcp", mcpCall("list_documents", map[string]any{}), "Falcon Ledger", 200},
+		{"MCPListCollections", "POST", "/mcp", mcpCall("list_collections", map[string]any{}), `\"secret\"`, 200},
+		{"MCPGetDocument", "POST", "/mcp", mcpCall("get_document", map[string]any{"id": secretID}), "northern depot", 200},
 	}
 	leaks := 0
 	for _, p := range principals {
@@ -278,11 +305,16 @@ func run(t *testing.T, env []string) {
 				// An ID the request itself names may come back in a not_found message; the answer must
 				// then be the one a made-up ID gets, so that it tells nothing of the ID's existence.
 				for _, id := range []string{secretID, q.ID} {
-					if !strings.Contains(rd.path, id) {
+					body, _ := json.Marshal(rd.body)
+					if !strings.Contains(rd.path, id) && !strings.Contains(string(body), id) {
 						continue
 					}
 					ghost := "00000000-0000-4000-8000-000000000000"
-					gs, gout := c.call(p.key, rd.method, strings.ReplaceAll(rd.path, id, ghost), rd.body)
+					var ghostBody any
+					if rd.body != nil {
+						ghostBody = json.RawMessage(strings.ReplaceAll(string(body), id, ghost))
+					}
+					gs, gout := c.call(p.key, rd.method, strings.ReplaceAll(rd.path, id, ghost), ghostBody)
 					if gs != status || strings.ReplaceAll(gout, ghost, id) != out {
 						leaks++
 						t.Errorf("LEAK %s: answers %d %s, a made-up ID %d %s", rd.name, status, out, gs, gout)

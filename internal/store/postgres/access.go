@@ -18,10 +18,13 @@ func (s *Store) DocumentAccess(ctx context.Context, p rag.Principal, id string) 
 	conds, _ := docConditions(&a, p, rag.Filter{})
 	conds = append(conds, "d.id = "+a.add(id))
 	var ok bool
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT `+write+` FROM {S}.documents d WHERE `+where(conds)), a...).Scan(&ok); err != nil {
-		return rag.GrantAccess{}, interpretError(fmt.Errorf("document %s access: %w", id, err))
-	}
-	return rag.GrantAccess{Write: ok}, nil
+	err := s.read(ctx, p, func(db querier) error {
+		if err := db.QueryRow(ctx, s.q(`SELECT `+write+` FROM {S}.documents d WHERE `+where(conds)), a...).Scan(&ok); err != nil {
+			return fmt.Errorf("document %s access: %w", id, err)
+		}
+		return nil
+	})
+	return rag.GrantAccess{Write: ok}, err
 }
 
 // visibleCollectionsOrHolding is a query of the IDs of the collections p sees: visible by their

@@ -37,6 +37,7 @@ import (
 //	RAGD_BENCH_EF           hnsw.ef_search (default: the store's, 100)
 //	RAGD_BENCH_EXACT_BELOW  the store's ExactBelow (default: the store's, 2000)
 //	RAGD_BENCH_REBUILD=1    rebuild the corpus (it is kept in schema ragd_bench_<chunks>_<dim>_g1 between runs)
+//	RAGD_BENCH_READER_ROLE  the store's ReaderRole: row-level security on for user one's reads (default off)
 //
 // e.g. RAGD_DATABASE_URL=postgres://… RAGD_BENCH_CHUNKS=100000 go test -run '^$' -bench Candidates -benchtime 200x ./internal/store/postgres/
 func BenchmarkCandidates(b *testing.B) {
@@ -174,7 +175,7 @@ func benchSetup(b *testing.B) *benchFixture {
 		dropSchema(b, url, schema)
 	}
 	s, err := Open(ctx, url, Options{Schema: schema, EfSearch: envInt("RAGD_BENCH_EF", 0),
-		ExactBelow: envInt("RAGD_BENCH_EXACT_BELOW", 0)})
+		ExactBelow: envInt("RAGD_BENCH_EXACT_BELOW", 0), ReaderRole: os.Getenv("RAGD_BENCH_READER_ROLE")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -285,15 +285,18 @@ func (s *Store) ListChunks(ctx context.Context, p rag.Principal, documentID stri
 	if _, err := s.GetDocument(ctx, p, documentID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+chunkColumns+` FROM {S}.chunks c WHERE c.document_id = $1 ORDER BY c.idx, c.id`), documentID)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list chunks: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Chunk, error) { return scanChunk(s.opts.Keys, r) })
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list chunks: %w", err))
-	}
-	return out, nil
+	var out []*rag.Chunk
+	err := s.read(ctx, p, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(`SELECT `+chunkColumns+` FROM {S}.chunks c WHERE c.document_id = $1 ORDER BY c.idx, c.id`), documentID)
+		if err == nil {
+			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Chunk, error) { return scanChunk(s.opts.Keys, r) })
+		}
+		if err != nil {
+			return fmt.Errorf("list chunks: %w", err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // ListVersions returns the version records of a document visible to p, newest first. ErrNotFound.
@@ -301,22 +304,25 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 	if _, err := s.GetDocument(ctx, p, documentID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT document_id, version, content_hash, title, source, media_type, size,
-		chunk_count, metadata, created_at, text_hash FROM {S}.document_versions WHERE document_id = $1 ORDER BY version DESC`), documentID)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list versions: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.DocumentVersion, error) {
-		var v rag.DocumentVersion
-		err := r.Scan(&v.DocumentID, &v.Version, &v.ContentHash, &v.Title, &v.Source, &v.MediaType, &v.Size,
-			&v.ChunkCount, &v.Metadata, &v.CreatedAt, &v.TextHash)
-		v.CreatedAt = v.CreatedAt.UTC()
-		return &v, err
+	var out []*rag.DocumentVersion
+	err := s.read(ctx, p, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(`SELECT document_id, version, content_hash, title, source, media_type, size,
+			chunk_count, metadata, created_at, text_hash FROM {S}.document_versions WHERE document_id = $1 ORDER BY version DESC`), documentID)
+		if err == nil {
+			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.DocumentVersion, error) {
+				var v rag.DocumentVersion
+				err := r.Scan(&v.DocumentID, &v.Version, &v.ContentHash, &v.Title, &v.Source, &v.MediaType, &v.Size,
+					&v.ChunkCount, &v.Metadata, &v.CreatedAt, &v.TextHash)
+				v.CreatedAt = v.CreatedAt.UTC()
+				return &v, err
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("list versions: %w", err)
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list versions: %w", err))
-	}
-	return out, nil
+	return out, err
 }
 
 // PutBlob stores data under its sha256 hex hash; storing a hash again changes nothing.

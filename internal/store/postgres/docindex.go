@@ -98,29 +98,32 @@ func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.K
 	if err != nil || len(a) == 0 {
 		return nil, err
 	}
-	sql := fmt.Sprintf(`WITH st AS (SELECT count(*)::float8 AS n, GREATEST(COALESCE(avg(dl), 0), 1)::float8 AS avgdl FROM {S}.doc_lengths),
+	sql := fmt.Sprintf(`WITH st AS (SELECT n, avgdl FROM {S}.doc_length_stats()),
 		idf AS (
 			SELECT f.term, GREATEST(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) * %[2]g::float8 AS w
-			FROM (SELECT term, count(*)::float8 AS df FROM {S}.doc_postings WHERE term = ANY(%[1]s::text[]) GROUP BY term) f, st)
+			FROM {S}.doc_term_df(%[1]s::text[]) f, st)
 		SELECT p.document_id, min(d.chunk_count), sum(idf.w * p.tf / (p.tf + %[3]g::float8 * (1 - %[4]g::float8 + %[4]g::float8 * l.dl / st.avgdl))) AS score
 		FROM {S}.doc_postings p JOIN idf ON idf.term = p.term JOIN {S}.doc_lengths l ON l.document_id = p.document_id
 			JOIN {S}.documents d ON d.id = p.document_id CROSS JOIN st
 		WHERE p.term = ANY(%[1]s::text[]) AND %[5]s
 		GROUP BY p.document_id ORDER BY score DESC, p.document_id LIMIT %[6]d`,
 		"$1", bm25K1+1, bm25K1, bm25B, where(conds), q.K)
-	rows, err := s.pool.Query(ctx, s.q(sql), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("document candidates: %w", err))
-	}
 	var out []rag.DocumentCandidate
-	var c rag.DocumentCandidate
-	_, err = pgx.ForEachRow(rows, []any{&c.DocumentID, &c.Chunks, &c.Score}, func() error {
-		c.Rank = len(out) + 1
-		out = append(out, c)
+	err = s.read(ctx, p, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(sql), a...)
+		if err != nil {
+			return fmt.Errorf("document candidates: %w", err)
+		}
+		var c rag.DocumentCandidate
+		_, err = pgx.ForEachRow(rows, []any{&c.DocumentID, &c.Chunks, &c.Score}, func() error {
+			c.Rank = len(out) + 1
+			out = append(out, c)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("document candidates: %w", err)
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("document candidates: %w", err))
-	}
-	return out, nil
+	return out, err
 }

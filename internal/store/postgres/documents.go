@@ -191,24 +191,27 @@ func (s *Store) CreateDocument(ctx context.Context, d *rag.Document) error {
 func (s *Store) GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error) {
 	var a args
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.id = "+a.add(id), live)
-	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("get document: %w", err))
-	}
-	return d, nil
+	return s.oneDocument(ctx, p, "get document", a, append(conds, "d.id = "+a.add(id), live))
 }
 
 // FindDocument returns the document of a collection with that external ID, when visible to p. ErrNotFound.
 func (s *Store) FindDocument(ctx context.Context, p rag.Principal, collectionID, externalID string) (*rag.Document, error) {
 	var a args
 	conds, _ := docConditions(&a, p, rag.Filter{})
-	conds = append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID), live)
-	d, err := scanDocument(s.pool.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("find document: %w", err))
-	}
-	return d, nil
+	return s.oneDocument(ctx, p, "find document", a, append(conds, "d.collection_id = "+a.add(collectionID), "d.external_id = "+a.add(externalID), live))
+}
+
+// oneDocument reads the document matching conds (whose parameters are a) as p. ErrNotFound.
+func (s *Store) oneDocument(ctx context.Context, p rag.Principal, what string, a args, conds []string) (*rag.Document, error) {
+	var d *rag.Document
+	err := s.read(ctx, p, func(db querier) (err error) {
+		d, err = scanDocument(db.QueryRow(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+where(conds)), a...))
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	})
+	return d, err
 }
 
 // Listing limits (rag.DocumentQuery).
@@ -246,19 +249,25 @@ func (s *Store) ListDocuments(ctx context.Context, p rag.Principal, q rag.Docume
 	}
 	w := where(conds)
 	page := &rag.DocumentPage{Documents: []*rag.Document{}}
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.documents d WHERE `+w), a...).Scan(&page.Total); err != nil {
-		return nil, interpretError(fmt.Errorf("list documents: %w", err))
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+w+
-		fmt.Sprintf(` ORDER BY d.created_at DESC, d.id DESC LIMIT %d OFFSET %d`, limit, offset)), a...)
+	err = s.read(ctx, p, func(db querier) error {
+		if err := db.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.documents d WHERE `+w), a...).Scan(&page.Total); err != nil {
+			return fmt.Errorf("list documents: %w", err)
+		}
+		rows, err := db.Query(ctx, s.q(`SELECT `+documentColumns+` FROM {S}.documents d WHERE `+w+
+			fmt.Sprintf(` ORDER BY d.created_at DESC, d.id DESC LIMIT %d OFFSET %d`, limit, offset)), a...)
+		if err != nil {
+			return fmt.Errorf("list documents: %w", err)
+		}
+		docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
+		if err != nil {
+			return fmt.Errorf("list documents: %w", err)
+		}
+		page.Documents = append(page.Documents, docs...)
+		return nil
+	})
 	if err != nil {
-		return nil, interpretError(fmt.Errorf("list documents: %w", err))
+		return nil, err
 	}
-	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Document, error) { return scanDocument(r) })
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list documents: %w", err))
-	}
-	page.Documents = append(page.Documents, docs...)
 	return page, nil
 }
 

@@ -364,10 +364,12 @@ func (s *Store) CollectionState(ctx context.Context, p rag.Principal, collection
 	conds = append(conds, live)
 	var st rag.CollectionState
 	var last *time.Time
-	err = s.pool.QueryRow(ctx, s.q(`SELECT count(*), max(d.updated_at),
-		(SELECT coalesce(max(m.generation), 0) FROM {S}.graph_meta m WHERE m.collection_id IN
-			(SELECT c.id FROM {S}.collections c WHERE c.id = `+ph+` OR c.name = `+ph+`))
-		FROM {S}.documents d WHERE `+where(conds)), a...).Scan(&st.Documents, &last, &st.GraphGeneration)
+	err = s.read(ctx, p, func(db querier) error {
+		return db.QueryRow(ctx, s.q(`SELECT count(*), max(d.updated_at),
+			(SELECT coalesce(max(m.generation), 0) FROM {S}.graph_meta m WHERE m.collection_id IN
+				(SELECT c.id FROM {S}.collections c WHERE c.id = `+ph+` OR c.name = `+ph+`))
+			FROM {S}.documents d WHERE `+where(conds)), a...).Scan(&st.Documents, &last, &st.GraphGeneration)
+	})
 	if err != nil {
 		return rag.CollectionState{}, interpretError(fmt.Errorf("collection state: %w", err))
 	}

@@ -61,6 +61,12 @@ type Options struct {
 	// Keys seals the blobs and chunk texts written and opens those read (nil: written in the clear). Open
 	// refuses a database holding data sealed with a key Keys lacks.
 	Keys *sealing.Keyring
+	// ReaderRole turns on row-level security for reads (docs/security.md): the reads of a non-admin
+	// principal run as this role, which the policies of migration 0014 bind, with the principal named in
+	// transaction-local settings. Open creates the role when it is missing and the connecting role may, and
+	// grants it SELECT on the schema. "" (default): reads run as the connecting role, which owns the tables
+	// and is not bound.
+	ReaderRole string
 }
 
 // WithDefaults returns o with every zero field set to its default.
@@ -104,6 +110,8 @@ func (o Options) validate() error {
 		return rag.Errorf(rag.CodeInvalid, "hnsw max_scan_tuples must be positive, not %d", o.MaxScanTuples)
 	case o.Bulk != BulkAuto && o.Bulk != BulkCopy && o.Bulk != BulkInsert:
 		return rag.Errorf(rag.CodeInvalid, "bulk mode must be copy or insert, not %q", o.Bulk)
+	case o.ReaderRole != "" && !roleName.MatchString(o.ReaderRole):
+		return rag.Errorf(rag.CodeInvalid, "reader role %q must be a plain role name (letters, digits, _; at most 63)", o.ReaderRole)
 	}
 	return nil
 }
@@ -172,6 +180,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			return nil, err
 		}
 		if err := s.indexMissingDocuments(ctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	if opts.ReaderRole != "" {
+		if err := s.setUpReader(ctx); err != nil {
 			pool.Close()
 			return nil, err
 		}

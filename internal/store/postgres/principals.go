@@ -114,6 +114,18 @@ func (s *Store) PutTeamMember(ctx context.Context, m rag.TeamMember) error {
 	})
 }
 
+// RemoveTeamMember takes a user out of a team. ErrNotFound when it is not a member.
+func (s *Store) RemoveTeamMember(ctx context.Context, team, user string) error {
+	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {S}.team_members WHERE team = $1 AND user_name = $2`), team, user)
+	if err != nil {
+		return interpretError(fmt.Errorf("remove %s from team %s: %w", user, team, err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("user %q in team %q: %w", user, team, rag.ErrNotFound)
+	}
+	return nil
+}
+
 // TeamMembers returns a team's members by user name. ErrNotFound.
 func (s *Store) TeamMembers(ctx context.Context, team string) ([]rag.TeamMember, error) {
 	var exists bool

@@ -51,6 +51,9 @@ func (s *Store) vectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 	}
 	var out []rag.Candidate
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.becomeReader(ctx, tx, p); err != nil {
+			return err
+		}
 		exact := !sp.indexed || forceExact
 		if len(conds) > 0 && !exact {
 			var ca args
@@ -146,21 +149,24 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 				%[3]g::float8 * sum(chunks)::float8 / GREATEST(sum(terms)::float8, 1) AS c2 FROM {S}.corpus_stats),
 		idf AS (
 			SELECT f.term, GREATEST(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) * %[4]g::float8 AS w
-			FROM (SELECT term, count(*)::float8 AS df FROM {S}.postings WHERE term = ANY(%[1]s::text[]) GROUP BY term) f, st)
+			FROM {S}.term_df(%[1]s::text[]) f, st)
 		SELECT p.chunk_id, sum(idf.w * p.tf / (p.tf + %[2]g::float8 + st.c2 * p.dl)) AS score
 		FROM {S}.postings p JOIN idf ON idf.term = p.term %[5]s CROSS JOIN st
 		WHERE p.term = ANY(%[1]s::text[]) AND %[6]s
 		GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %[7]d`,
 		"$1", bm25K1*(1-bm25B), bm25K1*bm25B, bm25K1+1, join, where(conds), q.K)
-	rows, err := s.pool.Query(ctx, s.q(sql), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
-	}
-	out, err := collectCandidates(rows)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("keyword candidates: %w", err))
-	}
-	return out, nil
+	var out []rag.Candidate
+	err = s.read(ctx, p, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(sql), a...)
+		if err == nil {
+			out, err = collectCandidates(rows)
+		}
+		if err != nil {
+			return fmt.Errorf("keyword candidates: %w", err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // termQuery returns the distinct terms of q, the statement arguments with those terms first ($1, a text

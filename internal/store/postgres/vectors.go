@@ -110,6 +110,9 @@ func (s *Store) createSpace(ctx context.Context, rs rag.Space) (int, error) {
 		if _, err := tx.Exec(ctx, s.q(ddl)); err != nil {
 			return fmt.Errorf("create space table: %w", err)
 		}
+		if err := s.secureSpaceTable(ctx, tx, sp); err != nil {
+			return err
+		}
 		if sp.indexed {
 			column, ops := "embedding", "{V}.vector_cosine_ops"
 			if rs.Dim > maxVectorIndexDim {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -133,6 +134,21 @@ func (s *Store) PutTeamMember(ctx context.Context, m rag.TeamMember) error {
 		return err
 	})
 	return dbError(err, "add %s to team %s", m.User, m.Team)
+}
+
+// RemoveTeamMember takes a user out of a team. ErrNotFound when it is not a member.
+func (s *Store) RemoveTeamMember(ctx context.Context, team, user string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM team_members WHERE team = ? AND user_name = ?`, team, user)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmp.Or(err, fmt.Errorf("user %q in team %q: %w", user, team, rag.ErrNotFound))
+		}
+		return nil
+	})
+	return dbError(err, "remove %s from team %s", user, team)
 }
 
 // TeamMembers returns a team's members by user name. ErrNotFound.

@@ -87,6 +87,35 @@ func testPrincipals(t *testing.T, open func(t *testing.T) rag.Store) {
 			users[1].Name != "bob" || !users[1].Disabled {
 			t.Errorf("ListUsers = %+v, %+v", *users[0], *users[1])
 		}
+		t.Run("RemoveMember", func(t *testing.T) {
+			if err := ps.CreateUser(ctx, &rag.User{Name: "carl"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := ps.PutTeamMember(ctx, rag.TeamMember{Team: "eng", User: "carl", Role: rag.RoleAdmin}); err != nil {
+				t.Fatal(err)
+			}
+			key, prefix, hash := rag.NewAPIKey()
+			if err := ps.CreateAPIKey(ctx, &rag.APIKey{Prefix: prefix, User: "carl", Scopes: []rag.Scope{rag.ScopeRead}}, hash); err != nil {
+				t.Fatal(err)
+			}
+			if p, err := ps.ResolveAPIKey(ctx, rag.HashAPIKey(key)); err != nil || !slices.Equal(p.Groups, []string{"eng"}) {
+				t.Fatalf("carl before removal: %+v, %v", p, err)
+			}
+			if err := ps.RemoveTeamMember(ctx, "eng", "carl"); err != nil {
+				t.Fatal(err)
+			}
+			if p, err := ps.ResolveAPIKey(ctx, rag.HashAPIKey(key)); err != nil || len(p.Groups) != 0 {
+				t.Errorf("carl's key after removal: %+v, %v; want no team", p, err)
+			}
+			if members, err := ps.TeamMembers(ctx, "eng"); err != nil || len(members) != 2 {
+				t.Errorf("members after removal: %v, %v", members, err)
+			}
+			for _, m := range [][2]string{{"eng", "carl"}, {"eng", "zed"}, {"ops", "bob"}} {
+				if err := ps.RemoveTeamMember(ctx, m[0], m[1]); !errors.Is(err, rag.ErrNotFound) {
+					t.Errorf("RemoveTeamMember(%s, %s) = %v, want ErrNotFound", m[0], m[1], err)
+				}
+			}
+		})
 	})
 
 	t.Run("Keys", func(t *testing.T) {

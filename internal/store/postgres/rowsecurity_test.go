@@ -1,0 +1,238 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/storetest"
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// testReaderRole is the role the row-security tests read as (created by Open; roles are cluster-wide, so
+// every test schema shares it).
+const testReaderRole = "ragd_reader"
+
+// TestRowSecurityConformance runs the conformance suite with row-level security on: every read of a
+// non-admin principal goes through the policies as the reader role, and nothing the suite expects changes.
+func TestRowSecurityConformance(t *testing.T) {
+	testURL(t)
+	storetest.Run(t, func(t *testing.T) rag.Store { return openStore(t, Options{ReaderRole: testReaderRole}) })
+}
+
+// TestRowSecurity: a query that forgets the visibility predicate, run as a principal's read, still returns
+// only the rows of documents that principal may read, from every table the policies cover.
+func TestRowSecurity(t *testing.T) {
+	url := testURL(t)
+	schema := testSchema(t, url)
+	s := openStore(t, Options{Schema: schema, ReaderRole: testReaderRole})
+	ctx := t.Context()
+	space := rag.Space{Provider: "test", Model: "rls", Dim: 4}
+
+	var (
+		alice = rag.Principal{ID: "user:alice"}
+		bob   = rag.Principal{ID: "user:bob", Groups: []string{"eng"}}
+		eve   = rag.Principal{ID: "user:eve"}
+		anon  = rag.Principal{}
+	)
+	collection := func(name, owner string, v rag.Visibility) *rag.Collection {
+		c := &rag.Collection{Name: name, Owner: owner, Visibility: v}
+		if err := s.CreateCollection(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	mine := collection("mine", alice.ID, rag.VisibilityPrivate)
+	eng := collection("eng", "team:eng", rag.VisibilityPrivate)
+	open := collection("open", alice.ID, rag.VisibilityPublic)
+	docs := map[string]string{} // external ID → document ID
+	add := func(c *rag.Collection, ext string, readers ...string) {
+		d := &rag.Document{CollectionID: c.ID, ExternalID: ext, Title: ext, Status: rag.StatusQueued, Stage: rag.StageQueued,
+			Owner: alice.ID, Readers: readers, PendingHash: hash(ext)}
+		if c == eng {
+			d.Owner = "user:olive"
+		}
+		if err := s.CreateDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		text := "quarterly figures of " + ext
+		_, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: hash(text), Title: ext, Space: space,
+			Chunks: []rag.Chunk{{Index: 0, Kind: rag.KindText, Text: text, Vector: []float32{1, 0, 0, 0}},
+				{Index: 1, Kind: rag.KindText, Text: "more figures", Vector: []float32{0, 1, 0, 0}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[ext] = d.ID
+	}
+	add(mine, "secret")
+	add(mine, "granted", eve.ID)
+	add(eng, "engdoc")
+	add(open, "public")
+	sp, err := s.space(ctx, space, false)
+	if err != nil || sp == nil {
+		t.Fatalf("space: %v %v", sp, err)
+	}
+
+	// Queries without any predicate, each answering document IDs (chunk IDs are mapped to theirs).
+	chunkDoc := map[int64]string{}
+	rows, _ := s.pool.Query(ctx, s.q(`SELECT id, document_id FROM {S}.chunks`))
+	var cid int64
+	var did string
+	if _, err := pgx.ForEachRow(rows, []any{&cid, &did}, func() error { chunkDoc[cid] = did; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	queries := map[string]string{
+		"documents":         `SELECT id FROM {S}.documents`,
+		"document_versions": `SELECT document_id FROM {S}.document_versions`,
+		"chunks":            `SELECT document_id FROM {S}.chunks`,
+		"doc_postings":      `SELECT document_id FROM {S}.doc_postings`,
+		"doc_lengths":       `SELECT document_id FROM {S}.doc_lengths`,
+		"postings":          `SELECT chunk_id::text FROM {S}.postings`,
+		"vectors":           `SELECT chunk_id::text FROM ` + sp.table,
+	}
+	forgetful := func(t *testing.T, db querier, sql string) []string {
+		t.Helper()
+		rows, err := db.Query(ctx, s.q(sql))
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var out []string
+		for _, id := range ids {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				id = chunkDoc[n]
+			}
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := func(exts ...string) []string {
+		var out []string
+		for _, e := range exts {
+			out = append(out, docs[e])
+		}
+		sort.Strings(out)
+		return out
+	}
+	all := want("secret", "granted", "engdoc", "public")
+
+	cases := []struct {
+		name string
+		p    rag.Principal
+		want []string
+	}{
+		{"Owner", alice, want("secret", "granted", "public")},
+		{"TeamMember", bob, want("engdoc", "public")},
+		{"Grantee", eve, want("granted", "public")},
+		{"NoID", anon, want("public")},
+		{"Admin", rag.Principal{ID: "user:root", Admin: true}, all},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for table, sql := range queries {
+				err := s.read(ctx, tc.p, func(db querier) error {
+					if got := forgetful(t, db, sql); !slices.Equal(got, tc.want) {
+						t.Errorf("%s without predicate as %q: documents %v; want %v", table, tc.p.ID, got, tc.want)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+
+	t.Run("WithoutReaderRoleEverythingShows", func(t *testing.T) {
+		// The same forgetful query on a store without the reader role sees every row: the wall is the
+		// policies under the reader role, nothing else.
+		plain := openStore(t, Options{Schema: schema})
+		err := plain.read(ctx, bob, func(db querier) error {
+			if got := forgetful(t, db, queries["chunks"]); !slices.Equal(got, all) {
+				t.Errorf("chunks without row security: %v; want all %v", got, all)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("NoPrincipalNamedSeesNothing", func(t *testing.T) {
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SELECT set_config('role', $1, true)", testReaderRole); err != nil {
+				return err
+			}
+			for table, sql := range queries {
+				if got := forgetful(t, tx, sql); len(got) != 0 {
+					t.Errorf("%s as the reader role naming no principal: %v; want nothing", table, got)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("ReaderCannotWrite", func(t *testing.T) {
+		err := s.read(ctx, alice, func(db querier) error {
+			_, err := db.Exec(ctx, s.q(`UPDATE {S}.documents SET title = 'x'`))
+			return err
+		})
+		if err == nil {
+			t.Fatal("an UPDATE as the reader role succeeded")
+		}
+	})
+	t.Run("PredicateReadsUnchanged", func(t *testing.T) {
+		// The store's own reads under the policies: bob's search finds only what he may read.
+		c, err := s.VectorCandidates(ctx, bob, rag.VectorQuery{Space: space, Vector: []float32{1, 0, 0, 0}, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range c {
+			if d := chunkDoc[x.ChunkID]; !slices.Contains(got, d) {
+				got = append(got, d)
+			}
+		}
+		sort.Strings(got)
+		if w := want("engdoc", "public"); !slices.Equal(got, w) {
+			t.Errorf("bob's vector candidates from documents %v; want %v", got, w)
+		}
+		k, err := s.KeywordCandidates(ctx, eve, rag.KeywordQuery{Terms: textproc.IndexTerms("quarterly figures"), K: 10})
+		if err != nil || len(k) != 4 { // both chunks of granted and of public
+			t.Errorf("eve's keyword candidates: %d, %v; want 4", len(k), err)
+		}
+	})
+	t.Run("RefusesUnboundRole", func(t *testing.T) {
+		var super string
+		if err := s.pool.QueryRow(ctx, "SELECT rolname FROM pg_roles WHERE rolsuper LIMIT 1").Scan(&super); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(context.Background(), url, Options{Schema: schema, ReaderRole: super})
+		if rag.ErrorCode(err) != rag.CodeInvalid {
+			t.Fatalf("Open with superuser %s as the reader role: %v; want invalid", super, err)
+		}
+		_, err = Open(context.Background(), url, Options{Schema: schema, ReaderRole: "Bad-Name"})
+		if rag.ErrorCode(err) != rag.CodeInvalid {
+			t.Fatalf("Open with reader role Bad-Name: %v; want invalid", err)
+		}
+	})
+}
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
