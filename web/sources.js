@@ -127,6 +127,21 @@
     state.collection = $('src-collection').value.trim();
     load();
   });
-  state.collection = $('src-collection').value.trim();
-  load();
+  // The panel opens on a collection whose sources the principal manages — an admin's any, else one it or
+  // one of its teams owns (the field's default when it is one, else the first): a collection seen only
+  // through document grants has no sources to show it, and asking would only fetch a 404.
+  (async () => {
+    let names = [];
+    try {
+      const [me, list] = await Promise.all([api('/api/me'), api('/api/collections')]);
+      const mine = (c) => me.admin || c.owner === me.principal || (me.teams || []).some((t) => c.owner === 'team:' + t);
+      names = (list.collections || []).filter(mine).map((c) => c.name);
+    } catch (e) {
+      return; // signed out or offline: the panel waits for the user to pick a collection
+    }
+    const wanted = $('src-collection').value.trim();
+    state.collection = names.includes(wanted) ? wanted : (names[0] || '');
+    $('src-collection').value = state.collection;
+    load();
+  })();
 })();
