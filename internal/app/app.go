@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"github.com/ragd/ragd/internal/graph"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/jobs"
+	"github.com/ragd/ragd/internal/netguard"
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/qa"
 	"github.com/ragd/ragd/internal/rag"
@@ -69,6 +71,11 @@ type App struct {
 	// Audit is the audit log's writer once OpenAudit has started it, else nil.
 	Audit *audit.Log
 
+	// HTTP is the client of every request to an address a user gave (URL ingest, remote sources): it
+	// refuses loopback, private and link-local addresses unless RAGD_FETCH_ALLOW_PRIVATE is set
+	// (internal/netguard).
+	HTTP *http.Client
+
 	// Now is the clock of the purge of deleted documents (Purge); nil means time.Now. Tests move it
 	// forward instead of waiting out RAGD_PURGE_AFTER.
 	Now func() time.Time
@@ -82,7 +89,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger}
+	a := &App{Config: cfg, Logger: logger, HTTP: netguard.Options{AllowPrivate: cfg.FetchAllowPrivate}.Client()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -149,6 +156,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		Chunk:     chunk.Options{Size: cfg.ChunkSize, Overlap: chunkOverlap(cfg.ChunkOverlap)},
 		MaxChunks: cfg.MaxChunks,
 		Metadata:  cfg.Metadata,
+		Fetch:     a.fetchURL,
 		Logger:    logger,
 		AfterCommit: func(ctx context.Context, doc *rag.Document, text string) error {
 			res, err := a.Graph.ExtractDocument(ctx, doc, text)

@@ -48,7 +48,7 @@ func commands() []command {
 		{name: "serve", summary: "run the HTTP API and web UI", synopsis: "[--addr HOST:PORT] [--no-worker]", run: runServe},
 		{name: "mcp", summary: "serve the MCP tools (search, ask, documents, ingest_text) over stdio (docs/integrations.md)", run: runMCP},
 		{name: "worker", summary: "run background jobs only (ingestion, periodic jobs)", synopsis: "[--concurrency N]", run: runWorker},
-		{name: "ingest", summary: "add files and folders to the index", synopsis: "[--collection C] [--tag T…] [--meta k=v…] [--meta-csv FILE [--meta-key COLUMN]] PATH…", run: runIngest},
+		{name: "ingest", summary: "add files, folders and URLs to the index", synopsis: "[--collection C] [--tag T…] [--meta k=v…] [--meta-csv FILE [--meta-key COLUMN]] PATH|URL…", run: runIngest},
 		{name: "search", summary: "search the index", synopsis: "[--k N] [--collection C] [--filter key=value…] [--json] QUERY", run: runSearch},
 		{name: "ask", summary: "answer a question from the documents", synopsis: "[--k N] [--collection C] [--filter key=value…] [--json] QUESTION", run: runAsk},
 		{name: "questions", summary: "Q&A boards: list, show, answer now, embed", synopsis: "list [--collection C] [--status S] [--json] | show [--json] ID | answer-now [--json] | embed",

@@ -208,25 +208,24 @@ func withRow(meta map[string]any, table *ingest.MetaTable, path string, env *Env
 	return row, key
 }
 
-// ingestFile ingests one file and returns its result line.
+// ingestFile ingests one file, or the document at an http(s) URL (fetched under the SSRF rules), and
+// returns its result line.
 func ingestFile(ctx context.Context, pipe *ingest.Pipeline, path, collection string, tags []string, meta map[string]any, externalID string) (string, ingest.Outcome) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
+	req := ingest.Request{Collection: collection, ExternalID: externalID, Tags: tags, Metadata: meta}
+	if ingest.IsURL(path) {
+		req.URL = path
+	} else {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = path
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Sprintf("FAILED    %s: %v", path, err), ingest.Rejected
+		}
+		req.ExternalID, req.Name, req.Source, req.Data = cmp.Or(externalID, abs), filepath.Base(path), abs, data
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("FAILED    %s: %v", path, err), ingest.Rejected
-	}
-	doc, outcome, err := pipe.Ingest(ctx, rag.LocalPrincipal, ingest.Request{
-		Collection: collection,
-		ExternalID: cmp.Or(externalID, abs),
-		Name:       filepath.Base(path),
-		Source:     abs,
-		Data:       data,
-		Tags:       tags,
-		Metadata:   meta,
-	})
+	doc, outcome, err := pipe.Ingest(ctx, rag.LocalPrincipal, req)
 	if err != nil {
 		return fmt.Sprintf("FAILED    %s: %s", path, describe(err)), ingest.Rejected
 	}
@@ -249,6 +248,10 @@ func collectFiles(paths []string) ([]string, int, error) {
 		}
 	}
 	for _, root := range paths {
+		if ingest.IsURL(root) {
+			add(root) // fetched when it is ingested
+			continue
+		}
 		st, err := os.Stat(root)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, fmt.Errorf("%s: no such file or folder", root)

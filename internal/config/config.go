@@ -154,6 +154,11 @@ type Config struct {
 	// that print their own results (ingest, search, ask, spaces).
 	LogLevel string
 
+	// FetchAllowPrivate lets ragd fetch from loopback, private and link-local addresses (RAGD_FETCH_ALLOW_PRIVATE,
+	// default false): URL ingest and remote sources then reach the operator's own network. Off, such
+	// addresses are refused after DNS resolution and on every redirect (SSRF protection, internal/netguard).
+	FetchAllowPrivate bool
+
 	// Worker says whether `ragd serve` runs background jobs itself (RAGD_WORKER, default true; serve
 	// --no-worker sets it false), or only queues them for `ragd worker` processes.
 	Worker bool
@@ -285,6 +290,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
 	e.str(&c.LogLevel, "RAGD_LOG_LEVEL")
 	e.bool(&c.Worker, "RAGD_WORKER")
+	e.bool(&c.FetchAllowPrivate, "RAGD_FETCH_ALLOW_PRIVATE")
 	e.secret(&c.BenchAPIKey, "RAGD_API_KEY")
 	e.duration(&c.QA.Interval, "RAGD_QA_INTERVAL")
 	e.int(&c.QA.Batch, "RAGD_QA_BATCH")

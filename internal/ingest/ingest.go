@@ -46,7 +46,11 @@ type Options struct {
 	// runs only for a version that was processed — never for an unchanged upload nor a re-embedding. Its
 	// error is logged: the version stays committed and searchable.
 	AfterCommit func(ctx context.Context, doc *rag.Document, text string) error
-	Logger      *slog.Logger
+	// Fetch downloads the document of a URL request (Request.URL) during processing, at most MaxBytes:
+	// it returns a file name whose extension selects the extractor, and the bytes. Its errors are
+	// *rag.Error (CodeInternal or CodeRateLimited when trying again may help). nil refuses URL requests.
+	Fetch  func(ctx context.Context, url string, maxBytes int64) (name string, data []byte, err error)
+	Logger *slog.Logger
 }
 
 // DefaultMaxChunks is the default of Options.MaxChunks.
@@ -96,6 +100,9 @@ type Request struct {
 	Title  string // "" means the title found in the file, or Name
 	Source string // "" means Name
 	Data   []byte
+	// URL, instead of Data, names a document fetched when it is processed (Options.Fetch), not now: it is
+	// the document's source and (by default) its external ID, and every attempt fetches it afresh.
+	URL string
 	// Metadata, Tags and Readers describe the document; Owner is the principal ID that owns it.
 	Metadata map[string]any
 	Tags     []string
@@ -146,6 +153,10 @@ func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Requ
 	reject := p.validate(req)
 	sum := sha256.Sum256(req.Data)
 	hash := hex.EncodeToString(sum[:])
+	if req.URL != "" {
+		// Nothing to store yet: the pending version is "fetch the URL", checked when it is fetched.
+		hash = fetchMarker()
+	}
 	for range submitAttempts {
 		doc, err := p.store.FindDocument(ctx, principal, coll.ID, req.ExternalID)
 		switch {
@@ -156,7 +167,7 @@ func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Requ
 		case reject == nil && doc.ContentHash == hash && doc.Version > 0:
 			return p.unchanged(ctx, principal, req, doc)
 		}
-		if reject == nil {
+		if reject == nil && req.URL == "" {
 			if err := p.store.PutBlob(ctx, hash, req.Data); err != nil {
 				return nil, Failed, storeError(req, "store upload", err)
 			}
@@ -184,6 +195,12 @@ func (p *Pipeline) Submit(ctx context.Context, principal rag.Principal, req Requ
 // normalize fills a request's defaults: Name and Source stand in for each other, ExternalID defaults to
 // Source, Owner to the principal. A request that names nothing is invalid.
 func normalize(principal rag.Principal, req Request) (Request, error) {
+	if req.URL != "" {
+		if err := checkURL(req); err != nil {
+			return req, err
+		}
+		req.Source = req.URL
+	}
 	req.Name = cmp.Or(req.Name, req.Source)
 	req.Source = cmp.Or(req.Source, req.Name)
 	req.ExternalID = cmp.Or(req.ExternalID, req.Source)
@@ -319,9 +336,14 @@ func storeError(req Request, step string, err error) error {
 	return fmt.Errorf("ingest %s: %s: %w", req.Name, step, err)
 }
 
-// validate checks what can be checked before storing anything: size, emptiness, type.
+// validate checks what can be checked before storing anything: size, emptiness, type. A URL request is
+// checked when its document is fetched.
 func (p *Pipeline) validate(req Request) error {
 	switch {
+	case req.URL != "" && p.opt.Fetch == nil:
+		return rag.Errorf(rag.CodeInvalid, "%s: this process does not fetch URLs", req.URL)
+	case req.URL != "":
+		return nil
 	case int64(len(req.Data)) > p.opt.MaxBytes:
 		return rag.Errorf(rag.CodePayloadTooLarge, "%s: file is %d bytes, over the limit of %d bytes", req.Name, len(req.Data), p.opt.MaxBytes)
 	case len(req.Data) == 0:
@@ -444,11 +466,25 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	if err := progress(rag.StageExtract, 0.05); err != nil {
 		return err
 	}
-	data, err := p.store.GetBlob(ctx, doc.PendingHash)
-	if err != nil {
+	name, hash := nameFor(doc), doc.PendingHash
+	var data []byte
+	if IsFetch(doc.PendingHash) {
+		name, data, err = p.fetch(ctx, doc)
+		if err != nil {
+			return fail(rag.StageExtract, err)
+		}
+		sum := sha256.Sum256(data)
+		if hash = hex.EncodeToString(sum[:]); hash == doc.ContentHash && doc.Version > 0 {
+			log.Info("fetched document unchanged")
+			return p.settle(ctx, doc)
+		}
+		if err := p.store.PutBlob(ctx, hash, data); err != nil {
+			return fail(rag.StageExtract, fmt.Errorf("store %s: %w", doc.Source, err))
+		}
+	} else if data, err = p.store.GetBlob(ctx, doc.PendingHash); err != nil {
 		return fail(rag.StageExtract, fmt.Errorf("upload of %s is missing: %w", doc.Source, err))
 	}
-	ex, err := p.extractor.Extract(ctx, nameFor(doc), data)
+	ex, err := p.extractor.Extract(ctx, name, data)
 	if err != nil {
 		return fail(rag.StageExtract, err)
 	}
@@ -506,7 +542,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	text := Text(ex)
 	version, err := p.store.CommitVersion(ctx, &rag.VersionCommit{
 		DocumentID:  doc.ID,
-		ContentHash: doc.PendingHash,
+		ContentHash: hash,
 		Title:       title,
 		Source:      doc.Source,
 		MediaType:   ex.MediaType,
@@ -518,12 +554,18 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	if err != nil {
 		return fail(rag.StageIndex, err)
 	}
+	if hash != doc.PendingHash {
+		// CommitVersion clears only a pending hash equal to the content's: a fetch marker is cleared here.
+		if err := p.settle(ctx, doc); err != nil {
+			return err
+		}
+	}
 	log.Info("document indexed", slog.Int("version", version), slog.Int("chunks", len(chunks)),
 		slog.Int("pages", ex.Pages), slog.Duration("took", time.Since(start)))
 	if p.opt.AfterCommit != nil {
 		stop()
 		committed := *doc
-		committed.Title, committed.Version, committed.ContentHash, committed.PendingHash = title, version, doc.PendingHash, ""
+		committed.Title, committed.Version, committed.ContentHash, committed.PendingHash = title, version, hash, ""
 		if err := p.opt.AfterCommit(jobCtx, &committed, text); err != nil {
 			log.Warn("after the commit of a version", slog.Int("version", version), slog.Any("err", err))
 		}

@@ -220,6 +220,8 @@ type uploadForm struct {
 	metaKey string
 	// hasText is true for a JSON request with a "text" field (PUT: a new version from text).
 	hasText bool
+	// url is a JSON request's "url": a document fetched by its ingestion job.
+	url string
 	// release gives back the request's share of the upload budget; the handler calls it when done.
 	release func()
 }
@@ -233,6 +235,8 @@ type textDocument struct {
 	Metadata   map[string]any `json:"metadata"`
 	Tags       []string       `json:"tags"`
 	Collection string         `json:"collection"`
+	// URL (POST only) names a document to fetch: the ingestion job downloads it, under the SSRF rules.
+	URL string `json:"url"`
 }
 
 const maxFormField = 64 << 10
@@ -412,7 +416,10 @@ func readTextDocument(w http.ResponseWriter, r *http.Request, maxFile int64, def
 		return nil, err
 	}
 	f := &uploadForm{collection: td.Collection, title: strings.TrimSpace(td.Title), tags: td.Tags,
-		metadata: td.Metadata, externalID: td.ExternalID, hasText: td.Text != nil}
+		metadata: td.Metadata, externalID: td.ExternalID, hasText: td.Text != nil, url: strings.TrimSpace(td.URL)}
+	if f.url != "" && f.hasText {
+		return nil, rag.Errorf(rag.CodeInvalid, "send either \"url\" or \"text\", not both")
+	}
 	if td.Text == nil {
 		return f, nil
 	}
@@ -472,13 +479,24 @@ func (s *Server) handleCreateDocuments(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.release()
-	if !f.hasText && len(f.files) == 0 && f.metaCSV == nil {
-		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a text document needs \"text\""))
+	if !f.hasText && f.url == "" && len(f.files) == 0 && f.metaCSV == nil {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a JSON document needs \"text\" or \"url\""))
 		return
 	}
 	p := principalOf(r)
 	if err := s.mayWriteCollection(r.Context(), p, f.collection); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if f.url != "" {
+		v, err := s.submit(r, p, ingest.Request{Collection: f.collection, ExternalID: f.externalID, URL: f.url,
+			Title: f.title, Metadata: f.metadata, Tags: f.tags, Owner: p.ID})
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		noteDocuments(r, v.ID)
+		writeJSON(w, http.StatusAccepted, map[string]any{"documents": []documentView{v}})
 		return
 	}
 	table, err := s.metadataTable(r.Context(), f, p)
@@ -648,6 +666,10 @@ func (s *Server) handleUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.release()
+	if f.url != "" {
+		s.writeError(w, r, rag.Errorf(rag.CodeInvalid, "a new version is a file or text; to fetch a URL document again, POST /api/documents/%s/retry", doc.ID))
+		return
+	}
 	if len(f.files) == 0 {
 		u := rag.DocumentUpdate{Metadata: f.metadata, Tags: f.tags}
 		if f.title != "" {
@@ -716,4 +738,27 @@ func storageProblem(err error) string {
 		return "the disk is full"
 	}
 	return "the jobs database failed"
+}
+
+// handleRetryDocument fetches a URL document again and processes it (a failed fetch, or a page that
+// changed): 202 with the document, its new version queued while the current one stays searchable. 409 for
+// an uploaded document (its failed bytes are not kept).
+func (s *Server) handleRetryDocument(w http.ResponseWriter, r *http.Request) {
+	p := principalOf(r)
+	if err := s.mayWriteDocument(r.Context(), p, r.PathValue("id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	d, err := s.deps.Ingest.Retry(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !s.schedule(w, r, d, d.Source) {
+		return
+	}
+	noteDocuments(r, d.ID)
+	v := viewDocument(d)
+	v.Outcome = string(ingest.Queued)
+	writeJSON(w, http.StatusAccepted, v)
 }

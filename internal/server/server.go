@@ -73,6 +73,7 @@ type Submitter interface {
 	Submit(ctx context.Context, p rag.Principal, req ingest.Request) (*rag.Document, ingest.Outcome, error)
 	Abandon(ctx context.Context, docID, contentHash string, reason error) error
 	Revert(ctx context.Context, p rag.Principal, docID string, version int) (*rag.Document, ingest.Outcome, error)
+	Retry(ctx context.Context, p rag.Principal, docID string) (*rag.Document, error)
 }
 
 // Enqueuer schedules the processing of a submitted document version. The durable job runner
@@ -229,6 +230,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}", s.handlePageImage)
 	s.mux.HandleFunc("GET /api/documents/{id}/pages/{page}/boxes", s.handlePageBoxes)
 	s.mux.HandleFunc("POST /api/documents/{id}/restore", s.handleRestoreDocument)
+	s.mux.HandleFunc("POST /api/documents/{id}/retry", s.handleRetryDocument)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions", s.handleListVersions)
 	s.mux.HandleFunc("GET /api/admin/audit", s.handleListAudit)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}", s.handleGetVersion)
