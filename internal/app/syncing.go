@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ragd/ragd/internal/netguard"
 	"github.com/ragd/ragd/internal/sources"
 )
 
@@ -28,8 +27,8 @@ func (a *App) openSources() error {
 	a.Sources = sources.New(st, a.Ingest, process, sources.Options{
 		Kinds: Kinds(),
 		// Web, Git, Notion and Drive sources reach the network only through this client: it refuses
-		// loopback, private and link-local addresses (docs/security.md).
-		HTTP:     netguard.Options{}.Client(),
+		// loopback, private and link-local addresses unless RAGD_FETCH_ALLOW_PRIVATE (docs/security.md).
+		HTTP:     a.HTTP,
 		MaxBytes: a.Config.MaxUploadBytes,
 		Logger:   a.Logger,
 	})

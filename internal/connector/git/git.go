@@ -36,6 +36,9 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
+// Kind is the name of the git kind in connector.Kinds.
+const Kind = "git"
+
 // Settings are a git source's settings.
 type Settings struct {
 	// URL is the repository: an http or https URL, or a path (or file:// URL) on this machine.

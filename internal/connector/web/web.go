@@ -17,6 +17,9 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
+// Kind is the name of the web kind in connector.Kinds.
+const Kind = "web"
+
 // Settings are a web source's settings.
 type Settings struct {
 	// URL is the page the crawl starts from; its scheme and host are the site: links elsewhere are not
