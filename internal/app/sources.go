@@ -3,7 +3,9 @@ package app
 import (
 	"github.com/ragd/ragd/internal/connector"
 	"github.com/ragd/ragd/internal/connector/folder"
+	"github.com/ragd/ragd/internal/connector/gdrive"
 	"github.com/ragd/ragd/internal/connector/git"
+	"github.com/ragd/ragd/internal/connector/notion"
 	"github.com/ragd/ragd/internal/connector/web"
 )
 
@@ -14,5 +16,7 @@ func Kinds() connector.Kinds {
 		folder.Kind: folder.New,
 		web.Kind:    web.New,
 		git.Kind:    git.New,
+		notion.Kind: notion.New,
+		gdrive.Kind: gdrive.New,
 	}
 }
