@@ -1,5 +1,6 @@
-// Package fakeapi holds local stand-ins for the hosted model APIs ragd talks to — Gemini, OpenAI (and
-// OpenAI-compatible servers) and Anthropic — that speak each provider's documented wire format: request
+// Package fakeapi holds local stand-ins for the hosted APIs ragd talks to — the model APIs Gemini, OpenAI
+// (and OpenAI-compatible servers) and Anthropic, and the source APIs Notion and Google Drive (notion.go,
+// drive.go) — that speak each provider's documented wire format: request
 // paths, auth headers, JSON fields and streaming framing. They check what the client sends (a request the
 // real API would reject is rejected the same way and listed by Violations), answer as the real API does
 // with deterministic content (embeddings from a hashed bag of words, so related texts are near; an answer

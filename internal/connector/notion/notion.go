@@ -311,7 +311,7 @@ func (s *Source) Fetch(ctx context.Context, it connector.Item) ([]byte, error) {
 	if err := r.children(it.ID, 0, ""); err != nil {
 		return nil, err
 	}
-	return []byte(r.b.String()), nil
+	return r.b.Bytes(), nil
 }
 
 type renderer struct {
