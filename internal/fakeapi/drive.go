@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -29,19 +28,13 @@ import (
 // rateLimitExceeded, and tokens that expire.
 type Drive struct {
 	srv *httptest.Server
-
-	mu         sync.Mutex
-	accounts   map[string]*rsa.PublicKey // service-account e-mail → key
-	tokens     map[string]bool           // access tokens accepted
-	issued     int
-	files      map[string]*DriveFile
-	log        []string // file IDs, one per change, in order
-	pageSize   int
-	burst      int
-	retryAfter time.Duration
-	calls      map[string]int
-	violations []string
-	clock      time.Time
+	sourceFake
+	accounts map[string]*rsa.PublicKey // service-account e-mail → key
+	tokens   map[string]bool           // access tokens accepted
+	issued   int
+	files    map[string]*DriveFile
+	log      []string // file IDs, one per change, in order
+	clock    time.Time
 }
 
 // DriveFile is a file of the fake Drive. A Google Doc, Sheet or Slides deck has its Google MIME type and
@@ -65,8 +58,8 @@ const (
 
 // NewDrive starts a fake Drive. Close stops it.
 func NewDrive() *Drive {
-	f := &Drive{accounts: map[string]*rsa.PublicKey{}, tokens: map[string]bool{}, files: map[string]*DriveFile{},
-		pageSize: 100, calls: map[string]int{}, clock: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	f := &Drive{sourceFake: newSourceFake(), accounts: map[string]*rsa.PublicKey{}, tokens: map[string]bool{},
+		files: map[string]*DriveFile{}, clock: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /token", f.token)
 	mux.HandleFunc("GET /drive/v3/files", f.guard("list", f.list))
@@ -139,57 +132,18 @@ func (f *Drive) Put(file DriveFile) {
 }
 
 // Trash moves a file to the trash (a change: trashed).
-func (f *Drive) Trash(id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if file, ok := f.files[id]; ok {
-		file.Trashed = true
-		f.log = append(f.log, id)
-	}
-}
+func (f *Drive) Trash(id string) { f.change(id, func(file *DriveFile) { file.Trashed = true }) }
 
 // Remove deletes a file for good, or unshares it (a change: removed).
-func (f *Drive) Remove(id string) {
+func (f *Drive) Remove(id string) { f.change(id, func(file *DriveFile) { file.removed = true }) }
+
+func (f *Drive) change(id string, do func(*DriveFile)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if file, ok := f.files[id]; ok {
-		file.removed = true
+		do(file)
 		f.log = append(f.log, id)
 	}
-}
-
-// SetPageSize caps the page size of list answers (to exercise pagination).
-func (f *Drive) SetPageSize(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pageSize = n
-}
-
-// Throttle answers the next n API requests with 429 rateLimitExceeded (with Retry-After when retryAfter > 0).
-func (f *Drive) Throttle(n int, retryAfter time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.burst, f.retryAfter = n, retryAfter
-}
-
-// Calls counts requests answered successfully by endpoint: token, list, get, export, start, changes.
-func (f *Drive) Calls(endpoint string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[endpoint]
-}
-
-// Violations lists requests the real API would reject for their form.
-func (f *Drive) Violations() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.violations)
-}
-
-func (f *Drive) violate(format string, args ...any) {
-	f.mu.Lock()
-	f.violations = append(f.violations, fmt.Sprintf(format, args...))
-	f.mu.Unlock()
 }
 
 func googleError(w http.ResponseWriter, status int, reason, msg, state string) {
@@ -201,11 +155,7 @@ func googleError(w http.ResponseWriter, status int, reason, msg, state string) {
 
 func (f *Drive) guard(endpoint string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		if f.burst > 0 {
-			f.burst--
-			ra := f.retryAfter
-			f.mu.Unlock()
+		if ok, ra := f.throttled(); ok {
 			if ra > 0 {
 				w.Header().Set("Retry-After", strconv.Itoa(int(ra.Seconds())))
 			}
@@ -216,15 +166,14 @@ func (f *Drive) guard(endpoint string, h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		f.mu.Lock()
 		valid := ok && f.tokens[tok]
 		f.mu.Unlock()
 		if !valid {
 			googleError(w, http.StatusUnauthorized, "authError", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.", "UNAUTHENTICATED")
 			return
 		}
-		f.mu.Lock()
-		f.calls[endpoint]++
-		f.mu.Unlock()
+		f.count(endpoint)
 		h(w, r)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -18,15 +17,9 @@ import (
 // Retry-After, and a token that expires.
 type Notion struct {
 	srv *httptest.Server
-
-	mu         sync.Mutex
-	token      string
-	pages      map[string]*NotionPage
-	pageSize   int
-	burst      int
-	retryAfter time.Duration
-	calls      map[string]int
-	violations []string
+	sourceFake
+	token string
+	pages map[string]*NotionPage
 }
 
 // NotionPage is a page of the fake workspace.
@@ -50,7 +43,7 @@ type NotionBlock struct {
 
 // NewNotion starts a fake workspace accepting token. Close stops it.
 func NewNotion(token string) *Notion {
-	f := &Notion{token: token, pages: map[string]*NotionPage{}, pageSize: 100, calls: map[string]int{}}
+	f := &Notion{sourceFake: newSourceFake(), token: token, pages: map[string]*NotionPage{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/search", f.guard("search", f.search))
 	mux.HandleFunc("GET /v1/blocks/{id}/children", f.guard("blocks", f.children))
@@ -88,34 +81,6 @@ func (f *Notion) SetToken(token string) {
 	f.token = token
 }
 
-// SetPageSize sets the page size of list answers (to exercise pagination).
-func (f *Notion) SetPageSize(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.pageSize = n
-}
-
-// Throttle answers the next n requests with 429 rate_limited and Retry-After.
-func (f *Notion) Throttle(n int, retryAfter time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.burst, f.retryAfter = n, retryAfter
-}
-
-// Calls counts the requests answered successfully by endpoint: "search" or "blocks".
-func (f *Notion) Calls(endpoint string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[endpoint]
-}
-
-// Violations lists requests the real API would reject for their form.
-func (f *Notion) Violations() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.violations)
-}
-
 func notionError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -124,15 +89,12 @@ func notionError(w http.ResponseWriter, status int, code, msg string) {
 
 func (f *Notion) guard(endpoint string, h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		if f.burst > 0 {
-			f.burst--
-			ra := f.retryAfter
-			f.mu.Unlock()
+		if ok, ra := f.throttled(); ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(ra.Seconds())))
 			notionError(w, http.StatusTooManyRequests, "rate_limited", "You have been rate limited. Please try again in a few minutes.")
 			return
 		}
+		f.mu.Lock()
 		token := f.token
 		f.mu.Unlock()
 		if r.Header.Get("Authorization") != "Bearer "+token {
@@ -144,17 +106,9 @@ func (f *Notion) guard(endpoint string, h func(w http.ResponseWriter, r *http.Re
 			notionError(w, http.StatusBadRequest, "missing_version", "Notion-Version header failed validation: Notion-Version header should be defined, instead was `undefined`.")
 			return
 		}
-		f.mu.Lock()
-		f.calls[endpoint]++
-		f.mu.Unlock()
+		f.count(endpoint)
 		h(w, r)
 	}
-}
-
-func (f *Notion) violate(format string, args ...any) {
-	f.mu.Lock()
-	f.violations = append(f.violations, fmt.Sprintf(format, args...))
-	f.mu.Unlock()
 }
 
 func richTexts(s string) []map[string]any {
