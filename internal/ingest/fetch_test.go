@@ -87,7 +87,7 @@ func TestURL(t *testing.T) {
 
 	t.Run("UnchangedNotReembedded", func(t *testing.T) {
 		again, outcome, err := b.pipe.Ingest(ctx, p, ingest.Request{URL: url, Collection: "papers"})
-		if err != nil || outcome != ingest.Queued {
+		if err != nil || outcome != ingest.Unchanged {
 			t.Fatalf("re-ingest: %v %s", err, outcome)
 		}
 		if again.ID != doc.ID || again.Version != 1 || again.PendingHash != "" || again.Status != rag.StatusReady {

@@ -580,6 +580,7 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 	if err != nil || outcome != Queued {
 		return doc, outcome, err
 	}
+	before := doc.ContentHash
 	if err := p.Process(ctx, doc.ID); err != nil {
 		d, gerr := p.store.GetDocument(ctx, principal, doc.ID)
 		if gerr != nil {
@@ -590,6 +591,9 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 	doc, err = p.store.GetDocument(ctx, principal, doc.ID)
 	if err != nil {
 		return nil, Failed, storeError(req, "reload document", err)
+	}
+	if req.URL != "" && before != "" && doc.ContentHash == before {
+		return doc, Unchanged, nil // fetched again, the same content
 	}
 	return doc, Queued, nil
 }

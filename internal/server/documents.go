@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ragd/ragd/internal/connector"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
@@ -431,7 +432,7 @@ func readTextDocument(w http.ResponseWriter, r *http.Request, maxFile int64, def
 		if f.title == "" {
 			return nil, rag.Errorf(rag.CodeInvalid, "a text document needs a title or a name")
 		}
-		name = fileSafe(f.title) + ".md"
+		name = connector.FileStem(f.title) + ".md"
 	}
 	u := upload{name: path.Base(name), data: []byte(*td.Text)}
 	if int64(len(u.data)) > maxFile {
@@ -453,20 +454,6 @@ func checkFile(u upload) error {
 		return rag.Errorf(rag.CodeUnsupportedMediaType, "%s: unsupported file type (supported: %s)", u.name, extract.Formats)
 	}
 	return nil
-}
-
-// fileSafe turns a title into a file name stem.
-func fileSafe(title string) string {
-	title = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`/\:*?"<>|`, r) || r < ' ' {
-			return '_'
-		}
-		return r
-	}, title)
-	if len([]rune(title)) > 120 {
-		title = string([]rune(title)[:120])
-	}
-	return title
 }
 
 // handleCreateDocuments stores the uploads, records them queued and schedules their processing; it answers

@@ -17,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/internal/connector"
 	"github.com/ragd/ragd/internal/extract"
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
@@ -146,7 +147,7 @@ func downloadName(source, title, mediaType string) string {
 	if name == "." || name == "/" {
 		name = ""
 	}
-	name = strings.TrimSpace(cmp.Or(name, fileSafe(title), "document"))
+	name = strings.TrimSpace(cmp.Or(name, connector.FileStem(title), "document"))
 	if path.Ext(name) == "" {
 		name += extensions[mediaType]
 	}

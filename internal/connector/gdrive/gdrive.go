@@ -6,6 +6,7 @@
 package gdrive
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -249,13 +250,14 @@ func (s *Source) changes(ctx context.Context, token string) (connector.Listing, 
 // item turns a Drive file into an item, or reports it is not synced (a folder, a Google type ragd does not
 // read, a file type ragd does not extract, a file over the size limit).
 func (s *Source) item(f *drive.File) (connector.Item, bool) {
+	stem := cmp.Or(connector.FileStem(strings.TrimSpace(f.Name)), "Untitled")
 	if f.MimeType == folderType || f.Trashed {
 		return connector.Item{}, false
 	}
 	it := connector.Item{ID: f.Id, Source: f.WebViewLink,
 		Metadata: map[string]any{"drive_id": f.Id, "mime_type": f.MimeType, "modified_time": f.ModifiedTime}}
 	if ex, ok := exports[f.MimeType]; ok {
-		it.Name, it.Title = fileStem(f.Name)+ex.ext, f.Name
+		it.Name, it.Title = stem+ex.ext, f.Name
 		it.Version = ex.marker + ":" + f.ModifiedTime
 		return it, true
 	}
@@ -263,7 +265,7 @@ func (s *Source) item(f *drive.File) (connector.Item, bool) {
 		return connector.Item{}, false
 	}
 	// The name's extension selects the extractor; a name without a readable one gets its type's.
-	if it.Name = fileStem(f.Name); !extract.Supported(it.Name) {
+	if it.Name = stem; !extract.Supported(it.Name) {
 		it.Name = web.FileName(&url.URL{Path: "/" + it.Name}, f.MimeType)
 	}
 	if !extract.Supported(it.Name) {
@@ -274,20 +276,6 @@ func (s *Source) item(f *drive.File) (connector.Item, bool) {
 		it.Version = "md5:" + f.Md5Checksum // content only: a rename or a move re-embeds nothing
 	}
 	return it, true
-}
-
-// fileStem makes a Drive name a file name (Drive names may hold slashes).
-func fileStem(name string) string {
-	name = strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r < ' ' {
-			return '_'
-		}
-		return r
-	}, strings.TrimSpace(name))
-	if name == "" {
-		return "Untitled"
-	}
-	return name
 }
 
 // Fetch downloads a file, or exports a Google Doc, Sheet or Slides deck (the version says which).

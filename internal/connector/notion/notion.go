@@ -7,6 +7,7 @@ package notion
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -239,7 +240,7 @@ func (s *Source) List(ctx context.Context, _ string) (connector.Listing, error) 
 			}
 			title := p.title()
 			l.Items = append(l.Items, connector.Item{
-				ID: p.ID, Name: fileName(title) + ".md", Title: title, Source: p.URL, Version: p.LastEditedTime,
+				ID: p.ID, Name: cmp.Or(connector.FileStem(title), "Untitled") + ".md", Title: title, Source: p.URL, Version: p.LastEditedTime,
 				Metadata: map[string]any{"notion_id": p.ID, "last_edited_time": p.LastEditedTime, "parent": p.Parent.PageID + p.Parent.DatabaseID},
 			})
 			if p.LastEditedTime > l.Cursor {
@@ -258,23 +259,6 @@ func (s *Source) wanted(p *page) bool {
 		return true
 	}
 	return s.pages[normalizeID(p.ID)] || s.pages[normalizeID(p.Parent.PageID)] || s.pages[normalizeID(p.Parent.DatabaseID)]
-}
-
-// fileName makes a title a file name stem.
-func fileName(title string) string {
-	title = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`/\:*?"<>|`, r) || r < ' ' {
-			return '_'
-		}
-		return r
-	}, title)
-	if r := []rune(title); len(r) > 120 {
-		title = string(r[:120])
-	}
-	if title == "" {
-		return "Untitled"
-	}
-	return title
 }
 
 // block is a Notion block object: its type names the field holding its content.
