@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -65,24 +66,36 @@ func (p *Pipeline) settle(ctx context.Context, doc *rag.Document) error {
 	return p.record(ctx, doc, rag.DocumentState{Status: rag.StatusReady, Stage: rag.StageDone, Progress: 1, PendingHash: &empty})
 }
 
-// Retry queues a visible document whose source is a URL to be fetched and processed again — after a
-// failure (the site was down, the address was refused before the operator allowed it) or to pick up a
-// change. The current version, if any, stays searchable meanwhile; the caller schedules the pending
-// version as for Submit. ErrNotFound; CodeConflict for a document that is not from a URL, whose failed
-// bytes were not kept (upload it again).
+// Retry queues a visible document to be processed again. A document whose source is a URL is fetched
+// again — after a failure (the site was down, the address was refused before the operator allowed it) or
+// to pick up a change. Another document whose last processing failed (the embedder was down, a budget was
+// exceeded before the operator raised it) has the bytes of that attempt processed again. The current
+// version, if any, stays searchable meanwhile; the caller schedules the pending version as for Submit.
+// ErrNotFound; CodeConflict for an uploaded document with no failed attempt to re-run (or whose bytes were
+// purged), or one already queued.
 func (p *Pipeline) Retry(ctx context.Context, principal rag.Principal, docID string) (*rag.Document, error) {
 	doc, err := p.store.GetDocument(ctx, principal, docID)
 	if err != nil {
 		return nil, err
 	}
-	if !IsURL(doc.Source) {
-		return nil, rag.Errorf(rag.CodeConflict, "%s was uploaded, not fetched from a URL: upload it again to retry", doc.Source)
+	var pending string
+	switch {
+	case IsURL(doc.Source) && p.opt.Fetch != nil:
+		pending = fetchMarker()
+	case doc.PendingHash != "":
+		return nil, rag.Errorf(rag.CodeConflict, "%s is already queued for processing", doc.Source)
+	case doc.Error == "" || doc.FailedHash == "":
+		return nil, rag.Errorf(rag.CodeConflict, "%s has no failed processing to retry: upload it again for a new version", doc.Source)
+	default:
+		if _, err := p.store.GetBlob(ctx, doc.FailedHash); errors.Is(err, rag.ErrNotFound) {
+			return nil, rag.Errorf(rag.CodeConflict, "the bytes of %s's failed attempt are no longer stored: upload it again", doc.Source)
+		} else if err != nil {
+			return nil, fmt.Errorf("retry %s: %w", doc.ID, err)
+		}
+		pending = doc.FailedHash
 	}
-	if p.opt.Fetch == nil {
-		return nil, rag.Errorf(rag.CodeInvalid, "%s: this process does not fetch URLs", doc.Source)
-	}
-	marker := fetchMarker()
-	st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued, PendingHash: &marker}
+	empty := ""
+	st := rag.DocumentState{Status: rag.StatusQueued, Stage: rag.StageQueued, PendingHash: &pending, FailedHash: &empty}
 	if doc.Version > 0 {
 		st.Status = rag.StatusReady
 	}

@@ -184,3 +184,36 @@ func (b *bundle) get(t *testing.T, id string) *rag.Document {
 	}
 	return d
 }
+
+// TestRetryFailedUpload re-runs the kept bytes of an upload whose processing failed.
+func TestRetryFailedUpload(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t, ingest.Options{})
+	b.emb.mu.Lock()
+	b.emb.fail = rag.Errorf(rag.CodeEmbeddingFailed, "embedder down")
+	b.emb.mu.Unlock()
+	d, _, err := b.pipe.Ingest(ctx, p, ingest.Request{Name: "paper.md", Data: []byte("# Paper\nAttention is all you need.")})
+	if rag.ErrorCode(err) != rag.CodeEmbeddingFailed || d.Status != rag.StatusFailed || d.FailedHash == "" || d.PendingHash != "" {
+		t.Fatalf("a failed upload: %v %+v", err, d)
+	}
+	b.emb.mu.Lock()
+	b.emb.fail = nil
+	b.emb.mu.Unlock()
+	d, err = b.pipe.Retry(ctx, p, d.ID)
+	if err != nil || d.Status != rag.StatusQueued || d.PendingHash == "" || d.FailedHash != "" {
+		t.Fatalf("retry: %v %+v", err, d)
+	}
+	if _, err := b.pipe.Retry(ctx, p, d.ID); rag.ErrorCode(err) != rag.CodeConflict {
+		t.Fatalf("a second retry while queued: %v", err)
+	}
+	if err := b.pipe.Process(ctx, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if d = b.get(t, d.ID); d.Status != rag.StatusReady || d.Version != 1 || d.Error != "" {
+		t.Fatalf("after the retry: %+v", d)
+	}
+	if _, err := b.pipe.Retry(ctx, p, d.ID); rag.ErrorCode(err) != rag.CodeConflict {
+		t.Fatalf("a retry of a ready document: %v", err)
+	}
+}

@@ -623,7 +623,15 @@ func (p *Pipeline) fail(ctx context.Context, doc *rag.Document, stage rag.Stage,
 	if code := rag.ErrorCode(err); code == rag.CodeInternal || code == rag.CodeDBError {
 		p.opt.Logger.Error("ingestion failed", slog.String("document", doc.ID), slog.String("stage", string(stage)), slog.Any("err", err))
 	}
-	return appError(err, p.record(ctx, doc, failedState(doc, stage, err)))
+	return appError(err, p.record(ctx, doc, keepFailed(doc, failedState(doc, stage, err))))
+}
+
+// keepFailed makes st keep the bytes of the failed attempt for a retry (Retry); a fetch has none.
+func keepFailed(doc *rag.Document, st rag.DocumentState) rag.DocumentState {
+	if !IsFetch(doc.PendingHash) {
+		st.FailedHash = &doc.PendingHash
+	}
+	return st
 }
 
 func failedState(doc *rag.Document, stage rag.Stage, err error) rag.DocumentState {
@@ -698,7 +706,7 @@ func (p *Pipeline) Abandon(ctx context.Context, docID, contentHash string, reaso
 		stage = rag.StageQueued
 	}
 	p.opt.Logger.Error("ingestion abandoned", slog.String("document", doc.ID), slog.Any("err", reason))
-	if err := p.record(ctx, doc, failedState(doc, stage, reason)); err != nil {
+	if err := p.record(ctx, doc, keepFailed(doc, failedState(doc, stage, reason))); err != nil {
 		return fmt.Errorf("abandon %s: %w", docID, err)
 	}
 	return nil

@@ -107,6 +107,9 @@ type Document struct {
 	// PendingHash is the sha256 of raw bytes waiting to be (or being) processed as the next version; the
 	// bytes are in the store's blobs under that hash. "" when nothing is pending.
 	PendingHash string         `json:"pending_hash,omitempty"`
+	// FailedHash is the sha256 of the raw bytes whose processing failed last (they stay in the blobs), so
+	// that a retry can process them again; "" when none.
+	FailedHash string `json:"failed_hash,omitempty"`
 	Version     int            `json:"version"` // 0 until the first version commits
 	Size        int64          `json:"size"`    // bytes of the current version
 	Status      Status         `json:"status"`
@@ -155,6 +158,7 @@ type DocumentState struct {
 	ErrorCode   Code
 	Error       string
 	PendingHash *string // when non-nil, replaces Document.PendingHash
+	FailedHash  *string // when non-nil, replaces Document.FailedHash
 	// IfPending, when not empty, makes the write conditional: it happens only while the document's pending
 	// hash equals IfPending, and is otherwise refused with ErrConflict (the version being processed was
 	// superseded by a newer upload or already committed by another attempt).

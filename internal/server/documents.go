@@ -727,9 +727,9 @@ func storageProblem(err error) string {
 	return "the jobs database failed"
 }
 
-// handleRetryDocument fetches a URL document again and processes it (a failed fetch, or a page that
-// changed): 202 with the document, its new version queued while the current one stays searchable. 409 for
-// an uploaded document (its failed bytes are not kept).
+// handleRetryDocument queues a document again (ingest.Pipeline.Retry): a URL document is fetched again, an
+// uploaded one whose processing failed re-runs the bytes of that attempt. 202 with the document, its new
+// version queued while the current one stays searchable; 409 when there is nothing to retry.
 func (s *Server) handleRetryDocument(w http.ResponseWriter, r *http.Request) {
 	p := principalOf(r)
 	if err := s.mayWriteDocument(r.Context(), p, r.PathValue("id")); err != nil {

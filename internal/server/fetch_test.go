@@ -85,5 +85,5 @@ func TestURLDocuments(t *testing.T) {
 
 	upload := b.ingest(t, ingest.Request{Name: "notes.txt", Data: []byte("uploaded notes")})
 	b.run(t, []scenario{{name: "RetryUpload", method: "POST", path: "/api/documents/" + upload.ID + "/retry",
-		status: http.StatusConflict, code: rag.CodeConflict, contains: []string{"upload it again"}}})
+		status: http.StatusConflict, code: rag.CodeConflict, contains: []string{"no failed processing to retry"}}})
 }

@@ -117,7 +117,7 @@ func (s *Store) ListCollections(ctx context.Context) ([]*rag.Collection, error) 
 
 const documentColumns = `d.id, d.collection_id, CASE WHEN d.deleted_at IS NULL THEN d.external_id ELSE d.deleted_external_id END, d.title, d.source, d.media_type, d.content_hash,
 	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags,
-	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers, d.deleted_at`
+	d.owner, d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers, d.deleted_at, d.failed_hash`
 
 // live is the condition on documents (alias d) that are not deleted (TrashDocument).
 const live = `d.deleted_at IS NULL`
@@ -127,7 +127,7 @@ func scanDocument(row pgx.Row) (*rag.Document, error) {
 	var status, stage, code string
 	err := row.Scan(&d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
 		&d.PendingHash, &d.Version, &d.Size, &status, &stage, &d.Progress, &code, &d.Error, &d.Metadata, &d.Tags,
-		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt, &d.Writers, &d.DeletedAt)
+		&d.Owner, &d.Readers, &d.ChunkCount, &d.CreatedAt, &d.UpdatedAt, &d.Writers, &d.DeletedAt, &d.FailedHash)
 	if err != nil {
 		return nil, err
 	}
@@ -346,10 +346,10 @@ func (s *Store) UpdateDocument(ctx context.Context, p rag.Principal, id string, 
 // SetDocumentState records a document's processing state. ErrNotFound.
 func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.DocumentState) error {
 	tag, err := s.pool.Exec(ctx, s.q(`UPDATE {S}.documents SET status = $2, stage = $3, progress = $4, error_code = $5,
-		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8 WHERE id = $1 AND deleted_at IS NULL
-		AND ($9 = '' OR pending_hash = $9)`),
+		error = $6, pending_hash = COALESCE($7, pending_hash), updated_at = $8, failed_hash = COALESCE($10, failed_hash)
+		WHERE id = $1 AND deleted_at IS NULL AND ($9 = '' OR pending_hash = $9)`),
 		id, string(st.Status), string(st.Stage), st.Progress, string(st.ErrorCode), st.Error, st.PendingHash, s.now(),
-		st.IfPending)
+		st.IfPending, st.FailedHash)
 	if err != nil {
 		return interpretError(fmt.Errorf("set document state: %w", err))
 	}
@@ -389,7 +389,7 @@ func (s *Store) DeleteDocument(ctx context.Context, p rag.Principal, id string) 
 // that no other document or version record refers to, inside tx.
 func (s *Store) removeDocument(ctx context.Context, tx pgx.Tx, id string) error {
 	var hashes []string
-	err := tx.QueryRow(ctx, s.q(`SELECT array_remove(array[d.content_hash, d.pending_hash] ||
+	err := tx.QueryRow(ctx, s.q(`SELECT array_remove(array[d.content_hash, d.pending_hash, d.failed_hash] ||
 		ARRAY(SELECT content_hash FROM {S}.document_versions WHERE document_id = d.id) ||
 		ARRAY(SELECT text_hash FROM {S}.document_versions WHERE document_id = d.id), '')
 		FROM {S}.documents d WHERE d.id = $1`), id).Scan(&hashes)
@@ -403,7 +403,7 @@ func (s *Store) removeDocument(ctx context.Context, tx pgx.Tx, id string) error 
 		return fmt.Errorf("delete document: %w", err)
 	}
 	if _, err := tx.Exec(ctx, s.q(`DELETE FROM {S}.blobs b WHERE b.hash = ANY($1::text[])
-		AND NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.content_hash = b.hash OR d.pending_hash = b.hash)
+		AND NOT EXISTS (SELECT 1 FROM {S}.documents d WHERE d.content_hash = b.hash OR d.pending_hash = b.hash OR d.failed_hash = b.hash)
 		AND NOT EXISTS (SELECT 1 FROM {S}.document_versions v WHERE v.content_hash = b.hash OR v.text_hash = b.hash)`),
 		hashes); err != nil {
 		return fmt.Errorf("delete document blobs: %w", err)

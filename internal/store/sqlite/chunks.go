@@ -267,7 +267,8 @@ func (s *Store) removeDocument(ctx context.Context, tx *sql.Tx, seq int64) error
 	var hashes []string
 	rows, err := tx.QueryContext(ctx, `SELECT content_hash FROM document_versions WHERE doc_seq = ?1
 		UNION SELECT text_hash FROM document_versions WHERE doc_seq = ?1
-		UNION SELECT content_hash FROM documents WHERE seq = ?1 UNION SELECT pending_hash FROM documents WHERE seq = ?1`, seq)
+		UNION SELECT content_hash FROM documents WHERE seq = ?1 UNION SELECT pending_hash FROM documents WHERE seq = ?1
+		UNION SELECT failed_hash FROM documents WHERE seq = ?1`, seq)
 	if err != nil {
 		return err
 	}
@@ -292,7 +293,7 @@ func (s *Store) removeDocument(ctx context.Context, tx *sql.Tx, seq int64) error
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE hash = ?1
-			AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1)
+			AND NOT EXISTS (SELECT 1 FROM documents WHERE content_hash = ?1 OR pending_hash = ?1 OR failed_hash = ?1)
 			AND NOT EXISTS (SELECT 1 FROM document_versions WHERE content_hash = ?1 OR text_hash = ?1)`, h); err != nil {
 			return err
 		}

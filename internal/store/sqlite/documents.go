@@ -12,7 +12,7 @@ import (
 
 const docCols = `d.seq, d.id, d.collection_id, coalesce(d.external_id, d.deleted_external_id, ''), d.title, d.source, d.media_type, d.content_hash,
 	d.pending_hash, d.version, d.size, d.status, d.stage, d.progress, d.error_code, d.error, d.metadata, d.tags, d.owner,
-	d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers, d.deleted_at`
+	d.readers, d.chunk_count, d.created_at, d.updated_at, d.writers, d.deleted_at, d.failed_hash`
 
 // live is the condition on documents (alias d) that are not deleted (TrashDocument).
 const live = `d.deleted_at IS NULL`
@@ -25,7 +25,7 @@ func scanDoc(row interface{ Scan(...any) error }) (*rag.Document, int64, error) 
 	var meta, tags, readers, writers string
 	if err := row.Scan(&seq, &d.ID, &d.CollectionID, &d.ExternalID, &d.Title, &d.Source, &d.MediaType, &d.ContentHash,
 		&d.PendingHash, &d.Version, &d.Size, &d.Status, &d.Stage, &d.Progress, &d.ErrorCode, &d.Error, &meta, &tags, &d.Owner,
-		&readers, &d.ChunkCount, &created, &updated, &writers, &deleted); err != nil {
+		&readers, &d.ChunkCount, &created, &updated, &writers, &deleted, &d.FailedHash); err != nil {
 		return nil, 0, err
 	}
 	if deleted.Valid {
@@ -328,6 +328,10 @@ func (s *Store) SetDocumentState(ctx context.Context, id string, st rag.Document
 	if st.PendingHash != nil {
 		q += `, pending_hash = ?`
 		args = append(args, *st.PendingHash)
+	}
+	if st.FailedHash != nil {
+		q += `, failed_hash = ?`
+		args = append(args, *st.FailedHash)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		cond := ` WHERE id = ? AND deleted_at IS NULL`

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -186,6 +187,52 @@ func testDocuments(t *testing.T, open func(t *testing.T) rag.Store) {
 		if got.Status != rag.StatusFailed || got.ErrorCode != rag.CodeUnsupportedMediaType ||
 			got.Error != "a.txt: unsupported media type" || got.PendingHash != "" || got.Progress != 0 {
 			t.Errorf("after failed state: %+v", got)
+		}
+	})
+	t.Run("SetDocumentState/FailedHash", func(t *testing.T) {
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "a.txt")
+		data := []byte("the bytes of a failed attempt")
+		hash := fmt.Sprintf("%x", sha256.Sum256(data))
+		if err := s.PutBlob(t.Context(), hash, data); err != nil {
+			t.Fatal(err)
+		}
+		empty := ""
+		err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusFailed, Stage: rag.StageEmbed,
+			ErrorCode: rag.CodeEmbeddingFailed, Error: "embedder down", PendingHash: &empty, FailedHash: &hash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := getDoc(t, s, d.ID); got.FailedHash != hash || got.PendingHash != "" {
+			t.Fatalf("failed hash %q pending %q", got.FailedHash, got.PendingHash)
+		}
+		// A state without FailedHash leaves it; an empty one clears it.
+		if err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusFailed, Stage: rag.StageEmbed}); err != nil {
+			t.Fatal(err)
+		}
+		if got := getDoc(t, s, d.ID); got.FailedHash != hash {
+			t.Fatalf("failed hash lost: %q", got.FailedHash)
+		}
+		// The failed attempt's bytes belong to the document: they go with it.
+		if err := s.DeleteDocument(t.Context(), admin, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GetBlob(t.Context(), hash); !errors.Is(err, rag.ErrNotFound) {
+			t.Fatalf("the failed attempt's blob outlived its document: %v", err)
+		}
+		d2 := newDoc(t, s, c.ID, "b.txt")
+		if err := s.PutBlob(t.Context(), hash, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetDocumentState(t.Context(), d2.ID, rag.DocumentState{Status: rag.StatusFailed, FailedHash: &hash}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetDocumentState(t.Context(), d2.ID, rag.DocumentState{Status: rag.StatusQueued, PendingHash: &hash, FailedHash: &empty}); err != nil {
+			t.Fatal(err)
+		}
+		if got := getDoc(t, s, d2.ID); got.FailedHash != "" || got.PendingHash != hash {
+			t.Fatalf("after a retry: failed %q pending %q", got.FailedHash, got.PendingHash)
 		}
 	})
 	t.Run("SetDocumentState/ErrNotFound", func(t *testing.T) {
