@@ -106,20 +106,20 @@ type Document struct {
 	ContentHash string `json:"content_hash"`
 	// PendingHash is the sha256 of raw bytes waiting to be (or being) processed as the next version; the
 	// bytes are in the store's blobs under that hash. "" when nothing is pending.
-	PendingHash string         `json:"pending_hash,omitempty"`
+	PendingHash string `json:"pending_hash,omitempty"`
 	// FailedHash is the sha256 of the raw bytes whose processing failed last (they stay in the blobs), so
 	// that a retry can process them again; "" when none.
-	FailedHash string `json:"failed_hash,omitempty"`
-	Version     int            `json:"version"` // 0 until the first version commits
-	Size        int64          `json:"size"`    // bytes of the current version
-	Status      Status         `json:"status"`
-	Stage       Stage          `json:"stage"`
-	Progress    float64        `json:"progress"` // 0..1 within the current work
-	ErrorCode   Code           `json:"error_code,omitempty"`
-	Error       string         `json:"error,omitempty"`
-	Metadata    map[string]any `json:"metadata,omitempty"`
-	Tags        []string       `json:"tags,omitempty"`
-	Owner       string         `json:"owner"`
+	FailedHash string         `json:"failed_hash,omitempty"`
+	Version    int            `json:"version"` // 0 until the first version commits
+	Size       int64          `json:"size"`    // bytes of the current version
+	Status     Status         `json:"status"`
+	Stage      Stage          `json:"stage"`
+	Progress   float64        `json:"progress"` // 0..1 within the current work
+	ErrorCode  Code           `json:"error_code,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+	Tags       []string       `json:"tags,omitempty"`
+	Owner      string         `json:"owner"`
 	// Readers lists who may read the document besides its owner, admins and those its collection's
 	// visibility admits: principal IDs, "team:<g>" (or "group:<g>"), or Everyone.
 	Readers []string `json:"readers,omitempty"`
