@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ragd/ragd/internal/connector/git"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/sources"
 )
@@ -24,7 +25,7 @@ type Sources interface {
 }
 
 // localKinds read the machine ragd runs on: only admins add them, since any file ragd can read would
-// become a document.
+// become a document. A git source of a local repository does too (git.ReadsLocal).
 var localKinds = map[string]bool{"folder": true}
 
 // SyncWait is how long POST …/sources/{id}/sync waits for the sync to end before it answers 202 with the
@@ -66,7 +67,7 @@ func (s *Server) handleAddSource(w http.ResponseWriter, r *http.Request) {
 		Kind string `json:"kind"`
 	}
 	_ = json.Unmarshal(spec, &head)
-	if localKinds[head.Kind] && !p.Admin {
+	if (localKinds[head.Kind] || head.Kind == git.Kind && git.ReadsLocal(spec)) && !p.Admin {
 		s.writeError(w, r, rag.Errorf(rag.CodeForbidden, "only admins add %s sources: they read files of the server's machine", head.Kind))
 		return
 	}

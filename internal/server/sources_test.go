@@ -71,6 +71,8 @@ func TestSourcesAccess(t *testing.T) {
 	}
 	b.run(t, []scenario{
 		{name: "LeadAddsNoFolder", method: "POST", path: "/api/collections/handbook/sources", headers: lead, body: jsonBody(folderSpec), status: 403, code: rag.CodeForbidden},
+		{name: "LeadAddsNoLocalGit", method: "POST", path: "/api/collections/handbook/sources", headers: lead,
+			body: jsonBody(map[string]any{"kind": "git", "url": "file://" + dir}), status: 403, code: rag.CodeForbidden},
 		{name: "ReadKeyAddsNothing", method: "POST", path: "/api/collections/handbook/sources", headers: leadReadOnly, body: jsonBody(folderSpec), status: 403, code: rag.CodeForbidden},
 		{name: "AdminAdds", method: "POST", path: "/api/collections/handbook/sources", headers: admin, body: jsonBody(folderSpec), status: 201,
 			notContains: []string{"s3cr3t"}, contains: []string{`"has_credentials":true`, `"kind":"folder"`},

@@ -119,6 +119,17 @@ func New(c connector.Config) (connector.Source, error) {
 	return s, nil
 }
 
+// ReadsLocal reports whether a git source's settings name a repository on this machine (a path or a
+// file:// URL) rather than an http(s) one: such a source reads the server's files, as a folder does.
+func ReadsLocal(settings json.RawMessage) bool {
+	var st struct {
+		URL string `json:"url"`
+	}
+	_ = json.Unmarshal(settings, &st)
+	u, err := url.Parse(strings.TrimSpace(st.URL))
+	return err != nil || (u.Scheme != "http" && u.Scheme != "https")
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a

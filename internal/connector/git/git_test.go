@@ -222,6 +222,16 @@ func TestSettings(t *testing.T) {
 	}
 }
 
+func TestReadsLocal(t *testing.T) {
+	t.Parallel()
+	for settings, want := range map[string]bool{`{"url": "/srv/repo"}`: true, `{"url": "file:///srv/repo"}`: true, `{}`: true,
+		`{"url": "https://example.com/r.git"}`: false, `{"url": "http://example.com/r.git"}`: false} {
+		if got := ReadsLocal(json.RawMessage(settings)); got != want {
+			t.Errorf("ReadsLocal(%s) = %v", settings, got)
+		}
+	}
+}
+
 // gitServer serves a repository over Git's smart HTTP protocol (upload-pack only) with go-git's own
 // server, and counts the requests. With a token set it wants it as the basic-auth password.
 func gitServer(t *testing.T, repo *gogit.Repository, token string) (*httptest.Server, *atomic.Int64) {
