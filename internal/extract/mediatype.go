@@ -138,3 +138,29 @@ func sniff(data []byte) string {
 	}
 	return ""
 }
+
+// preferredExt are the usual extensions of types that several extensions read as.
+var preferredExt = map[string]string{MediaHTML: ".html", MediaMarkdown: ".md", MediaText: ".txt"}
+
+// Extension returns an extension that MediaType reads as mediaType (".html" for text/html, ".go" for
+// text/x-go), or "" when ragd extracts no such type: it names content known by its type alone, such as a
+// web page at "https://example.com/".
+func Extension(mediaType string) string {
+	if ext, ok := preferredExt[mediaType]; ok {
+		return ext
+	}
+	best := ""
+	for ext, mt := range docTypes {
+		if mt == mediaType && (best == "" || ext < best) {
+			best = ext
+		}
+	}
+	if lang, ok := strings.CutPrefix(mediaType, "text/x-"); ok && best == "" {
+		for ext, l := range codeLangs {
+			if l == lang && (best == "" || ext < best) {
+				best = ext
+			}
+		}
+	}
+	return best
+}

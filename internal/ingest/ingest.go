@@ -740,9 +740,16 @@ func baseTitle(name string) string {
 
 // nameFor gives the extractor the document's file name: its extension selects the format, and a name without
 // one is identified from the content.
+// A URL names no file ("https://example.com/", ".../page.php"): its document goes by the type found
+// when it was submitted, from the name the caller gave (a source's item name such as "index.html").
 func nameFor(doc *rag.Document) string {
 	if filepath.Ext(doc.Source) == "" && filepath.Ext(doc.ExternalID) != "" {
 		return doc.ExternalID
+	}
+	if IsURL(doc.Source) && doc.MediaType != "" && extract.MediaType(doc.Source, nil) != doc.MediaType {
+		if ext := extract.Extension(doc.MediaType); ext != "" {
+			return "document" + ext
+		}
 	}
 	return doc.Source
 }

@@ -1,0 +1,158 @@
+package sources_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ragd/ragd/internal/connector"
+	"github.com/ragd/ragd/internal/connector/git"
+	"github.com/ragd/ragd/internal/connector/web"
+	"github.com/ragd/ragd/internal/netguard"
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/sources"
+)
+
+// remote runs the engine with the web and git kinds over a new embedded store, reaching 127.0.0.1.
+func remote(t *testing.T) *bundle {
+	b := setup(t, sources.Options{})
+	b.svc.Close()
+	b.svc = sources.New(b.store, b.pipe, func(ctx context.Context, id, _ string) error { return b.pipe.Process(ctx, id) },
+		sources.Options{Kinds: connector.Kinds{web.Kind: web.New, git.Kind: git.New}, HTTP: netguard.Options{AllowPrivate: true}.Client()})
+	t.Cleanup(func() { b.svc.Close() })
+	return b
+}
+
+func (b *bundle) addSpec(t *testing.T, spec map[string]any) *rag.SyncSource {
+	t.Helper()
+	raw, _ := json.Marshal(spec)
+	src, err := b.svc.Add(t.Context(), sources.AddRequest{Collection: "papers", Spec: raw, Owner: "user:alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestWebSourceSync syncs a site through the engine: pages become documents, an unchanged site (304s and
+// unchanged hashes) embeds nothing, a page no longer linked is deleted.
+func TestWebSourceSync(t *testing.T) {
+	var mu sync.Mutex
+	pages := map[string]string{
+		"/":        `<html><body><h1>Harbour</h1><p>The harbour guide.</p><a href="/gales">gales</a> <a href="/ships">ships</a></body></html>`,
+		"/gales":   `<html><body><p>The ledger counts nineteen gales in the winter of the long storm.</p></body></html>`,
+		"/ships":   `<html><body><p>The keeper logs every ship that passes the northern cape.</p></body></html>`,
+		"/ignored": `<html><body><p>Not linked.</p></body></html>`,
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		page, ok := pages[r.URL.Path]
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		etag := fmt.Sprintf(`"%x"`, len(page))
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	}))
+	t.Cleanup(site.Close)
+	b := remote(t)
+	src := b.addSpec(t, map[string]any{"kind": "web", "url": site.URL + "/"})
+	if got := counts(b.sync(t, src.ID)); got != "added 3 updated 0 deleted 0 unchanged 0 failed 0" {
+		t.Fatalf("first sync: %s", got)
+	}
+	docs := b.docs(t)
+	if d := docs[site.URL+"/gales"]; d == nil || d.Source != site.URL+"/gales" || d.Status != rag.StatusReady {
+		t.Fatalf("documents %v", docs)
+	}
+	embedded := b.emb.embedded()
+	if got := counts(b.sync(t, src.ID)); got != "added 0 updated 0 deleted 0 unchanged 3 failed 0" || b.emb.embedded() != embedded {
+		t.Fatalf("unchanged site: %s, %d texts embedded", got, b.emb.embedded()-embedded)
+	}
+	mu.Lock()
+	pages["/"] = `<html><body><h1>Harbour</h1><p>The harbour guide, shorter.</p><a href="/gales">gales</a></body></html>`
+	mu.Unlock()
+	if got := counts(b.sync(t, src.ID)); got != "added 0 updated 1 deleted 1 unchanged 1 failed 0" {
+		t.Fatalf("after an edit that unlinks a page: %s", got)
+	}
+	if _, ok := b.docs(t)[site.URL+"/ships"]; ok {
+		t.Fatal("the unlinked page is still a document")
+	}
+}
+
+// TestGitSourceSync syncs a repository through the engine by commit diff: a rename keeps its document and
+// embeds nothing, a change is a new version, a deletion deletes.
+func TestGitSourceSync(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := gogit.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := repo.Worktree()
+	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	commit := func(write map[string]string, move [2]string, remove string) {
+		for name, text := range write {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := wt.Add(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if move[0] != "" {
+			if _, err := wt.Move(move[0], move[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if remove != "" {
+			if _, err := wt.Remove(remove); err != nil {
+				t.Fatal(err)
+			}
+		}
+		when = when.Add(time.Hour)
+		if _, err := wt.Commit("c", &gogit.CommitOptions{Author: &object.Signature{Name: "T", Email: "t@example.com", When: when}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(map[string]string{
+		"README.md":       "# Harbour\n\nThe harbour ledger counts nineteen gales in the winter of the long storm.",
+		"notes/ships.txt": "The keeper logs every ship that passes the northern cape.",
+		"old.md":          "# Old\n\nA page that will be deleted.",
+	}, [2]string{}, "")
+	b := remote(t)
+	src := b.addSpec(t, map[string]any{"kind": "git", "url": dir})
+	if got := counts(b.sync(t, src.ID)); got != "added 3 updated 0 deleted 0 unchanged 0 failed 0" {
+		t.Fatalf("first sync: %s", got)
+	}
+	ships := b.docs(t)["notes/ships.txt"]
+	embedded := b.emb.embedded()
+	commit(map[string]string{"README.md": "# Harbour\n\nThe ledger now counts twenty gales."}, [2]string{"notes/ships.txt", "logs/ships.txt"}, "old.md")
+	st := b.sync(t, src.ID)
+	docs := b.docs(t)
+	moved := docs["logs/ships.txt"]
+	if moved == nil || moved.ID != ships.ID || moved.Version != 1 || docs["old.md"] != nil || docs["README.md"].Version != 2 || st.Deleted != 1 {
+		t.Fatalf("after a commit that edits, renames and deletes: %s, documents %v", counts(st), docs)
+	}
+	readme := docs["README.md"]
+	if n := b.emb.embedded() - embedded; n == 0 || n > readme.ChunkCount {
+		t.Fatalf("%d texts embedded for one changed file of %d chunks: the renamed file was embedded again", n, readme.ChunkCount)
+	}
+}
