@@ -8,9 +8,5 @@ import (
 
 // fetchURL downloads the document of a URL ingest (ingest.Options.Fetch) with the SSRF-guarded client.
 func (a *App) fetchURL(ctx context.Context, url string, maxBytes int64) (string, []byte, error) {
-	p, err := web.Get(ctx, a.HTTP, web.Request{URL: url, MaxBytes: maxBytes})
-	if err != nil {
-		return "", nil, err
-	}
-	return p.Name, p.Data, nil
+	return web.Fetcher(a.HTTP)(ctx, url, maxBytes)
 }

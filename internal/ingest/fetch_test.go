@@ -46,14 +46,7 @@ func (s *site) set(status int, body string) {
 
 // fetcher is ingest.Options.Fetch as the app wires it: web.Get through a netguard client.
 func fetcher(opt netguard.Options) func(ctx context.Context, url string, maxBytes int64) (string, []byte, error) {
-	client := opt.Client()
-	return func(ctx context.Context, url string, maxBytes int64) (string, []byte, error) {
-		p, err := web.Get(ctx, client, web.Request{URL: url, MaxBytes: maxBytes})
-		if err != nil {
-			return "", nil, err
-		}
-		return p.Name, p.Data, nil
-	}
+	return web.Fetcher(opt.Client())
 }
 
 func TestURL(t *testing.T) {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -35,15 +34,8 @@ func TestURLDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ex.Close() })
-	client := netguard.Options{AllowPrivate: true}.Client()
 	b.pipe = ingest.New(b.store, ex, b.emb, ingest.Options{MaxBytes: b.deps.Settings.MaxUploadBytes,
-		Fetch: func(ctx context.Context, url string, maxBytes int64) (string, []byte, error) {
-			p, err := web.Get(ctx, client, web.Request{URL: url, MaxBytes: maxBytes})
-			if err != nil {
-				return "", nil, err
-			}
-			return p.Name, p.Data, nil
-		}})
+		Fetch: web.Fetcher(netguard.Options{AllowPrivate: true}.Client())})
 	jobs := &inlineJobs{pipe: b.pipe}
 	t.Cleanup(jobs.wait)
 	b.deps.Ingest, b.deps.Enqueuer = b.pipe, jobs

@@ -223,3 +223,14 @@ func FileName(u *url.URL, contentType string) string {
 	}
 	return base + ext
 }
+
+// Fetcher returns ingest.Options.Fetch over client: the document at a URL, named for its extractor.
+func Fetcher(client *http.Client) func(ctx context.Context, url string, maxBytes int64) (string, []byte, error) {
+	return func(ctx context.Context, url string, maxBytes int64) (string, []byte, error) {
+		p, err := Get(ctx, client, Request{URL: url, MaxBytes: maxBytes})
+		if err != nil {
+			return "", nil, err
+		}
+		return p.Name, p.Data, nil
+	}
+}
