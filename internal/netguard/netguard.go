@@ -20,8 +20,10 @@ var ErrForbiddenAddress = errors.New("address not allowed")
 
 // Options says what a client may reach.
 type Options struct {
-	// AllowPrivate allows loopback, private (RFC 1918, fc00::/7), link-local and CGNAT addresses: for
-	// sources inside the operator's own network, and for tests on 127.0.0.1.
+	// AllowPrivate allows loopback, private (RFC 1918, fc00::/7) and CGNAT addresses: for sources inside the
+	// operator's own network, and for tests on 127.0.0.1. Link-local addresses stay refused even then: the
+	// cloud metadata services (169.254.169.254, fd00:ec2::254) answer there with the machine's credentials,
+	// and no document source lives on a link-local address.
 	AllowPrivate bool
 	// Timeout bounds one request including reading the body (0: 60 s).
 	Timeout time.Duration
@@ -32,13 +34,14 @@ type Options struct {
 // Allowed reports whether an address may be dialled under o.
 func (o Options) Allowed(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+	if !ip.IsValid() || ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
+		ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip == awsMetadataV6 {
 		return false
 	}
 	if o.AllowPrivate {
 		return true
 	}
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() {
+	if ip.IsLoopback() || ip.IsPrivate() {
 		return false
 	}
 	for _, p := range reserved {
@@ -48,6 +51,10 @@ func (o Options) Allowed(ip netip.Addr) bool {
 	}
 	return true
 }
+
+// awsMetadataV6 is the IPv6 address of AWS's instance metadata service (a unique-local address, which
+// AllowPrivate would otherwise allow).
+var awsMetadataV6 = netip.MustParseAddr("fd00:ec2::254")
 
 // reserved are ranges that are neither private nor public in netip's sense but must not be reached from
 // outside input: CGNAT, "this network", IETF protocol assignments, benchmarking, reserved, and the IPv6

@@ -22,8 +22,9 @@ func TestAllowed(t *testing.T) {
 		{"10.1.2.3", false, true},
 		{"172.16.0.1", false, true},
 		{"192.168.1.1", false, true},
-		{"169.254.169.254", false, true}, // cloud metadata
-		{"fe80::1", false, true},
+		{"169.254.169.254", false, false}, // cloud metadata: refused even when private addresses are allowed
+		{"fd00:ec2::254", false, false},
+		{"fe80::1", false, false},
 		{"fd00::1", false, true},
 		{"100.64.0.1", false, true},
 		{"0.0.0.0", false, false},
