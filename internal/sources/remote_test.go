@@ -156,3 +156,68 @@ func TestGitSourceSync(t *testing.T) {
 		t.Fatalf("%d texts embedded for one changed file of %d chunks: the renamed file was embedded again", n, readme.ChunkCount)
 	}
 }
+
+// changes is an incremental kind over a fixed history: revision r of the cursor lists the items changed
+// after it; fails makes an item's fetch fail while it is above zero.
+type changes struct {
+	mu    sync.Mutex
+	revs  [][]connector.Item // items changed in each revision, oldest first
+	fails map[string]int
+}
+
+func (c *changes) List(_ context.Context, cursor string) (connector.Listing, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	from := 0
+	if cursor != "" {
+		fmt.Sscan(cursor, &from)
+	}
+	var items []connector.Item
+	for _, rev := range c.revs[from:] {
+		items = append(items, rev...)
+	}
+	return connector.Listing{Items: items, Cursor: fmt.Sprint(len(c.revs))}, nil
+}
+
+func (c *changes) Fetch(_ context.Context, it connector.Item) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fails[it.ID] > 0 {
+		c.fails[it.ID]--
+		return nil, fmt.Errorf("%s: the provider answered 503", it.ID)
+	}
+	return []byte("# " + it.ID + "\n\nThe text of " + it.ID + " at version " + it.Version + "."), nil
+}
+
+// TestIncrementalRetriesFailedItem: an incremental kind lists an item only when it changes, so an item whose
+// fetch failed must be listed again at the next sync (the engine keeps the cursor before it) rather than be
+// forgotten once the cursor moves past its change.
+func TestIncrementalRetriesFailedItem(t *testing.T) {
+	kind := &changes{
+		revs:  [][]connector.Item{{{ID: "a.md", Name: "a.md", Version: "1"}, {ID: "b.md", Name: "b.md", Version: "1"}}},
+		fails: map[string]int{"b.md": 1},
+	}
+	b := setup(t, sources.Options{})
+	b.svc.Close()
+	b.svc = sources.New(b.store, b.pipe, func(ctx context.Context, id, _ string) error { return b.pipe.Process(ctx, id) },
+		sources.Options{Kinds: connector.Kinds{"changes": func(connector.Config) (connector.Source, error) { return kind, nil }}})
+	t.Cleanup(func() { b.svc.Close() })
+	src := b.addSpec(t, map[string]any{"kind": "changes"})
+
+	if got := counts(b.sync(t, src.ID)); got != "added 1 updated 0 deleted 0 unchanged 0 failed 1" {
+		t.Fatalf("first sync: %s", got)
+	}
+	kind.mu.Lock()
+	kind.revs = append(kind.revs, []connector.Item{{ID: "c.md", Name: "c.md", Version: "1"}})
+	kind.mu.Unlock()
+	if got := counts(b.sync(t, src.ID)); got != "added 2 updated 0 deleted 0 unchanged 1 failed 0" {
+		t.Fatalf("second sync (b.md to retry, c.md new): %s", got)
+	}
+	if docs := b.docs(t); docs["a.md"] == nil || docs["b.md"] == nil || docs["c.md"] == nil {
+		t.Fatalf("documents %v: the failed item was not synced again", docs)
+	}
+	// Nothing failed: the cursor moves on, and a sync with no change lists nothing.
+	if got := counts(b.sync(t, src.ID)); got != "added 0 updated 0 deleted 0 unchanged 0 failed 0" {
+		t.Fatalf("third sync: %s", got)
+	}
+}

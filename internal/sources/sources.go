@@ -493,6 +493,12 @@ func (s *Service) syncOnce(ctx context.Context, src *rag.SyncSource, log *slog.L
 		}
 	}
 	res.cursor = listing.Cursor
+	if !listing.Full && a.retry {
+		// An incremental kind lists an item only when it changes after the cursor: moving the cursor past
+		// an item that failed would leave it unsynced until its next change. The old cursor lists it (and
+		// what synced now, unchanged by version) again at the next sync, until it syncs or is given up.
+		res.cursor = src.State.Cursor
+	}
 	return res, nil
 }
 
@@ -507,6 +513,8 @@ type applier struct {
 	log       *slog.Logger
 	res       *result
 	movedAway map[string]bool
+	// retry is set when an item failed with tries left (MaxItemAttempts).
+	retry bool
 }
 
 // move renames a known item from to to (source is the item's new location). A move onto an item that is
@@ -611,6 +619,7 @@ func (a *applier) failed(ctx context.Context, it connector.Item, r *rag.SyncItem
 		rec.DocumentID, rec.ContentHash, rec.Attempts = r.DocumentID, r.ContentHash, r.Attempts+1
 	}
 	a.log.Warn("source item failed", slog.String("item", it.ID), slog.Int("attempts", rec.Attempts), slog.Any("err", cause))
+	a.retry = a.retry || rec.Attempts < a.s.opt.MaxItemAttempts
 	if err := a.s.store.PutSourceItem(ctx, rec); err != nil {
 		return err
 	}
