@@ -3,11 +3,13 @@ package sources_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +19,9 @@ import (
 
 	"github.com/ragd/ragd/internal/connector"
 	"github.com/ragd/ragd/internal/connector/git"
+	"github.com/ragd/ragd/internal/connector/notion"
 	"github.com/ragd/ragd/internal/connector/web"
+	"github.com/ragd/ragd/internal/fakeapi"
 	"github.com/ragd/ragd/internal/netguard"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/sources"
@@ -219,5 +223,49 @@ func TestIncrementalRetriesFailedItem(t *testing.T) {
 	// Nothing failed: the cursor moves on, and a sync with no change lists nothing.
 	if got := counts(b.sync(t, src.ID)); got != "added 0 updated 0 deleted 0 unchanged 0 failed 0" {
 		t.Fatalf("third sync: %s", got)
+	}
+}
+
+// TestUnauthorizedPauses syncs a Notion workspace (the wire-format fake) through the engine: a revoked token
+// pauses the source at once with the reason, a scheduled pass leaves it alone, and a sync on request
+// after the token is mended resumes it.
+func TestUnauthorizedPauses(t *testing.T) {
+	fake := fakeapi.NewNotion("secret_one")
+	t.Cleanup(fake.Close)
+	fake.Put(fakeapi.NotionPage{ID: "0123456789abcdef0123456789abcdef", Title: "Harbour", LastEdited: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Blocks: []fakeapi.NotionBlock{{Type: "paragraph", Text: "The harbour ledger counts nineteen gales."}}})
+	b := setup(t, sources.Options{})
+	b.svc.Close()
+	b.svc = sources.New(b.store, b.pipe, func(ctx context.Context, id, _ string) error { return b.pipe.Process(ctx, id) },
+		sources.Options{Kinds: connector.Kinds{notion.Kind: notion.Factory(fake.URL(), nil)}, HTTP: netguard.Options{AllowPrivate: true}.Client()})
+	t.Cleanup(func() { b.svc.Close() })
+	src := b.addSpec(t, map[string]any{"kind": "notion", "credentials": "secret_one"})
+	if st := b.sync(t, src.ID); st.Added != 1 || st.Paused {
+		t.Fatalf("first sync: %s, paused %v", counts(st), st.Paused)
+	}
+
+	fake.SetToken("secret_two") // the integration's token was revoked
+	if _, err := b.svc.Sync(t.Context(), src.ID, sources.TriggerRequest); !errors.Is(err, connector.ErrUnauthorized) {
+		t.Fatalf("sync with a refused token: %v", err)
+	}
+	got, err := b.svc.Get(t.Context(), "papers", src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := got.State
+	if !st.Paused || st.Failures != 1 || !strings.Contains(st.PauseReason, "credentials") {
+		t.Fatalf("after a refused token: paused %v after %d failures, reason %q", st.Paused, st.Failures, st.PauseReason)
+	}
+	if docs := b.docs(t); len(docs) != 1 {
+		t.Fatalf("a refused token changed the documents: %v", docs)
+	}
+	fake.SetToken("secret_one") // mended at the provider
+	// A scheduled pass leaves a paused source alone: the fake sees no request.
+	calls := fake.Calls("search")
+	if got, err := b.svc.Sync(t.Context(), src.ID, sources.TriggerSchedule); err != nil || !got.State.Paused || fake.Calls("search") != calls {
+		t.Fatalf("a scheduled sync of a paused source: %v, paused %v, %d requests", err, got != nil && got.State.Paused, fake.Calls("search")-calls)
+	}
+	if st := b.sync(t, src.ID); st.Paused || st.Failures != 0 || st.Unchanged != 1 {
+		t.Fatalf("a sync on request after the fix: %s, paused %v, %d failures", counts(st), st.Paused, st.Failures)
 	}
 }
