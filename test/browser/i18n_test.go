@@ -59,7 +59,8 @@ const mixedLanguage = `((lang) => {
 // TestLanguageToggle: the UI's language is the browser's (Korean here) until the header's toggle picks
 // one, which every page then keeps; on each page — chat (with an answer, its actions, debug panel and
 // source panel), documents, a document's page, the search playground, the Q&A board and the admin page —
-// no string of the other language remains, in either language, and no page logs a console error.
+// no string of the other language remains, in either language, none scrolls sideways at 390 px, and no page
+// logs a console error.
 func TestLanguageToggle(t *testing.T) {
 	ctx, _ := browser(t)
 	const admin = "language-ui-bootstrap-admin-key-0123456789"
@@ -131,6 +132,8 @@ func TestLanguageToggle(t *testing.T) {
 				t.Errorf("%s in %s shows the other language: %q", p.name, lang, mixed)
 			}
 			screenshot(t, ctx, fmt.Sprintf("lang-%s-%s.png", p.name, lang))
+			// The other language's words are longer or shorter: no page scrolls sideways on a phone in either.
+			noOverflowAt390(t, ctx, p.name+" in "+lang, fmt.Sprintf("lang-%s-%s-390.png", p.name, lang))
 		}
 	}
 	check("ko")

@@ -195,7 +195,7 @@ func TestDocumentPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the error", `!document.getElementById('doc-error').hidden`, 10*time.Second)
-	if e := eval[string](t, ctx, `document.getElementById('doc-error').textContent`); !strings.Contains(e, "찾을 수 없습니다") {
+	if e := eval[string](t, ctx, `document.getElementById('doc-error').textContent`); !strings.Contains(e, "Not found.") {
 		t.Errorf("unknown document: %q", e)
 	}
 	// The API's 404 for the unknown document is logged by the browser as a failed load; nothing else may be.
@@ -258,7 +258,7 @@ func TestSearchPlayground(t *testing.T) {
 	// k over the API's limit: the API's error, shown.
 	eval[bool](t, ctx, `(() => { document.getElementById('pg-k').value = '101'; document.getElementById('pg-run').click(); return true; })()`)
 	waitFor(t, ctx, "the error", `!!document.getElementById('pg-error')`, 10*time.Second)
-	if e := eval[string](t, ctx, `document.getElementById('pg-error').textContent`); !strings.Contains(e, "요청이 올바르지 않습니다") {
+	if e := eval[string](t, ctx, `document.getElementById('pg-error').textContent`); !strings.Contains(e, "Invalid request.") {
 		t.Errorf("k=101: %q", e)
 	}
 	for _, e := range errs() {
