@@ -11,7 +11,7 @@
   const enc = encodeURIComponent;
 
   function errText(e) { return e instanceof ApiError ? e.human() : String(e && e.message || e); }
-  function when(s) { const t = new Date(s); return s && !isNaN(t) ? t.toLocaleString() : ''; }
+  const { when } = ragd;
 
   /** guarded runs fn, showing its error in the section's error line. */
   async function guarded(errId, fn) {

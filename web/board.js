@@ -43,7 +43,7 @@
   function answerCard(a) {
     const card = el('article', { class: a.is_ai ? 'answer-card ai-answer' : 'answer-card' },
       el('header', {}, a.is_ai ? el('span', { class: 'badge ai' }, t('board.ai')) : el('strong', {}, a.author || t('board.anonymous')),
-        ' ', el('span', { class: 'hint' }, new Date(a.created_at).toLocaleString())),
+        ' ', el('span', { class: 'hint' }, ragd.when(a.created_at))),
       el('p', { class: 'answer-body' }, a.body));
     if (a.source_refs && a.source_refs.length) {
       card.append(el('ul', { class: 'source-refs' }, ...a.source_refs.map((r, i) =>
@@ -73,7 +73,7 @@
     $('passage').hidden = true;
     $('thread-title').textContent = q.title;
     $('thread-body').textContent = q.body || '';
-    const meta = [statusName(q.status), new Date(q.created_at).toLocaleString()];
+    const meta = [statusName(q.status), ragd.when(q.created_at)];
     if (q.last_error) meta.push(t('board.lastError', { error: q.last_error }));
     $('thread-meta').textContent = meta.join(' · ');
     // The AI answer first, then people's answers oldest first.

@@ -281,6 +281,12 @@ const ragd = (() => {
     box.replaceChildren(el('span', { id: 'principal-name', title: detail }, who), el('span', { class: 'hint', id: 'principal-scopes', 'data-scopes': (p.scopes || []).join(',') }, scopes.join(',')), out);
   }
 
+  /** when is a time (an API timestamp) as the page's language writes it; "" for none or a malformed one. */
+  function when(s) {
+    const d = new Date(s);
+    return s && !isNaN(d) ? d.toLocaleString(ragdI18n.lang()) : '';
+  }
+
   /** scopeName is a scope ("read", "write", "admin") in the page's language; an unknown one as it is. */
   function scopeName(s) { return ragdI18n.has('scope.' + s) ? t('scope.' + s) : s; }
 
@@ -313,5 +319,5 @@ const ragd = (() => {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setupPage);
   else setupPage();
 
-  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, me, can, signOut, pageSpan, t };
+  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, me, can, signOut, pageSpan, when, t };
 })();

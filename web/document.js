@@ -23,7 +23,7 @@
 
   function when(s) {
     const d = new Date(s);
-    return isNaN(d) || d.getFullYear() < 2 ? '—' : d.toLocaleString();
+    return isNaN(d) || d.getFullYear() < 2 ? '—' : ragd.when(s);
   }
 
   /**

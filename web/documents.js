@@ -120,7 +120,7 @@
     const tags = (d.tags || []).join(', ');
     const res = el('button', { type: 'button', class: 'secondary', 'data-action': 'restore' }, t('docs.restore'));
     res.addEventListener('click', () => restore(d));
-    const at = (s) => { const t = new Date(s); return isNaN(t) ? '' : t.toLocaleString(); };
+    const at = ragd.when;
     return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': 'deleted', 'data-title': d.title },
       el('td', { 'data-label': COL.title },
         el('span', { class: 'title' }, d.title || d.source),
@@ -152,7 +152,6 @@
     del.addEventListener('click', () => remove(d));
     const ver = el('button', { type: 'button', class: 'secondary', 'data-action': 'version' }, t('docs.newVersion'));
     ver.addEventListener('click', () => { state.versionTarget = d; $('version-input').click(); });
-    const updated = new Date(d.updated_at);
     return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': d.status, 'data-title': d.title },
       el('td', { 'data-label': COL.title },
         el('a', { class: 'title', href: '/documents/' + encodeURIComponent(d.id) }, d.title || d.source),
@@ -161,7 +160,7 @@
       statusCell(d),
       el('td', { 'data-label': COL.chunks }, String(d.chunk_count)),
       el('td', { 'data-label': COL.version }, String(d.version)),
-      el('td', { 'data-label': COL.updated }, isNaN(updated) ? '' : updated.toLocaleString()),
+      el('td', { 'data-label': COL.updated }, ragd.when(d.updated_at)),
       el('td', {}, el('div', { class: 'doc-actions' }, ver, del)));
   }
 
