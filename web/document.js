@@ -151,7 +151,7 @@
       const head = el('div', { class: 'chunk-head' },
         el('span', { class: 'chunk-n' }, `#${c.index}`),
         c.kind && c.kind !== 'text' ? el('span', { class: 'chunk-kind' }, c.kind) : null,
-        c.page_start ? el('span', { class: 'chunk-pages' }, ragdPages.pageSpan(c)) : null,
+        c.page_start ? el('span', { class: 'chunk-pages' }, ragd.pageSpan(c)) : null,
         el('span', { class: 'chunk-tokens' }, t('doc.tokens', { n: c.tokens })),
         c.section ? el('span', { class: 'chunk-section' }, c.section) : null);
       const li = el('li', { class: 'chunk', id: 'chunk-' + c.index, 'data-index': c.index, 'data-page': c.page_start || '' }, head,

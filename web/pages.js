@@ -1,5 +1,5 @@
 // ragd UI — small parts shared by the documents list, the document page and the search playground: the
-// document-type filter's choices, a passage's page span, and the "more" button of a long text.
+// document-type filter's choices and the "more" button of a long text.
 'use strict';
 
 const ragdPages = (() => {
@@ -13,8 +13,6 @@ const ragdPages = (() => {
   function fillTypes(select) {
     select.replaceChildren(...TYPES.map(([value, label]) => el('option', { value }, label)));
   }
-
-  const pageSpan = ragd.pageSpan;
 
   /**
    * expander gives item (whose text CSS cuts short unless the item has class "open") a "more"/"less" button
@@ -30,5 +28,5 @@ const ragdPages = (() => {
     item.append(more);
   }
 
-  return { fillTypes, pageSpan, expander };
+  return { fillTypes, expander };
 })();

@@ -140,7 +140,7 @@
         el('div', { class: 'hit-head' },
           el('span', { class: 'hit-rank' }, `#${i + 1}`),
           el('a', { href }, h.title || h.source || h.document_id),
-          el('span', { class: 'sub' }, [ragdPages.pageSpan(h), h.section, h.media_type].filter(Boolean).join(' · '))),
+          el('span', { class: 'sub' }, [ragd.pageSpan(h), h.section, h.media_type].filter(Boolean).join(' · '))),
         scores, text);
       ragdPages.expander(li, h.text, 300);
       return li;
