@@ -2,6 +2,9 @@ package browser
 
 import (
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +41,7 @@ const mixedLanguage = `((lang) => {
     '.chunk-section', '.hit-head a', '.hit-head .sub', '.hit-text', '#board-collection', '.question-link', '#thread-title',
     '#thread-body', '.answer-body', '#passage-title', '#passage-text', '#user-rows td:first-child', '#team-rows td:first-child',
     '#key-rows td:nth-child(-n+2)', '#audit-rows', '#principal-name', '#coll-options', '#doc-options', '#coll-picked',
-    '#pg-collection option:not([value=""])', '#history-rows td:last-child', '.doc-error', '#a-action', '#a-principal',
+    '#pg-collection option:not([value=""])', '#history-rows td:last-child', '.doc-error', '#a-action', '#a-principal', '#src-rows td.name', '.src-error',
   ].join(',');
   const out = [];
   const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT);
@@ -58,7 +61,7 @@ const mixedLanguage = `((lang) => {
 
 // TestLanguageToggle: the UI's language is the browser's (Korean here) until the header's toggle picks
 // one, which every page then keeps; on each page — chat (with an answer, its actions, debug panel and
-// source panel), documents, a document's page, the search playground, the Q&A board and the admin page —
+// source panel), documents (with a folder source in its sources panel), a document's page, the search playground, the Q&A board and the admin page —
 // no string of the other language remains, in either language, none scrolls sideways at 390 px, and no page
 // logs a console error.
 func TestLanguageToggle(t *testing.T) {
@@ -72,6 +75,14 @@ func TestLanguageToggle(t *testing.T) {
 	}
 	if code, body := srv.Call(t, admin, "POST", "/api/questions", map[string]any{"collection": "default", "title": "Zorblax turbines spin quietly?"}); code >= 300 {
 		t.Fatalf("question: %d %s", code, body)
+	}
+	// A folder source, for the documents page's sources panel.
+	folder := t.TempDir()
+	if err := os.WriteFile(filepath.Join(folder, "gales.md"), []byte("# Gales\n\nZorblax gales blow quietly."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := srv.Call(t, admin, "POST", "/api/collections/default/sources", map[string]any{"kind": "folder", "path": folder}); code != http.StatusCreated {
+		t.Fatalf("source: %d %s", code, body)
 	}
 
 	// A Korean browser.
@@ -104,7 +115,7 @@ func TestLanguageToggle(t *testing.T) {
 			}
 			waitFor(t, ctx, "the source panel", `!document.getElementById('source-panel').hidden`, 10*time.Second)
 		}},
-		{"documents", "/documents", `document.querySelector('#doc-rows tr[data-status="ready"]')`, nil},
+		{"documents", "/documents", `document.querySelector('#doc-rows tr[data-status="ready"]') && document.querySelector('#src-rows tr[data-status="in sync"]')`, nil},
 		{"document", "/documents/" + docID, `document.querySelector('#chunks .chunk') && document.querySelector('#history-rows tr')`, nil},
 		{"search", "/search?q=zorblax+maintenance", `document.querySelector('#pg-hits .hit')`, nil},
 		{"board", "/board?collection=default", `document.querySelector('#questions .question-link')`, func() {
