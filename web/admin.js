@@ -5,13 +5,13 @@
 'use strict';
 
 (() => {
-  const { el, api, ApiError } = ragd;
+  const { el, api, ApiError, t } = ragd;
   const $ = (id) => document.getElementById(id);
   const json = (method, body) => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const enc = encodeURIComponent;
 
   function errText(e) { return e instanceof ApiError ? e.human() : String(e && e.message || e); }
-  function when(s) { const t = new Date(s); return s && !isNaN(t) ? t.toLocaleString() : ''; }
+  const { when } = ragd;
 
   /** guarded runs fn, showing its error in the section's error line. */
   async function guarded(errId, fn) {
@@ -28,15 +28,15 @@
   async function loadUsers() {
     const res = await api('/api/admin/users');
     $('user-rows').replaceChildren(...(res.users || []).map((u) => {
-      const b = el('button', { type: 'button', class: 'secondary', 'data-action': u.disabled ? 'enable' : 'disable' }, u.disabled ? 'enable' : 'disable');
+      const b = el('button', { type: 'button', class: 'secondary', 'data-action': u.disabled ? 'enable' : 'disable' }, t(u.disabled ? 'admin.enable' : 'admin.disable'));
       b.addEventListener('click', () => guarded('users-error', async () => {
         await api('/api/admin/users/' + enc(u.name), json('PUT', { disabled: !u.disabled }));
         await loadUsers();
       }));
       return el('tr', { 'data-user': u.name },
-        el('td', { 'data-label': 'name' }, u.name),
-        el('td', { 'data-label': 'teams' }, (u.teams || []).join(', ')),
-        el('td', { 'data-label': 'state' }, u.disabled ? 'disabled' : 'active'),
+        el('td', { 'data-label': t('admin.name') }, u.name),
+        el('td', { 'data-label': t('admin.teams') }, (u.teams || []).join(', ')),
+        el('td', { 'data-label': t('admin.state'), 'data-state': u.disabled ? 'disabled' : 'active' }, t(u.disabled ? 'admin.disabled' : 'admin.active')),
         el('td', {}, b));
     }));
   }
@@ -56,37 +56,37 @@
   let openTeam = '';
   async function loadTeams() {
     const res = await api('/api/admin/teams');
-    $('team-rows').replaceChildren(...(res.teams || []).map((t) => {
-      const b = el('button', { type: 'button', class: 'secondary', 'data-action': 'members' }, 'members');
-      b.addEventListener('click', () => guarded('teams-error', () => showMembers(t.name)));
-      return el('tr', { 'data-team': t.name },
-        el('td', { 'data-label': 'team' }, t.name),
-        el('td', { 'data-label': 'members' }, String(t.members)),
+    $('team-rows').replaceChildren(...(res.teams || []).map((team) => {
+      const b = el('button', { type: 'button', class: 'secondary', 'data-action': 'members' }, t('admin.members'));
+      b.addEventListener('click', () => guarded('teams-error', () => showMembers(team.name)));
+      return el('tr', { 'data-team': team.name },
+        el('td', { 'data-label': t('admin.team') }, team.name),
+        el('td', { 'data-label': t('admin.members') }, String(team.members)),
         el('td', {}, b));
     }));
   }
   async function showMembers(team) {
     const res = await api('/api/admin/teams/' + enc(team) + '/members');
     openTeam = team;
-    $('members-heading').textContent = 'Members of ' + team;
+    $('members-heading').textContent = t('admin.membersOf', { team });
     const member = (m) => '/api/admin/teams/' + enc(team) + '/members/' + enc(m.user);
     const rows = (res.members || []).map((m) => {
       // The role changes as soon as another is picked; Remove takes the user out of the team.
-      const role = el('select', { 'aria-label': 'role of ' + m.user, 'data-action': 'role' },
-        el('option', { value: 'member', selected: m.role === 'member' }, 'member'),
-        el('option', { value: 'admin', selected: m.role === 'admin' }, 'team admin'));
+      const role = el('select', { 'aria-label': t('admin.roleOf', { user: m.user }), 'data-action': 'role' },
+        el('option', { value: 'member', selected: m.role === 'member' }, t('admin.member')),
+        el('option', { value: 'admin', selected: m.role === 'admin' }, t('admin.teamAdmin')));
       role.addEventListener('change', () => guarded('teams-error', async () => {
         await api(member(m), json('PUT', { role: role.value }));
         await showMembers(team);
       }));
-      const remove = el('button', { type: 'button', class: 'secondary', 'data-action': 'remove' }, 'Remove');
+      const remove = el('button', { type: 'button', class: 'secondary', 'data-action': 'remove' }, t('admin.removeMember'));
       remove.addEventListener('click', () => guarded('teams-error', async () => {
         await api(member(m), { method: 'DELETE' });
         await Promise.all([showMembers(team), loadTeams(), loadUsers()]);
       }));
       return el('li', { 'data-member': m.user }, el('span', { class: 'who' }, m.user), role, remove);
     });
-    $('member-list').replaceChildren(...(rows.length ? rows : [el('li', { class: 'empty' }, 'No members.')]));
+    $('member-list').replaceChildren(...(rows.length ? rows : [el('li', { class: 'empty' }, t('admin.noMembers'))]));
     $('members').hidden = false;
   }
   $('team-form').addEventListener('submit', (e) => {
@@ -117,18 +117,18 @@
     $('key-rows').replaceChildren(...(res.keys || []).map((k) => {
       const state = keyState(k);
       const cells = [
-        el('td', { 'data-label': 'prefix', class: 'mono' }, k.prefix),
-        el('td', { 'data-label': 'user' }, k.user),
-        el('td', { 'data-label': 'scopes' }, (k.scopes || []).join(', ')),
-        el('td', { 'data-label': 'state' }, state),
-        el('td', { 'data-label': 'created' }, when(k.created_at)),
-        el('td', { 'data-label': 'expires' }, k.expires_at ? when(k.expires_at) : 'never'),
+        el('td', { 'data-label': t('admin.prefix'), class: 'mono' }, k.prefix),
+        el('td', { 'data-label': t('admin.user') }, k.user),
+        el('td', { 'data-label': t('admin.scopes') }, (k.scopes || []).map((s) => (ragdI18n.has('scope.' + s) ? t('scope.' + s) : s)).join(', ')),
+        el('td', { 'data-label': t('admin.state') }, t('admin.' + state)),
+        el('td', { 'data-label': t('admin.created') }, when(k.created_at)),
+        el('td', { 'data-label': t('admin.expires') }, k.expires_at ? when(k.expires_at) : t('admin.never')),
       ];
       const actions = el('td', {});
       if (state === 'active') {
-        const b = el('button', { type: 'button', class: 'secondary danger', 'data-action': 'revoke' }, 'revoke');
+        const b = el('button', { type: 'button', class: 'secondary danger', 'data-action': 'revoke' }, t('admin.revoke'));
         b.addEventListener('click', () => {
-          if (!confirm(`Revoke key ${k.prefix} of ${k.user}? It is refused from now on.`)) return;
+          if (!confirm(t('admin.revokeConfirm', { prefix: k.prefix, user: k.user }))) return;
           guarded('keys-error', async () => {
             await api('/api/admin/keys/' + enc(k.prefix), { method: 'DELETE' });
             await loadKeys();
@@ -176,12 +176,12 @@
     await guarded('audit-error', async () => {
       const res = await api('/api/admin/audit?' + auditQuery(before));
       $('audit-rows').replaceChildren(...(res.events || []).map((ev) => el('tr', { 'data-id': ev.id, 'data-action': ev.action, 'data-outcome': ev.outcome },
-        el('td', { 'data-label': 'time' }, when(ev.at)),
-        el('td', { 'data-label': 'principal' }, ev.principal || ''),
-        el('td', { 'data-label': 'action' }, ev.action || ''),
-        el('td', { 'data-label': 'target' }, [ev.target, ...(ev.documents || [])].filter(Boolean).join(', ')),
-        el('td', { 'data-label': 'outcome' }, ev.outcome + (ev.status ? ' (' + ev.status + ')' : '')),
-        el('td', { 'data-label': 'client' }, ev.client || ''))));
+        el('td', { 'data-label': t('admin.time') }, when(ev.at)),
+        el('td', { 'data-label': t('admin.principal') }, ev.principal || ''),
+        el('td', { 'data-label': t('admin.action') }, ev.action || ''),
+        el('td', { 'data-label': t('admin.target') }, [ev.target, ...(ev.documents || [])].filter(Boolean).join(', ')),
+        el('td', { 'data-label': t('admin.outcome') }, (ragdI18n.has('admin.' + ev.outcome) ? t('admin.' + ev.outcome) : ev.outcome) + (ev.status ? ' (' + ev.status + ')' : '')),
+        el('td', { 'data-label': t('admin.client') }, ev.client || ''))));
       const older = $('audit-older');
       older.disabled = !res.next_before;
       older.dataset.before = res.next_before || '';
@@ -200,7 +200,7 @@
   async function start() {
     const p = await ragd.me();
     if (!p || !p.admin) {
-      $('admin-refused').textContent = p ? `${p.principal} is not an admin: this page needs a key with the admin scope.` : 'Sign in with an admin key to use this page.';
+      $('admin-refused').textContent = p ? t('admin.notAdmin', { principal: p.principal }) : t('admin.signIn');
       $('admin-refused').hidden = false;
       return;
     }

@@ -4,7 +4,9 @@
 'use strict';
 
 (() => {
-  const { api, el, ApiError, renderStatus } = ragd;
+  const { api, el, ApiError, renderStatus, t } = ragd;
+  // A question's status in the page's language (an unknown one as it is).
+  const statusName = (s) => (ragdI18n.has('board.' + s) ? t('board.' + s) : s);
   const $ = (id) => document.getElementById(id);
   const human = (e) => (e instanceof ApiError ? e.human() : String(e));
   let current = '';
@@ -26,7 +28,7 @@
     const { questions } = await api('/api/questions?' + q);
     $('questions').replaceChildren(...questions.map((x) => el('li', {},
       el('button', { type: 'button', class: 'question-link', 'data-id': x.id }, x.title),
-      el('span', { class: 'badge status-' + x.status }, x.status))));
+      el('span', { class: 'badge status-' + x.status, 'data-status': x.status }, statusName(x.status)))));
     $('questions-empty').hidden = questions.length > 0;
   }
 
@@ -34,14 +36,14 @@
   function refLabel(r) {
     const m = r.metadata || {};
     const parts = [m.lecture_name || r.title, m.week].filter(Boolean);
-    parts.push('chunk ' + r.chunk_index);
+    parts.push(t('board.chunk', { n: r.chunk_index }));
     return parts.join(' · ') + ` (${(r.similarity || 0).toFixed(2)})`;
   }
 
   function answerCard(a) {
     const card = el('article', { class: a.is_ai ? 'answer-card ai-answer' : 'answer-card' },
-      el('header', {}, a.is_ai ? el('span', { class: 'badge ai' }, 'AI') : el('strong', {}, a.author || 'anonymous'),
-        ' ', el('span', { class: 'hint' }, new Date(a.created_at).toLocaleString())),
+      el('header', {}, a.is_ai ? el('span', { class: 'badge ai' }, t('board.ai')) : el('strong', {}, a.author || t('board.anonymous')),
+        ' ', el('span', { class: 'hint' }, ragd.when(a.created_at))),
       el('p', { class: 'answer-body' }, a.body));
     if (a.source_refs && a.source_refs.length) {
       card.append(el('ul', { class: 'source-refs' }, ...a.source_refs.map((r, i) =>
@@ -58,7 +60,7 @@
     try {
       const { chunks } = await api('/api/documents/' + encodeURIComponent(r.document_id) + '/chunks');
       const c = chunks.find((x) => x.id === r.chunk_id) || chunks.find((x) => x.index === r.chunk_index);
-      $('passage-text').textContent = c ? c.text : '(the passage is no longer in the document)';
+      $('passage-text').textContent = c ? c.text : t('board.passageGone');
     } catch (e) {
       $('passage-text').textContent = human(e);
     }
@@ -66,18 +68,18 @@
 
   async function openThread(id) {
     current = id;
-    const t = await api('/api/questions/' + encodeURIComponent(id));
+    const q = await api('/api/questions/' + encodeURIComponent(id));
     $('thread').hidden = false;
     $('passage').hidden = true;
-    $('thread-title').textContent = t.title;
-    $('thread-body').textContent = t.body || '';
-    const meta = [t.status, new Date(t.created_at).toLocaleString()];
-    if (t.last_error) meta.push('last error: ' + t.last_error);
+    $('thread-title').textContent = q.title;
+    $('thread-body').textContent = q.body || '';
+    const meta = [statusName(q.status), ragd.when(q.created_at)];
+    if (q.last_error) meta.push(t('board.lastError', { error: q.last_error }));
     $('thread-meta').textContent = meta.join(' · ');
     // The AI answer first, then people's answers oldest first.
-    const answers = [...t.answers].sort((a, b) => Number(b.is_ai) - Number(a.is_ai));
+    const answers = [...q.answers].sort((a, b) => Number(b.is_ai) - Number(a.is_ai));
     $('answers').replaceChildren(...(answers.length ? answers.map(answerCard)
-      : [el('p', { class: 'empty' }, 'AI 답변 대기 중 · waiting for the AI answer')]));
+      : [el('p', { class: 'empty' }, t('board.waiting'))]));
   }
 
   let similarTimer = 0;
@@ -94,7 +96,7 @@
         if (seq !== similarSeq) return;
         $('similar-list').replaceChildren(...questions.map((x) => el('li', {},
           el('button', { type: 'button', class: 'question-link similar-question', 'data-id': x.id }, x.title),
-          el('span', { class: 'badge status-' + x.status }, x.status))));
+          el('span', { class: 'badge status-' + x.status, 'data-status': x.status }, statusName(x.status)))));
         $('similar').hidden = questions.length === 0;
       } catch (_) {
         $('similar').hidden = true;
@@ -146,7 +148,7 @@
     $('run-info').textContent = '…';
     try {
       const r = await api('/api/qa/runs?wait=true', { method: 'POST' });
-      $('run-info').textContent = `answered ${r.answered}, failed ${r.failed}, skipped ${r.skipped}`;
+      $('run-info').textContent = t('board.runResult', { answered: r.answered, failed: r.failed, skipped: r.skipped });
       await loadQuestions();
       if (current) await openThread(current);
     } catch (err) {

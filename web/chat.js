@@ -4,7 +4,7 @@
 'use strict';
 
 (() => {
-  const { el, fetchAPI, errorFrom, ApiError } = ragd;
+  const { el, fetchAPI, errorFrom, ApiError, t } = ragd;
   const MAX_QUESTION = 500;
   const HISTORY_TURNS = 5;
 
@@ -48,6 +48,7 @@
     const frag = DOMPurify.sanitize(html, PURIFY);
     if (spans.length) markWeak(frag, spans);
     linkCitations(frag, sources, onCite, labels || new Map());
+    ragdHighlight.element(frag); // code blocks (web/highlight.js)
     return frag;
   }
 
@@ -132,8 +133,7 @@
     return el('span', {
       class: 'weak-support',
       'data-support': String(w.support ?? ''),
-      title: `근거가 약한 문장: 인용한 출처 ${cites}와 겹치는 단어가 ${pct}%뿐입니다. ` +
-        `(Weakly supported: only ${pct}% of this sentence's words appear in the cited passage ${cites}.)`,
+      title: t('chat.weak', { pct, cites }),
     }, text);
   }
 
@@ -152,7 +152,7 @@
         if (m && sources.has(Number(m[1]))) {
           const n = Number(m[1]);
           const label = labels.get(n) || n;
-          const b = el('button', { type: 'button', class: 'cite', 'data-n': n, 'data-label': label, 'aria-label': `source ${label}` }, `[${label}]`);
+          const b = el('button', { type: 'button', class: 'cite', 'data-n': n, 'data-label': label, 'aria-label': t('chat.citeAria', { n: label }) }, `[${label}]`);
           b.addEventListener('click', () => onCite(n));
           out.append(b);
         } else if (part) {
@@ -238,10 +238,7 @@
     if (last < passage.length) target.append(document.createTextNode(passage.slice(last)));
   }
 
-  function pages(s) {
-    if (!s.page_start) return '—';
-    return s.page_end && s.page_end !== s.page_start ? `p. ${s.page_start}–${s.page_end}` : `p. ${s.page_start}`;
-  }
+  function pages(s) { return ragd.pageSpan(s) || '—'; }
 
   function fmt(x, digits = 3) { return typeof x === 'number' ? x.toFixed(digits) : '—'; }
 
@@ -254,7 +251,8 @@
     $('source-doc').textContent = s.source || s.document_id;
     $('source-page').textContent = pages(s);
     $('source-section').textContent = s.section || '—';
-    $('source-scores').textContent = `vector ${fmt(s.vector_score)} (#${s.vector_rank || '—'}) · keyword ${fmt(s.keyword_score, 2)} (#${s.keyword_rank || '—'}) · fused ${fmt(s.fused_score, 4)} · rerank ${reranked(s)}`;
+    $('source-scores').textContent = t('chat.scores', { vector: fmt(s.vector_score), vrank: s.vector_rank || '—', keyword: fmt(s.keyword_score, 2),
+      krank: s.keyword_rank || '—', fused: fmt(s.fused_score, 4), rerank: reranked(s) });
     const passage = s.passage || '';
     highlight($('source-passage'), passage, highlightRanges(passage, citedSentences(turn.text, n)));
     const panel = $('source-panel');
@@ -275,9 +273,9 @@
 
   /** rerankInfo summarises the re-ranking stage of a search, its warning when the re-ranker failed. */
   function rerankInfo(r) {
-    if (!r) return 'rerank off';
-    const what = [r.reranker, r.weights ? `blend ${r.weights.join('/')}` : ''].filter(Boolean).join(' + ');
-    return r.warning ? `rerank ${what}: ${r.warning}` : `rerank ${what}`;
+    if (!r) return t('chat.rerankOff');
+    const what = [r.reranker, r.weights ? t('chat.blend', { weights: r.weights.join('/') }) : ''].filter(Boolean).join(' + ');
+    return r.warning ? t('chat.rerankWarning', { what, warning: r.warning }) : t('chat.rerank', { what });
   }
 
   /** reranked shows a passage's re-ranking inputs: the cross-encoder's score and the blend's recency,
@@ -285,7 +283,7 @@
   function reranked(p) {
     const parts = [];
     if (typeof p.rerank_score === 'number') parts.push(fmt(p.rerank_score));
-    if (typeof p.recency === 'number') parts.push(`r ${fmt(p.recency, 2)} i ${fmt(p.importance, 2)} p ${fmt(p.permission, 2)}`);
+    if (typeof p.recency === 'number') parts.push(t('chat.blendInputs', { r: fmt(p.recency, 2), i: fmt(p.importance, 2), p: fmt(p.permission, 2) }));
     return parts.length ? parts.join(' · ') : '—';
   }
 
@@ -302,23 +300,23 @@
       el('td', { class: 'num rerank' }, reranked(p)),
       el('td', { class: 'num' }, fmt(p.score, 4))));
     const table = el('table', {},
-      el('thead', {}, el('tr', {}, ...['#', 'document', 'page', 'vector', 'keyword', 'fused', 'rerank', 'score'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ...['#', ...['document', 'page', 'vector', 'keyword', 'fused', 'rerank', 'score'].map((h) => t('debug.' + h))].map((h) => el('th', {}, h)))),
       el('tbody', {}, ...rows));
     const ms = (x) => `${fmt(x, 1)} ms`;
     const latency = el('p', { class: 'latency' },
-      el('span', {}, `embed ${ms(info.embed_ms)}`),
-      el('span', {}, `vector ${ms(info.vector_ms)} (${info.vector_candidates ?? 0} candidates)`),
-      el('span', {}, `keyword ${ms(info.keyword_ms)} (${info.keyword_candidates ?? 0} candidates)`),
-      el('span', {}, `retrieve ${ms(info.retrieve_ms)}`),
-      el('span', {}, `generate ${ms(info.generate_ms)}`),
-      el('span', {}, `total ${ms(info.latency_ms)}`),
-      el('span', {}, `history ${info.history_turns ?? 0} turns`),
-      el('span', { class: 'search-space' }, `space ${info.space || 'keywords only'}`),
+      el('span', {}, t('debug.embedMs', { ms: ms(info.embed_ms) })),
+      el('span', {}, t('debug.vectorMs', { ms: ms(info.vector_ms), n: info.vector_candidates ?? 0 })),
+      el('span', {}, t('debug.keywordMs', { ms: ms(info.keyword_ms), n: info.keyword_candidates ?? 0 })),
+      el('span', {}, t('debug.retrieveMs', { ms: ms(info.retrieve_ms) })),
+      el('span', {}, t('debug.generateMs', { ms: ms(info.generate_ms) })),
+      el('span', {}, t('debug.totalMs', { ms: ms(info.latency_ms) })),
+      el('span', {}, t('debug.history', { n: info.history_turns ?? 0 })),
+      el('span', { class: 'search-space' }, info.space ? ragdI18n.nodes('debug.space', { space: el('code', {}, info.space) }) : t('status.keywordsOnly')),
       el('span', { class: 'search-rerank' }, rerankInfo(info.rerank)),
-      el('span', {}, `generator ${done.generator || ''}`));
+      el('span', {}, t('debug.generator', { name: done.generator || '' })));
     return el('details', { class: 'debug' },
-      el('summary', {}, `retrieval: ${info.chunks_retrieved ?? 0} passages · ${ms(info.latency_ms)}`),
-      rows.length ? table : el('p', {}, 'no passage cleared the threshold'),
+      el('summary', {}, t('debug.summary', { n: info.chunks_retrieved ?? 0, ms: ms(info.latency_ms) })),
+      rows.length ? table : el('p', {}, t('debug.none')),
       ragdStructured.graphSteps(info),
       latency);
   }
@@ -329,7 +327,7 @@
 
   /** addUser shows a question; id is its message in the conversation (when saved). */
   function addUser(text, id) {
-    const edit = el('button', { type: 'button', class: 'msg-action edit', title: '고쳐서 다시 묻기 (edit and resend)', 'aria-label': 'edit and resend' }, '✎');
+    const edit = el('button', { type: 'button', class: 'msg-action edit', title: t('chat.editResend'), 'aria-label': t('chat.editResend') }, '✎');
     const box = el('article', { class: 'msg msg-user', 'data-role': 'user' }, el('span', { class: 'msg-text' }, text), edit);
     if (id) box.dataset.id = id;
     edit.addEventListener('click', () => startEdit(box));
@@ -343,7 +341,7 @@
   /** Turn is one assistant answer as it streams; question is the user message it answers. */
   function newTurn(question) {
     const answerEl = el('div', { class: 'answer' });
-    const typing = el('span', { class: 'typing', 'aria-label': 'answering' }, el('span'), el('span'), el('span'));
+    const typing = el('span', { class: 'typing', 'aria-label': t('chat.answering') }, el('span'), el('span'), el('span'));
     const box = el('article', { class: 'msg msg-assistant streaming', 'data-role': 'assistant', 'data-state': 'waiting' }, typing, answerEl);
     conversation.append(box);
     const turn = { box, answerEl, typing, question, text: '', sources: new Map(), labels: new Map(), frame: 0 };
@@ -381,20 +379,18 @@
     turn.text = done.answer || '';
     turn.answerEl.replaceChildren(renderTurn(turn, done.weak));
     if (done.truncated) {
-      turn.box.insertBefore(el('p', { class: 'notice' }, `질문이 ${MAX_QUESTION}자를 넘어 잘라서 답했습니다. (The question was truncated to ${MAX_QUESTION} characters.)`), turn.answerEl);
+      turn.box.insertBefore(el('p', { class: 'notice' }, t('chat.truncated', { max: MAX_QUESTION })), turn.answerEl);
     }
     const check = done.citations || {};
     if (check.weakly_supported > 0) {
       turn.box.append(el('p', { class: 'notice citation-note', 'data-weak': check.weakly_supported },
-        `출처의 뒷받침이 약한 문장 ${check.weakly_supported}개에 점선 밑줄을 그었습니다. ` +
-        `(${check.weakly_supported} weakly supported sentence${check.weakly_supported > 1 ? 's are' : ' is'} underlined with dots.)`));
+        t('chat.weakNote', { n: check.weakly_supported })));
     }
     if (check.removed > 0) {
       turn.box.append(el('p', { class: 'notice citation-note', 'data-removed': check.removed },
-        `주어지지 않은 출처를 가리킨 인용 ${check.removed}개를 지웠습니다. ` +
-        `(${check.removed} citation${check.removed > 1 ? 's' : ''} to passages that were not given removed.)`));
+        t('chat.removedNote', { n: check.removed })));
     }
-    if (done.stopped) turn.box.append(el('p', { class: 'notice stopped-note' }, '답변을 멈췄습니다. (Stopped.)'));
+    if (done.stopped) turn.box.append(el('p', { class: 'notice stopped-note' }, t('chat.stopped')));
     // A schema's filter as chips above the answer; a graph answer's sources as entity → relation rows below it.
     const info = done.search_info || {};
     turn.drop = (info.conditions || []).filter((c) => c.dropped).map((c) => c.field);
@@ -436,7 +432,7 @@
     turn.typing.remove();
     turn.box.classList.remove('streaming');
     turn.answerEl.replaceChildren(renderTurn(turn));
-    turn.box.append(el('p', { class: 'notice stopped-note' }, '답변을 멈췄습니다. (Stopped.)'), actions(turn));
+    turn.box.append(el('p', { class: 'notice stopped-note' }, t('chat.stopped')), actions(turn));
     turns.set(turn.box, turn);
     turn.documents = [];
     turn.box.dataset.state = 'stopped';
@@ -445,16 +441,18 @@
   // ---- answer actions: copy, regenerate; a question's edit-and-resend ----
 
   function actions(turn) {
-    const copy = el('button', { type: 'button', class: 'msg-action copy', title: '마크다운으로 복사 (copy as markdown)' }, 'Copy');
-    const again = el('button', { type: 'button', class: 'msg-action regenerate', title: '답변 다시 만들기 (regenerate)' }, '↻ Regenerate');
+    const copy = el('button', { type: 'button', class: 'msg-action copy', title: t('chat.copyTitle') }, t('chat.copy'));
+    const again = el('button', { type: 'button', class: 'msg-action regenerate', title: t('chat.regenerateTitle') }, t('chat.regenerate'));
     copy.addEventListener('click', async () => {
       try {
         await copyText(markdownOf(turn));
-        copy.textContent = '✓ Copied';
+        copy.textContent = t('chat.copied');
+        copy.dataset.copied = 'true';
       } catch (_) {
-        copy.textContent = '✗ Copy failed';
+        copy.textContent = t('chat.copyFailed');
+        copy.dataset.copied = 'false';
       }
-      setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
+      setTimeout(() => { copy.textContent = t('chat.copy'); delete copy.dataset.copied; }, 1500);
     });
     again.addEventListener('click', () => regenerate(turn));
     return el('div', { class: 'answer-actions' }, copy, again);
@@ -652,7 +650,7 @@
     if (state.busy) return;
     if (!q) {
       const box = el('article', { class: 'msg msg-assistant msg-error', 'data-state': 'error' },
-        el('p', { class: 'error-text', 'data-code': 'question_required' }, ragd.MESSAGES.question_required));
+        el('p', { class: 'error-text', 'data-code': 'question_required' }, t('error.question_required')));
       conversation.append(box);
       scrollDown();
       return;
@@ -693,7 +691,7 @@
     const n = [...input.value].length;
     counter.textContent = n ? `${n}/${MAX_QUESTION}` : '';
     counter.classList.toggle('over', n > MAX_QUESTION);
-    counter.title = n > MAX_QUESTION ? 'longer questions are truncated to 500 characters' : '';
+    counter.title = n > MAX_QUESTION ? t('chat.tooLong', { max: MAX_QUESTION }) : '';
   }
   function autosize() {
     input.style.height = 'auto';
@@ -720,8 +718,8 @@
     const colls = $('coll-options').childElementCount ? pickedCollections() : scope.collections;
     scope.documents = docs;
     scope.collections = colls;
-    $('doc-picked').textContent = docs.length ? `(${docs.length})` : '(all)';
-    $('coll-picked').textContent = colls.length ? `(${colls.join(', ')})` : '(all)';
+    $('doc-picked').textContent = docs.length ? `(${docs.length})` : t('chat.pickedAll');
+    $('coll-picked').textContent = colls.length ? `(${colls.join(', ')})` : t('chat.pickedAll');
   }
 
   /** loadDocuments lists the ready documents of the picked collections (the first 500), keeping what was checked. */
@@ -734,7 +732,7 @@
       $('doc-options').replaceChildren(...(page.documents || []).map((d) => el('label', { class: 'doc-option' },
         el('input', { type: 'checkbox', value: d.id, checked: keep.has(d.id) }), ' ', d.title || d.id)));
     } catch (err) {
-      $('doc-options').replaceChildren(el('span', { class: 'error' }, (err && err.message) || 'could not list the documents'));
+      $('doc-options').replaceChildren(el('span', { class: 'error' }, (err && err.message) || t('chat.listDocumentsFailed')));
     }
     updatePicked();
   }
@@ -748,7 +746,7 @@
         el('input', { type: 'checkbox', value: c.name, checked: keep.has(c.name) }), ' ', c.name,
         c.description ? el('span', { class: 'hint' }, ' — ' + c.description) : null)));
     } catch (err) {
-      $('coll-options').replaceChildren(el('span', { class: 'error' }, (err && err.message) || 'could not list the collections'));
+      $('coll-options').replaceChildren(el('span', { class: 'error' }, (err && err.message) || t('chat.listCollectionsFailed')));
     }
     updatePicked();
   }
@@ -833,9 +831,9 @@
     }
     const current = state.conversation && state.conversation.id;
     $('conv-list').replaceChildren(...list.map((c) => {
-      const open = el('button', { type: 'button', class: 'conv-open', title: c.title || '(untitled)' }, c.title || '(제목 없음 · untitled)');
-      const rename = el('button', { type: 'button', class: 'msg-action conv-rename', 'aria-label': 'rename', title: '이름 바꾸기 (rename)' }, '✎');
-      const del = el('button', { type: 'button', class: 'msg-action conv-delete', 'aria-label': 'delete', title: '지우기 (delete)' }, '✕');
+      const open = el('button', { type: 'button', class: 'conv-open', title: c.title || t('chat.untitled') }, c.title || t('chat.untitled'));
+      const rename = el('button', { type: 'button', class: 'msg-action conv-rename', 'aria-label': t('chat.rename'), title: t('chat.rename') }, '✎');
+      const del = el('button', { type: 'button', class: 'msg-action conv-delete', 'aria-label': t('chat.delete'), title: t('chat.delete') }, '✕');
       const li = el('li', { class: 'conv-item', 'data-id': c.id, 'aria-current': c.id === current ? 'true' : false }, open, rename, del);
       open.addEventListener('click', () => { openConversation(c.id); closeSidebar(); });
       rename.addEventListener('click', () => renameConversation(li, c));
@@ -846,7 +844,7 @@
   }
 
   function renameConversation(li, c) {
-    const field = el('input', { type: 'text', class: 'conv-title-input', maxlength: 200, 'aria-label': 'conversation title' });
+    const field = el('input', { type: 'text', class: 'conv-title-input', maxlength: 200, 'aria-label': t('chat.titleAria') });
     field.value = c.title || '';
     li.replaceChildren(field);
     field.focus();
@@ -876,7 +874,7 @@
   }
 
   async function deleteConversation(c) {
-    if (!window.confirm(`"${c.title || 'untitled'}" 대화를 지울까요? (Delete this conversation?)`)) return;
+    if (!window.confirm(t('chat.deleteConfirm', { title: c.title || t('chat.untitled') }))) return;
     try {
       await ragd.api(`/api/conversations/${encodeURIComponent(c.id)}`, { method: 'DELETE' });
     } catch (err) {

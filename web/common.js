@@ -1,28 +1,11 @@
-// ragd UI — shared by the chat and documents pages: API calls with the API key, error messages, the
-// model status line and a tiny DOM helper. Everything user- or document-provided is put into the page as
+// ragd UI — shared by every page: API calls with the API key, error messages, the model status line, the
+// header's theme, language and sign-in controls and a tiny DOM helper. Every string comes from i18n.js. Everything user- or document-provided is put into the page as
 // text (textContent), never as HTML; only sanitised markdown output (chat.js) is HTML.
 'use strict';
 
 const ragd = (() => {
   const KEY_STORAGE = 'ragd.apiKey';
-
-  // Human messages for the API's error codes (SPEC.md "Errors"); the server's own message follows them.
-  const MESSAGES = {
-    question_required: '질문을 입력해주세요. (Please enter a question.)',
-    invalid_request: '요청이 올바르지 않습니다. (Invalid request.)',
-    unauthorized: 'API 키가 없거나 올바르지 않습니다. (Missing or wrong API key.)',
-    forbidden: '허용되지 않은 요청입니다. (Not allowed.)',
-    not_found: '찾을 수 없습니다. (Not found.)',
-    conflict: '이미 있습니다. (Already exists.)',
-    payload_too_large: '요청이나 파일이 너무 큽니다. (Too large.)',
-    unsupported_media_type: '지원하지 않는 파일 형식입니다. (Unsupported file type.)',
-    rate_limited: '요청이 너무 많습니다. 잠시 후 다시 시도하세요. (Too many requests; try again shortly.)',
-    db_error: '데이터 조회 중 오류가 발생했습니다. (Database error.)',
-    internal: '서버 내부 오류가 발생했습니다. (Internal error.)',
-    embedding_failed: '임베딩 생성 중 오류가 발생했습니다. (Embedding failed.)',
-    llm_failed: '답변 생성 중 오류가 발생했습니다. (Answer generation failed.)',
-    network: '서버에 연결할 수 없습니다. (Cannot reach the server.)',
-  };
+  const { t } = ragdI18n;
 
   /** ApiError is an error response of the API, or a network failure (code "network"). */
   class ApiError extends Error {
@@ -34,7 +17,7 @@ const ragd = (() => {
     }
     /** human is the text shown to the user: the code's message, then the server's details. */
     human() {
-      const base = MESSAGES[this.code] || MESSAGES.internal;
+      const base = ragdI18n.has('error.' + this.code) ? t('error.' + this.code) : t('error.internal');
       let s = base;
       if (this.message && this.message !== this.code && this.code !== 'network') s += ' — ' + this.message;
       if (this.retryAfter) s += ` (${this.retryAfter}s)`;
@@ -154,15 +137,15 @@ const ragd = (() => {
     if (keyPrompt) return keyPrompt;
     keyPrompt = new Promise((resolve) => {
       const dlg = el('dialog', { class: 'key-dialog', id: 'key-dialog' });
-      const input = el('input', { type: 'password', id: 'api-key-input', autocomplete: 'off', placeholder: 'API key', 'aria-label': 'API key' });
+      const input = el('input', { type: 'password', id: 'api-key-input', autocomplete: 'off', placeholder: t('key.heading'), 'aria-label': t('key.heading') });
       const form = el('form', { method: 'dialog' },
-        el('strong', {}, 'API 키 (API key)'),
-        el('p', { class: 'hint' }, reason || 'This server requires an API key.'),
+        el('strong', {}, t('key.heading')),
+        el('p', { class: 'hint' }, reason || t('key.needed')),
         input,
-        el('p', { class: 'hint' }, 'The key is kept in this browser tab only (sessionStorage).'),
+        el('p', { class: 'hint' }, t('key.tabOnly')),
         el('div', { class: 'row' },
-          el('button', { type: 'button', class: 'secondary', id: 'api-key-cancel' }, 'Cancel'),
-          el('button', { type: 'submit', class: 'primary', id: 'api-key-save' }, 'Use key')));
+          el('button', { type: 'button', class: 'secondary', id: 'api-key-cancel' }, t('key.cancel')),
+          el('button', { type: 'submit', class: 'primary', id: 'api-key-save' }, t('key.use'))));
       dlg.append(form);
       document.body.append(dlg);
       const finish = (ok) => {
@@ -216,22 +199,21 @@ const ragd = (() => {
       const st = await api('/api/status');
       const parts = [];
       const emb = st.embedder || {};
-      parts.push(el('span', { id: 'status-embedder' }, 'embedder: ' + (emb.space || '?')));
+      parts.push(el('span', { id: 'status-embedder' }, ...ragdI18n.nodes('status.embedder', { space: el('code', { class: 'ident' }, emb.space || '?') })));
       if (emb.lexical) {
-        parts.push(el('span', { class: 'lexical', id: 'status-lexical', title: emb.note || '' },
-          'lexical (hash) — matches words, not meaning'));
+        parts.push(el('span', { class: 'lexical', id: 'status-lexical', title: emb.note || '' }, t('status.lexical')));
       }
       const sp = st.embedding;
       if (sp && sp.reembed && sp.reembed.state !== 'complete') {
         const r = sp.reembed;
-        const search = sp.mode === 'keyword' ? 'keywords only' : sp.search;
-        const state = r.state === 'failed' ? ' — stopped, will resume' : '';
+        const search = sp.mode === 'keyword' ? t('status.keywordsOnly') : sp.search;
+        const state = r.state === 'failed' ? t('status.reembedStopped') : '';
         parts.push(el('span', { class: 'reembed', id: 'status-reembed', 'data-state': r.state, title: [sp.reason, r.last_error].filter(Boolean).join(' — ') },
-          `re-embedding ${r.percent}% (${r.done}/${r.total})${state} · search: ${search}`));
+          t('status.reembed', { percent: r.percent, done: r.done, total: r.total, state, search })));
         statusTimer = setTimeout(() => renderStatus(target), 3000);
       }
-      parts.push(el('span', { id: 'status-generator' }, 'generator: ' + (st.generator || '?')));
-      if (st.documents) parts.push(el('span', { id: 'status-documents' }, `${st.documents.ready || 0} ready / ${st.documents.total || 0} documents · ${st.chunks || 0} chunks`));
+      parts.push(el('span', { id: 'status-generator' }, ...ragdI18n.nodes('status.generator', { name: el('code', { class: 'ident' }, st.generator || '?') })));
+      if (st.documents) parts.push(el('span', { id: 'status-documents' }, t('status.documents', { ready: st.documents.ready || 0, total: st.documents.total || 0, chunks: st.chunks || 0 })));
       target.replaceChildren(...parts);
       return st;
     } catch (e) {
@@ -248,21 +230,21 @@ const ragd = (() => {
   }
   /** theme is the theme shown: "dark" or "light". */
   function theme() {
-    const t = document.documentElement.dataset.theme;
-    if (t === 'dark' || t === 'light') return t;
+    const shown = document.documentElement.dataset.theme;
+    if (shown === 'dark' || shown === 'light') return shown;
     return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   }
   /** setTheme shows and remembers a theme ("" follows the system again). */
-  function setTheme(t) {
-    if (t) document.documentElement.dataset.theme = t;
+  function setTheme(name) {
+    if (name) document.documentElement.dataset.theme = name;
     else delete document.documentElement.dataset.theme;
-    try { if (t) localStorage.setItem(THEME_STORAGE, t); else localStorage.removeItem(THEME_STORAGE); } catch (_) { /* storage off */ }
+    try { if (name) localStorage.setItem(THEME_STORAGE, name); else localStorage.removeItem(THEME_STORAGE); } catch (_) { /* storage off */ }
     const b = document.getElementById('theme-toggle');
     if (b) {
       const dark = theme() === 'dark';
       b.textContent = dark ? '☀' : '☾';
-      b.setAttribute('aria-label', dark ? 'light theme' : 'dark theme');
-      b.title = dark ? '밝은 화면 (light theme)' : '어두운 화면 (dark theme)';
+      b.setAttribute('aria-label', t(dark ? 'theme.light' : 'theme.dark'));
+      b.title = t(dark ? 'theme.light' : 'theme.dark');
     }
   }
 
@@ -277,35 +259,57 @@ const ragd = (() => {
     const p = await me();
     const nav = bar.querySelector('nav');
     if (p && p.admin && nav && !document.getElementById('nav-admin')) {
-      const a = el('a', { href: '/admin', id: 'nav-admin' }, 'Admin');
+      const a = el('a', { href: '/admin', id: 'nav-admin' }, t('nav.admin'));
       if (location.pathname === '/admin') a.setAttribute('aria-current', 'page');
       nav.append(a);
     }
     if (p && !p.keys_required) {
-      box.replaceChildren(el('span', { id: 'principal-name', title: 'no API keys: single-user local mode' }, p.principal));
+      box.replaceChildren(el('span', { id: 'principal-name', title: t('principal.local') }, p.principal));
       return;
     }
     if (!p) {
-      const b = el('button', { type: 'button', class: 'secondary', id: 'sign-in' }, 'Sign in');
+      const b = el('button', { type: 'button', class: 'secondary', id: 'sign-in' }, t('principal.signIn'));
       b.addEventListener('click', async () => { if (await askKey('')) location.reload(); });
       box.replaceChildren(b);
       return;
     }
     const who = p.user || p.principal;
-    const detail = [p.principal, (p.teams || []).length ? 'teams: ' + p.teams.join(', ') : '', 'scopes: ' + (p.scopes || []).join(', ')].filter(Boolean).join(' · ');
-    const out = el('button', { type: 'button', class: 'secondary', id: 'sign-out' }, 'Sign out');
+    const scopes = (p.scopes || []).map(scopeName);
+    const detail = [p.principal, (p.teams || []).length ? t('principal.teams', { teams: p.teams.join(', ') }) : '', t('principal.scopes', { scopes: scopes.join(', ') })].filter(Boolean).join(' · ');
+    const out = el('button', { type: 'button', class: 'secondary', id: 'sign-out' }, t('principal.signOut'));
     out.addEventListener('click', signOut);
-    box.replaceChildren(el('span', { id: 'principal-name', title: detail }, who), el('span', { class: 'hint', id: 'principal-scopes' }, (p.scopes || []).join(',')), out);
+    box.replaceChildren(el('span', { id: 'principal-name', title: detail }, who), el('span', { class: 'hint', id: 'principal-scopes', 'data-scopes': (p.scopes || []).join(',') }, scopes.join(',')), out);
   }
 
-  /** setupPage adds what every page's header has: the theme toggle; on a phone, the status line opens on a tap. */
+  /** when is a time (an API timestamp) as the page's language writes it; "" for none or a malformed one. */
+  function when(s) {
+    const d = new Date(s);
+    return s && !isNaN(d) ? d.toLocaleString(ragdI18n.lang()) : '';
+  }
+
+  /** scopeName is a scope ("read", "write", "admin") in the page's language; an unknown one as it is. */
+  function scopeName(s) { return ragdI18n.has('scope.' + s) ? t('scope.' + s) : s; }
+
+  /** pageSpan is "p. 3" or "p. 3–4" (in the page's language) for a chunk or passage with pages, "" without. */
+  function pageSpan(x) {
+    if (!x || !x.page_start) return '';
+    return x.page_end && x.page_end !== x.page_start ? t('common.pages', { from: x.page_start, to: x.page_end }) : t('common.page', { n: x.page_start });
+  }
+
+  /**
+   * setupPage adds what every page's header has: the theme toggle and the language toggle (named in the
+   * other language, which it switches to); on a phone, the status line opens on a tap.
+   */
   function setupPage() {
     const bar = document.querySelector('.topbar');
     if (bar && !document.getElementById('theme-toggle')) {
       const b = el('button', { type: 'button', class: 'theme-toggle', id: 'theme-toggle' });
       b.addEventListener('click', () => setTheme(theme() === 'dark' ? 'light' : 'dark'));
+      const other = ragdI18n.lang() === 'ko' ? 'en' : 'ko';
+      const l = el('button', { type: 'button', class: 'lang-toggle', id: 'lang-toggle', lang: other, 'data-lang': other, title: t('lang.switch'), 'aria-label': t('lang.switch') }, ragdI18n.NAMES[other]);
+      l.addEventListener('click', () => ragdI18n.setLang(other));
       const nav = bar.querySelector('nav');
-      if (nav) nav.after(b); else bar.append(b);
+      if (nav) nav.after(b, l); else bar.append(b, l);
     }
     setTheme(storedTheme());
     if (bar) renderPrincipal(bar);
@@ -315,5 +319,5 @@ const ragd = (() => {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setupPage);
   else setupPage();
 
-  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, me, can, signOut, MESSAGES };
+  return { ApiError, api, fetchAPI, errorFrom, upload, askKey, el, renderStatus, setTheme, theme, me, can, signOut, pageSpan, when, t };
 })();

@@ -4,7 +4,7 @@
 'use strict';
 
 (() => {
-  const { el, api, fetchAPI, errorFrom, ApiError } = ragd;
+  const { el, api, fetchAPI, errorFrom, ApiError, t } = ragd;
   const $ = (id) => document.getElementById(id);
   const id = decodeURIComponent(location.pathname.replace(/^\/documents\//, '').replace(/\/$/, ''));
   const params = new URLSearchParams(location.search);
@@ -23,7 +23,7 @@
 
   function when(s) {
     const d = new Date(s);
-    return isNaN(d) || d.getFullYear() < 2 ? '—' : d.toLocaleString();
+    return isNaN(d) || d.getFullYear() < 2 ? '—' : ragd.when(s);
   }
 
   /**
@@ -49,16 +49,20 @@
     }
   }
 
+  /** fact is one line of the document's facts; name is its key (data-fact), shown in the page's language. */
   function fact(name, value) {
     if (value === undefined || value === null || value === '') return [];
-    return [el('dt', {}, name), el('dd', { 'data-fact': name }, value)];
+    return [el('dt', {}, t('doc.fact.' + name)), el('dd', { 'data-fact': name }, value)];
   }
+
+  /** stateName is a document status or stage in the page's language (an unknown one as it is). */
+  function stateName(prefix, s) { return ragdI18n.has(prefix + s) ? t(prefix + s) : s; }
 
   function renderFacts(d, collection) {
     document.title = `ragd — ${d.title || d.source}`;
     $('doc-title').textContent = d.title || d.source || d.id;
-    const status = el('span', {}, el('span', { class: 'badge ' + d.status, 'data-status': d.status }, d.status));
-    if (d.status !== 'ready' || d.pending) status.append(' ', `${d.pending ? 'new version: ' : ''}${d.stage} ${d.progress}%`);
+    const status = el('span', {}, el('span', { class: 'badge ' + d.status, 'data-status': d.status }, stateName('state.', d.status)));
+    if (d.status !== 'ready' || d.pending) status.append(' ', [d.pending ? t('doc.newVersion') : '', stateName('stage.', d.stage), `${d.progress}%`].filter(Boolean).join(' '));
     const meta = Object.entries(d.metadata || {}).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ');
     $('doc-facts').replaceChildren(
       ...fact('status', status),
@@ -68,16 +72,16 @@
       ...fact('chunks', String(d.chunk_count)),
       ...fact('size', bytes(d.size)),
       ...fact('collection', collection),
-      ...fact('external id', d.external_id !== d.source ? d.external_id : ''),
+      ...fact('externalId', d.external_id !== d.source ? d.external_id : ''),
       ...fact('tags', (d.tags || []).join(', ')),
       ...fact('metadata', meta),
       ...fact('owner', d.owner),
       ...fact('created', when(d.created_at)),
       ...fact('updated', when(d.updated_at)),
-      ...fact('document id', el('code', {}, d.id)));
+      ...fact('id', el('code', {}, d.id)));
     const err = $('doc-error');
     err.hidden = !d.error;
-    err.textContent = d.error ? `${d.error_code || 'failed'}: ${d.error}` : '';
+    err.textContent = d.error ? `${d.error_code || t('doc.failed')}: ${d.error}` : '';
     const dl = $('doc-download');
     dl.hidden = !(d.content_hash || d.pending);
     dl.href = base + '/file';
@@ -86,19 +90,44 @@
   function renderVersions(d) {
     const rows = (d.versions || []).map((v) => {
       const status = el('span', { class: 'hint' });
-      const get = el('a', { href: `${base}/file?version=${v.version}`, class: 'version-download' }, 'download');
+      const get = el('a', { href: `${base}/file?version=${v.version}`, class: 'version-download' }, t('doc.downloadVersion'));
       get.addEventListener('click', (e) => { e.preventDefault(); download(get.getAttribute('href'), v.source || d.source, status); });
       return el('tr', { 'data-version': v.version },
-        el('td', { 'data-label': 'version' }, String(v.version) + (v.version === d.version ? ' (current)' : '')),
-        el('td', { 'data-label': 'committed' }, when(v.created_at)),
-        el('td', { 'data-label': 'title' }, v.title || ''),
-        el('td', { 'data-label': 'size' }, bytes(v.size)),
-        el('td', { 'data-label': 'chunks' }, String(v.chunk_count)),
-        el('td', { 'data-label': 'hash' }, el('code', { title: v.content_hash }, (v.content_hash || '').slice(0, 12))),
+        el('td', { 'data-label': t('docs.version') }, v.version === d.version ? t('doc.current', { v: v.version }) : String(v.version)),
+        el('td', { 'data-label': t('doc.committed') }, when(v.created_at)),
+        el('td', { 'data-label': t('docs.title') }, v.title || ''),
+        el('td', { 'data-label': t('doc.size') }, bytes(v.size)),
+        el('td', { 'data-label': t('docs.chunks') }, String(v.chunk_count)),
+        el('td', { 'data-label': t('doc.hash') }, el('code', { title: v.content_hash }, (v.content_hash || '').slice(0, 12))),
         el('td', {}, get, ' ', status));
     });
     $('version-rows').replaceChildren(...rows);
     $('versions-empty').hidden = rows.length > 0;
+  }
+
+  /**
+   * renderHistory lists the document's changes of state (GET …/history), oldest first: when, the state (a
+   * stage while it is processed), the version it is about, and a failure's error.
+   */
+  async function renderHistory() {
+    let events;
+    try {
+      events = (await api(base + '/history')).events || [];
+    } catch (e) {
+      $('history-rows').replaceChildren(el('tr', {}, el('td', { colspan: 4, class: 'error-text' }, errText(e))));
+      return;
+    }
+    $('history-rows').replaceChildren(...events.map((e) => {
+      // A processing step is named by its stage (extracting, embedding…); any other state by its status.
+      const state = e.status === 'processing' || (e.status === 'ready' && e.stage !== 'done')
+        ? stateName('stage.', e.stage) : stateName('state.', e.status);
+      return el('tr', { 'data-status': e.status, 'data-stage': e.stage },
+        el('td', { 'data-label': t('doc.historyAt') }, when(e.at)),
+        el('td', { 'data-label': t('doc.historyState') }, el('span', { class: 'badge ' + e.status }, state)),
+        el('td', { 'data-label': t('docs.version') }, String(e.version)),
+        el('td', { 'data-label': t('doc.historyDetail') }, e.error ? `${e.error_code || t('doc.failed')}: ${e.error}` : ''));
+    }));
+    $('history-empty').hidden = events.length > 0;
   }
 
   let selected = null; // the index of the selected chunk
@@ -122,13 +151,13 @@
       const head = el('div', { class: 'chunk-head' },
         el('span', { class: 'chunk-n' }, `#${c.index}`),
         c.kind && c.kind !== 'text' ? el('span', { class: 'chunk-kind' }, c.kind) : null,
-        c.page_start ? el('span', { class: 'chunk-pages' }, ragdPages.pageSpan(c)) : null,
-        el('span', { class: 'chunk-tokens' }, `${c.tokens} tokens`),
+        c.page_start ? el('span', { class: 'chunk-pages' }, ragd.pageSpan(c)) : null,
+        el('span', { class: 'chunk-tokens' }, t('doc.tokens', { n: c.tokens })),
         c.section ? el('span', { class: 'chunk-section' }, c.section) : null);
       const li = el('li', { class: 'chunk', id: 'chunk-' + c.index, 'data-index': c.index, 'data-page': c.page_start || '' }, head,
-        el('p', { class: 'chunk-text' }, c.text));
+        ragdHighlight.passage('p', 'chunk-text', c.text, d.media_type, c.kind));
       if (isPDF && c.page_start) {
-        const show = el('button', { type: 'button', class: 'secondary chunk-show-page' }, 'show page');
+        const show = el('button', { type: 'button', class: 'secondary chunk-show-page' }, t('doc.showPage'));
         show.addEventListener('click', () => {
           select(c.index, false);
           viewer.go(c.page_start);
@@ -164,13 +193,14 @@
     try {
       d = await api(base);
     } catch (e) {
-      $('doc-title').textContent = 'Document';
+      $('doc-title').textContent = t('doc.fallbackTitle');
       $('doc-error').textContent = errText(e);
       $('doc-error').hidden = false;
       return;
     }
     renderFacts(d, await collectionName(d.collection_id));
     renderVersions(d);
+    renderHistory();
     if (d.status === 'queued' || d.status === 'processing' || d.pending) timer = setTimeout(load, 2000);
     if (d.version === 0) return;
     try {
@@ -230,13 +260,13 @@
     const dlg = el('dialog', { class: 'share-dialog', id: 'share-dialog', 'aria-labelledby': 'share-heading' });
     const list = el('ul', { class: 'grant-list', id: 'grant-list' });
     const status = el('p', { class: 'error-text', id: 'share-error', hidden: true });
-    const kind = el('select', { id: 'grant-kind', 'aria-label': 'user or team' }, el('option', { value: 'user' }, 'user'), el('option', { value: 'team' }, 'team'));
-    const name = el('input', { id: 'grant-name', placeholder: 'name', 'aria-label': 'user or team name', autocomplete: 'off', required: true });
-    const level = el('select', { id: 'grant-access', 'aria-label': 'access' }, el('option', { value: 'read' }, 'read'), el('option', { value: 'write' }, 'write'));
-    const form = el('form', { class: 'grant-form', id: 'grant-form' }, kind, name, level, el('button', { type: 'submit', class: 'primary', id: 'grant-add' }, 'Add'));
-    const close = el('button', { type: 'button', class: 'secondary', id: 'share-close' }, 'Close');
-    dlg.append(el('h2', { id: 'share-heading' }, 'Share'),
-      el('p', { class: 'hint' }, 'Besides its owner, admins and its collection\'s visibility, these users and teams read or write this document.'),
+    const kind = el('select', { id: 'grant-kind', 'aria-label': t('share.kind') }, el('option', { value: 'user' }, t('share.user')), el('option', { value: 'team' }, t('share.team')));
+    const name = el('input', { id: 'grant-name', placeholder: t('share.name'), 'aria-label': t('share.nameAria'), autocomplete: 'off', required: true });
+    const level = el('select', { id: 'grant-access', 'aria-label': t('share.access') }, el('option', { value: 'read' }, t('share.read')), el('option', { value: 'write' }, t('share.write')));
+    const form = el('form', { class: 'grant-form', id: 'grant-form' }, kind, name, level, el('button', { type: 'submit', class: 'primary', id: 'grant-add' }, t('share.add')));
+    const close = el('button', { type: 'button', class: 'secondary', id: 'share-close' }, t('share.close'));
+    dlg.append(el('h2', { id: 'share-heading' }, t('share.heading')),
+      el('p', { class: 'hint' }, t('share.hint')),
       list, status, form, el('div', { class: 'row' }, close));
     const fail = (e) => { status.textContent = errText(e); status.hidden = false; };
     const done = () => { dlg.close(); dlg.remove(); };
@@ -250,17 +280,17 @@
       const rows = [];
       for (const access of ['write', 'read']) {
         for (const who of grants[access] || []) {
-          const rm = el('button', { type: 'button', class: 'secondary', 'aria-label': `remove ${access} of ${who}` }, 'Remove');
+          const rm = el('button', { type: 'button', class: 'secondary', 'aria-label': t('share.removeAria', { access: t('share.' + access), who }) }, t('share.remove'));
           rm.addEventListener('click', async () => {
             status.hidden = true;
             const read = grants.read.filter((g) => access !== 'read' || g !== who);
             const write = grants.write.filter((g) => access !== 'write' || g !== who);
             try { await saveGrants(read, write); render(); } catch (e) { fail(e); }
           });
-          rows.push(el('li', { 'data-grant': who, 'data-access': access }, el('span', { class: 'who' }, who), el('span', { class: 'badge' }, access), rm));
+          rows.push(el('li', { 'data-grant': who, 'data-access': access }, el('span', { class: 'who' }, who), el('span', { class: 'badge' }, t('share.' + access)), rm));
         }
       }
-      list.replaceChildren(...(rows.length ? rows : [el('li', { class: 'empty' }, 'No grants.')]));
+      list.replaceChildren(...(rows.length ? rows : [el('li', { class: 'empty' }, t('share.none'))]));
     };
     form.addEventListener('submit', async (e) => {
       e.preventDefault();

@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { el, api, upload, ApiError } = ragd;
+  const { el, api, upload, ApiError, t } = ragd;
   const $ = (id) => document.getElementById(id);
   const PAGE = 50;
   const state = { offset: 0, total: 0, active: 0, wasActive: false, timer: 0, pendingUploads: 0, versionTarget: null };
@@ -18,15 +18,19 @@
     'text/markdown': 'Markdown',
     'text/mdx': 'MDX',
     'text/html': 'HTML',
-    'text/plain': 'text',
   };
   function typeLabel(mt) {
+    if (mt === 'text/plain') return t('type.text');
     if (TYPE_LABELS[mt]) return TYPE_LABELS[mt];
-    if (mt && mt.startsWith('text/x-')) return 'code (' + mt.slice(7) + ')';
+    if (mt && mt.startsWith('text/x-')) return t('type.code', { lang: mt.slice(7) });
     return mt || '—';
   }
 
   function errText(e) { return e instanceof ApiError ? e.human() : String(e && e.message || e); }
+  /** stateName is a document status or stage in the page's language (an unknown one as it is). */
+  function stateName(prefix, s) { return ragdI18n.has(prefix + s) ? t(prefix + s) : s; }
+  // The column names a phone shows before each cell (data-label).
+  const COL = { title: t('docs.title'), type: t('docs.type'), status: t('docs.status'), chunks: t('docs.chunks'), version: t('docs.version'), updated: t('docs.updated') };
 
   // ---- upload ----
   const dropzone = $('dropzone');
@@ -48,7 +52,7 @@
 
   async function uploadOne(file) {
     const bar = el('progress', { max: 1, value: 0 });
-    const result = el('span', { class: 'result' }, 'uploading…');
+    const result = el('span', { class: 'result' }, t('docs.uploading'));
     const item = el('li', { 'data-file': file.name }, el('span', { class: 'name', title: file.name }, file.name), bar, result);
     $('uploads').prepend(item);
     const form = new FormData();
@@ -62,7 +66,7 @@
       const body = await upload('POST', '/api/documents', form, (p) => { bar.value = p; });
       bar.value = 1;
       const d = body && body.documents && body.documents[0];
-      result.textContent = d ? (d.outcome === 'unchanged' ? 'unchanged (same content)' : 'uploaded — ' + d.status) : 'uploaded';
+      result.textContent = d ? (d.outcome === 'unchanged' ? t('docs.unchanged') : t('docs.uploadedAs', { status: stateName('state.', d.status) })) : t('docs.uploaded');
       result.classList.add('ok');
       item.dataset.state = 'ok';
       if (d && d.id) { item.dataset.doc = d.id; item.dataset.status = d.status; }
@@ -98,11 +102,12 @@
   }
 
   function statusCell(d) {
-    const cell = el('td', { 'data-label': 'status' });
-    cell.append(el('span', { class: 'badge ' + d.status, 'data-status': d.status }, d.status));
+    const cell = el('td', { 'data-label': COL.status });
+    cell.append(el('span', { class: 'badge ' + d.status, 'data-status': d.status }, stateName('state.', d.status)));
     const working = d.status === 'queued' || d.status === 'processing' || d.pending;
     if (working) {
-      const what = d.pending && d.status === 'ready' ? `new version: ${d.stage}` : d.stage;
+      const stage = stateName('stage.', d.stage);
+      const what = d.pending && d.status === 'ready' ? t('docs.newVersionStage', { stage }) : stage;
       cell.append(' ', el('span', { class: 'sub' }, `${what} ${d.progress}%`));
       cell.append(el('progress', { max: 100, value: d.progress }));
     }
@@ -113,19 +118,19 @@
   /** deletedRow is a deleted document: when it was deleted, when it will be purged, and Restore until then. */
   function deletedRow(d) {
     const tags = (d.tags || []).join(', ');
-    const res = el('button', { type: 'button', class: 'secondary', 'data-action': 'restore' }, 'restore');
+    const res = el('button', { type: 'button', class: 'secondary', 'data-action': 'restore' }, t('docs.restore'));
     res.addEventListener('click', () => restore(d));
-    const at = (s) => { const t = new Date(s); return isNaN(t) ? '' : t.toLocaleString(); };
+    const at = ragd.when;
     return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': 'deleted', 'data-title': d.title },
-      el('td', { 'data-label': 'title' },
+      el('td', { 'data-label': COL.title },
         el('span', { class: 'title' }, d.title || d.source),
-        el('div', { class: 'sub' }, d.source + (tags ? ' · tags: ' + tags : ''))),
-      el('td', { 'data-label': 'type' }, typeLabel(d.media_type)),
-      el('td', { 'data-label': 'status' }, el('span', { class: 'badge failed', 'data-status': 'deleted' }, 'deleted'),
-        el('div', { class: 'purge-at', 'data-purge-at': d.purge_at || '' }, 'deleted ' + at(d.deleted_at) + ' · purged ' + at(d.purge_at))),
-      el('td', { 'data-label': 'chunks' }, String(d.chunk_count)),
-      el('td', { 'data-label': 'version' }, String(d.version)),
-      el('td', { 'data-label': 'updated' }, at(d.updated_at)),
+        el('div', { class: 'sub' }, sourceLine(d, tags))),
+      el('td', { 'data-label': COL.type }, typeLabel(d.media_type)),
+      el('td', { 'data-label': COL.status }, el('span', { class: 'badge failed', 'data-status': 'deleted' }, t('state.deleted')),
+        el('div', { class: 'purge-at', 'data-purge-at': d.purge_at || '' }, t('docs.deletedAt', { at: at(d.deleted_at), purge: at(d.purge_at) }))),
+      el('td', { 'data-label': COL.chunks }, String(d.chunk_count)),
+      el('td', { 'data-label': COL.version }, String(d.version)),
+      el('td', { 'data-label': COL.updated }, at(d.updated_at)),
       el('td', {}, el('div', { class: 'doc-actions' }, res)));
   }
 
@@ -138,23 +143,24 @@
     refresh();
   }
 
+  function sourceLine(d, tags) { return [d.source, tags ? t('docs.tagList', { tags }) : ''].filter(Boolean).join(' · '); }
+
   function row(d) {
     if (d.deleted_at) return deletedRow(d);
     const tags = (d.tags || []).join(', ');
-    const del = el('button', { type: 'button', class: 'secondary danger', 'data-action': 'delete' }, 'delete');
+    const del = el('button', { type: 'button', class: 'secondary danger', 'data-action': 'delete' }, t('docs.delete'));
     del.addEventListener('click', () => remove(d));
-    const ver = el('button', { type: 'button', class: 'secondary', 'data-action': 'version' }, 'new version');
+    const ver = el('button', { type: 'button', class: 'secondary', 'data-action': 'version' }, t('docs.newVersion'));
     ver.addEventListener('click', () => { state.versionTarget = d; $('version-input').click(); });
-    const updated = new Date(d.updated_at);
     return el('tr', { id: 'doc-' + d.id, 'data-id': d.id, 'data-status': d.status, 'data-title': d.title },
-      el('td', { 'data-label': 'title' },
+      el('td', { 'data-label': COL.title },
         el('a', { class: 'title', href: '/documents/' + encodeURIComponent(d.id) }, d.title || d.source),
-        el('div', { class: 'sub' }, d.source + (tags ? ' · tags: ' + tags : ''))),
-      el('td', { 'data-label': 'type' }, typeLabel(d.media_type)),
+        el('div', { class: 'sub' }, sourceLine(d, tags))),
+      el('td', { 'data-label': COL.type }, typeLabel(d.media_type)),
       statusCell(d),
-      el('td', { 'data-label': 'chunks' }, String(d.chunk_count)),
-      el('td', { 'data-label': 'version' }, String(d.version)),
-      el('td', { 'data-label': 'updated' }, isNaN(updated) ? '' : updated.toLocaleString()),
+      el('td', { 'data-label': COL.chunks }, String(d.chunk_count)),
+      el('td', { 'data-label': COL.version }, String(d.version)),
+      el('td', { 'data-label': COL.updated }, ragd.when(d.updated_at)),
       el('td', {}, el('div', { class: 'doc-actions' }, ver, del)));
   }
 
@@ -170,7 +176,7 @@
       state.active = docs.filter((d) => d.status === 'queued' || d.status === 'processing' || d.pending).length;
       $('doc-rows').replaceChildren(...docs.map(row));
       $('doc-empty').hidden = docs.length > 0;
-      $('page-info').textContent = state.total ? `${state.offset + 1}–${state.offset + docs.length} of ${state.total}` : '';
+      $('page-info').textContent = state.total ? t('docs.pageInfo', { from: state.offset + 1, to: state.offset + docs.length, total: state.total }) : '';
       $('prev').disabled = state.offset === 0;
       $('next').disabled = state.offset + docs.length >= state.total;
       await followUploads(docs);
@@ -200,11 +206,11 @@
       const result = item.querySelector('.result');
       item.dataset.status = d.status;
       if (d.status === 'failed') {
-        result.textContent = 'failed — ' + (d.error || '');
+        result.textContent = t('docs.failedReason', { reason: d.error || '' });
         result.classList.replace('ok', 'bad');
         item.dataset.state = 'error';
       } else {
-        result.textContent = d.status === 'ready' ? 'ready' : 'uploaded — ' + d.status;
+        result.textContent = d.status === 'ready' ? t('state.ready') : t('docs.uploadedAs', { status: stateName('state.', d.status) });
         if (d.status !== 'ready' && !byId.has(d.id)) state.active++;
       }
     }
@@ -218,7 +224,7 @@
   }
 
   async function remove(d) {
-    if (!confirm(`Delete “${d.title}”? Its chunks are removed from search.`)) return;
+    if (!confirm(t('docs.deleteConfirm', { title: d.title }))) return;
     try {
       await api('/api/documents/' + encodeURIComponent(d.id), { method: 'DELETE' });
     } catch (e) {
@@ -256,7 +262,7 @@
   ragd.me().then((p) => { if (p && !ragd.can(p, 'write')) document.body.classList.add('read-only'); });
   ragdPages.fillTypes($('f-type'));
   ragd.renderStatus($('model-status')).then((st) => {
-    if (st && st.limits) $('limit-hint').textContent = `up to ${Math.round(st.limits.max_upload_bytes / 1048576 * 10) / 10} MB per file`;
+    if (st && st.limits) $('limit-hint').textContent = t('docs.limit', { mb: Math.round(st.limits.max_upload_bytes / 1048576 * 10) / 10 });
   });
   refresh();
 })();

@@ -4,7 +4,7 @@
 'use strict';
 
 const ragdFeedback = (() => {
-  const { el, api, ApiError } = ragd;
+  const { el, api, ApiError, t } = ragd;
   const MAX_COMMENT = 2000;
 
   /**
@@ -13,10 +13,10 @@ const ragdFeedback = (() => {
    * assistive technology.
    */
   function controls(base, label) {
-    const up = el('button', { type: 'button', class: 'thumb thumb-up', 'aria-pressed': 'false', 'aria-label': `${label}: helpful`, title: '도움이 됨 (helpful)' }, '▲');
-    const down = el('button', { type: 'button', class: 'thumb thumb-down', 'aria-pressed': 'false', 'aria-label': `${label}: not helpful`, title: '도움이 안 됨 (not helpful)' }, '▼');
-    const comment = el('textarea', { class: 'feedback-comment', rows: 2, maxlength: MAX_COMMENT, 'aria-label': `${label}: comment`, placeholder: '의견 (선택) · comment (optional)' });
-    const save = el('button', { type: 'button', class: 'secondary feedback-save' }, 'Save comment');
+    const up = el('button', { type: 'button', class: 'thumb thumb-up', 'aria-pressed': 'false', 'aria-label': t('fb.aria', { label, what: t('fb.helpful') }), title: t('fb.helpful') }, '▲');
+    const down = el('button', { type: 'button', class: 'thumb thumb-down', 'aria-pressed': 'false', 'aria-label': t('fb.aria', { label, what: t('fb.notHelpful') }), title: t('fb.notHelpful') }, '▼');
+    const comment = el('textarea', { class: 'feedback-comment', rows: 2, maxlength: MAX_COMMENT, 'aria-label': t('fb.aria', { label, what: t('fb.comment') }), placeholder: t('fb.placeholder') });
+    const save = el('button', { type: 'button', class: 'secondary feedback-save' }, t('fb.save'));
     const box = el('div', { class: 'feedback-form', hidden: true }, comment, save);
     const status = el('span', { class: 'feedback-status', 'aria-live': 'polite' });
     const root = el('div', { class: 'feedback', 'data-target': base.target, 'data-rating': '0' }, up, down, status, box);
@@ -60,24 +60,19 @@ const ragdFeedback = (() => {
           rating = 0;
           id = null;
           delete root.dataset.id;
-        }, '평가를 지웠습니다 (rating removed)');
+        }, t('fb.removed'));
         return;
       }
       const before = rating;
       rating = r;
       run(async () => {
         try { await send(); } catch (e) { rating = before; throw e; }
-      }, '고맙습니다 (thanks)');
+      }, t('fb.thanks'));
     }
     up.addEventListener('click', () => thumb(1));
     down.addEventListener('click', () => thumb(-1));
-    save.addEventListener('click', () => { if (rating) run(send, '의견을 저장했습니다 (comment saved)'); });
+    save.addEventListener('click', () => { if (rating) run(send, t('fb.saved')); });
     return root;
-  }
-
-  function pages(s) {
-    if (!s.page_start) return '';
-    return s.page_end && s.page_end !== s.page_start ? ` p. ${s.page_start}–${s.page_end}` : ` p. ${s.page_start}`;
   }
 
   /**
@@ -87,13 +82,13 @@ const ragdFeedback = (() => {
   function section(done, collection) {
     const exchange = { question: done.question || '', answer: done.answer || '', not_found: !!done.not_found, collection: collection || '' };
     const sources = done.sources || [];
-    const answer = controls(Object.assign({ target: 'answer', chunk_ids: sources.map((s) => s.chunk_id) }, exchange), 'answer');
+    const answer = controls(Object.assign({ target: 'answer', chunk_ids: sources.map((s) => s.chunk_id) }, exchange), t('fb.answer'));
     const items = sources.map((s) => el('li', { class: 'source-item', 'data-chunk': s.chunk_id, 'data-n': s.n },
-      el('span', { class: 'source-label' }, `[${s.n}] ${s.title || s.source || s.document_id}${pages(s)}`),
-      controls(Object.assign({ target: 'source', chunk_id: s.chunk_id }, exchange), `source ${s.n}`)));
+      el('span', { class: 'source-label' }, [`[${s.n}] ${s.title || s.source || s.document_id}`, ragd.pageSpan(s)].filter(Boolean).join(' ')),
+      controls(Object.assign({ target: 'source', chunk_id: s.chunk_id }, exchange), t('fb.source', { n: s.n }))));
     return el('div', { class: 'answer-feedback' },
-      el('div', { class: 'answer-rating' }, el('span', { class: 'hint' }, '이 답변은? (rate this answer)'), answer),
-      items.length ? el('details', { class: 'sources-rating' }, el('summary', {}, `출처 평가 (rate the sources, ${items.length})`), el('ul', {}, ...items)) : null);
+      el('div', { class: 'answer-rating' }, el('span', { class: 'hint' }, t('fb.rateAnswer')), answer),
+      items.length ? el('details', { class: 'sources-rating' }, el('summary', {}, t('fb.rateSources', { n: items.length })), el('ul', {}, ...items)) : null);
   }
 
   return { section, controls };

@@ -1,23 +1,17 @@
 // ragd UI — small parts shared by the documents list, the document page and the search playground: the
-// document-type filter's choices, a passage's page span, and the "more" button of a long text.
+// document-type filter's choices and the "more" button of a long text.
 'use strict';
 
 const ragdPages = (() => {
-  const { el } = ragd;
+  const { el, t } = ragd;
 
   // The short type names the API's filters read (internal/filter), as the type pickers offer them.
-  const TYPES = [['', 'all'], ['pdf', 'PDF'], ['docx', 'Word'], ['hwp', 'HWP/HWPX'], ['xlsx', 'Excel'],
-    ['pptx', 'PowerPoint'], ['markdown', 'Markdown'], ['html', 'HTML'], ['text', 'text']];
+  const TYPES = [['', t('common.all')], ['pdf', 'PDF'], ['docx', 'Word'], ['hwp', 'HWP/HWPX'], ['xlsx', 'Excel'],
+    ['pptx', 'PowerPoint'], ['markdown', 'Markdown'], ['html', 'HTML'], ['text', t('type.text')]];
 
   /** fillTypes puts the document types into a select. */
   function fillTypes(select) {
     select.replaceChildren(...TYPES.map(([value, label]) => el('option', { value }, label)));
-  }
-
-  /** pageSpan is "p. 3" or "p. 3–4" for a chunk or hit with pages, "" without. */
-  function pageSpan(x) {
-    if (!x.page_start) return '';
-    return x.page_end && x.page_end !== x.page_start ? `p. ${x.page_start}–${x.page_end}` : `p. ${x.page_start}`;
   }
 
   /**
@@ -26,13 +20,13 @@ const ragdPages = (() => {
    */
   function expander(item, text, limit) {
     if (text.length <= limit) return;
-    const more = el('button', { type: 'button', class: 'secondary chunk-more' }, 'more');
+    const more = el('button', { type: 'button', class: 'secondary chunk-more' }, t('common.more'));
     more.addEventListener('click', () => {
       item.classList.toggle('open');
-      more.textContent = item.classList.contains('open') ? 'less' : 'more';
+      more.textContent = t(item.classList.contains('open') ? 'common.less' : 'common.more');
     });
     item.append(more);
   }
 
-  return { fillTypes, pageSpan, expander };
+  return { fillTypes, expander };
 })();

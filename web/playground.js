@@ -4,19 +4,19 @@
 'use strict';
 
 (() => {
-  const { el, api, ApiError } = ragd;
+  const { el, api, ApiError, t } = ragd;
   const $ = (id) => document.getElementById(id);
-  const OPS = [['eq', '='], ['ne', '≠'], ['in', 'any of'], ['gt', '>'], ['gte', '≥'], ['lt', '<'], ['lte', '≤']];
+  const OPS = [['eq', '='], ['ne', '≠'], ['in', t('search.anyOf')], ['gt', '>'], ['gte', '≥'], ['lt', '<'], ['lte', '≤']];
 
   function errText(e) { return e instanceof ApiError ? e.human() : String(e && e.message || e); }
 
   // ---- metadata conditions ----
   function addCondition(key = '', op = 'eq', value = '') {
-    const k = el('input', { class: 'cond-key', placeholder: 'field', 'aria-label': 'metadata field', value: key });
-    const o = el('select', { class: 'cond-op', 'aria-label': 'comparison' }, ...OPS.map(([v, label]) => el('option', { value: v }, label)));
+    const k = el('input', { class: 'cond-key', placeholder: t('search.field'), 'aria-label': t('search.fieldAria'), value: key });
+    const o = el('select', { class: 'cond-op', 'aria-label': t('search.comparison') }, ...OPS.map(([v, label]) => el('option', { value: v }, label)));
     o.value = op;
-    const v = el('input', { class: 'cond-value', placeholder: 'value (any of: a, b)', 'aria-label': 'value', value });
-    const rm = el('button', { type: 'button', class: 'secondary', 'aria-label': 'remove condition' }, '✕');
+    const v = el('input', { class: 'cond-value', placeholder: t('search.valuePlaceholder'), 'aria-label': t('search.value'), value });
+    const rm = el('button', { type: 'button', class: 'secondary', 'aria-label': t('search.removeCondition') }, '✕');
     const row = el('div', { class: 'meta-cond' }, k, o, v, rm);
     rm.addEventListener('click', () => row.remove());
     $('pg-meta').append(row);
@@ -93,16 +93,18 @@
   }
 
   /**
-   * score is one score of a hit: its value, what it is, and a bar of its share of the largest value of that
-   * score in the result (absent scores — not a candidate of that list, no re-ranker — say so).
+   * score is one score of a hit: its value, what it is (name: its key, data-score; shown as the string
+   * search.NAME), and a bar of its share of the largest value of that score in the result (absent scores —
+   * not a candidate of that list (rank 0), no re-ranker — say so).
    */
-  function score(name, value, digits, maxOf, note) {
-    const present = typeof value === 'number' && !(note === 'rank 0');
+  function score(name, value, digits, maxOf, note, rank) {
+    const present = typeof value === 'number' && rank !== 0;
     const share = present && maxOf > 0 ? Math.max(0, Math.min(1, value / maxOf)) : 0;
     const bar = el('i', {});
     bar.style.width = (share * 100).toFixed(1) + '%';
+    if (rank !== undefined) note = t('search.rank', { n: rank });
     return el('div', { class: 'score' + (present ? '' : ' absent'), 'data-score': name },
-      el('span', {}, name), el('b', {}, present ? num(value, digits) : '—'),
+      el('span', {}, t('search.' + name)), el('b', {}, present ? num(value, digits) : '—'),
       note ? el('span', {}, note) : null,
       el('div', { class: 'score-bar' }, bar));
   }
@@ -112,32 +114,33 @@
     const max = (f) => Math.max(0, ...hits.map((h) => (typeof h[f] === 'number' ? h[f] : 0)));
     const maxes = { score: max('score'), fused: max('fused_score'), vector: max('vector_score'), keyword: max('keyword_score'), rerank: max('rerank_score') };
     const rr = res.rerank;
+    const what = rr ? [rr.reranker, rr.weights ? t('chat.blend', { weights: rr.weights.join('/') }) : ''].filter(Boolean).join(' + ') : '';
     const parts = [
-      `${hits.length} hit${hits.length === 1 ? '' : 's'}${res.truncated ? ' (query truncated to 500 characters)' : ''}`,
-      `candidates: vector ${res.vector_candidates}, keyword ${res.keyword_candidates}`,
-      res.space ? `space ${res.space}` : 'keyword only',
-      `embed ${num(res.embed_ms, 1)} · vector ${num(res.vector_ms, 1)} · keyword ${num(res.keyword_ms, 1)} · total ${num(res.total_ms, 1)} ms`,
-      rr ? `rerank ${[rr.reranker, rr.weights ? 'blend ' + rr.weights.join('/') : ''].filter(Boolean).join(' + ')}${rr.warning ? ': ' + rr.warning : ''}` : 'rerank off',
+      t('search.hits', { n: hits.length }) + (res.truncated ? t('search.truncated') : ''),
+      t('search.candidates', { vector: res.vector_candidates, keyword: res.keyword_candidates }),
+      res.space ? ragdI18n.nodes('search.space', { space: el('code', {}, res.space) }) : t('search.keywordOnly'),
+      t('search.times', { embed: num(res.embed_ms, 1), vector: num(res.vector_ms, 1), keyword: num(res.keyword_ms, 1), total: num(res.total_ms, 1) }),
+      !rr ? t('chat.rerankOff') : rr.warning ? t('chat.rerankWarning', { what, warning: rr.warning }) : t('chat.rerank', { what }),
     ];
-    $('pg-summary').textContent = parts.join(' · ');
+    $('pg-summary').replaceChildren(...parts.flatMap((p, i) => [i ? ' · ' : '', ...[].concat(p)]));
     $('pg-hits').replaceChildren(...hits.map((h, i) => {
       const href = `/documents/${encodeURIComponent(h.document_id)}?chunk=${h.index}` + (h.page_start ? `&page=${h.page_start}` : '');
       const scores = el('div', { class: 'scores' },
         score('final', h.score, 4, maxes.score),
-        score('fused (RRF)', h.fused_score, 4, maxes.fused),
-        score('vector', h.vector_score, 3, maxes.vector, h.vector_rank ? `rank ${h.vector_rank}` : 'rank 0'),
-        score('keyword (BM25)', h.keyword_score, 2, maxes.keyword, h.keyword_rank ? `rank ${h.keyword_rank}` : 'rank 0'),
+        score('fused', h.fused_score, 4, maxes.fused),
+        score('vector', h.vector_score, 3, maxes.vector, '', h.vector_rank || 0),
+        score('keyword', h.keyword_score, 2, maxes.keyword, '', h.keyword_rank || 0),
         score('rerank', h.rerank_score, 3, maxes.rerank));
       for (const [name, v] of [['recency', h.recency], ['importance', h.importance], ['permission', h.permission]]) {
         if (typeof v === 'number') scores.append(score(name, v, 3, 1));
       }
-      if (h.document_rank) scores.append(score('document', h.document_rank, 0, 0, 'named by the query'));
-      const text = el('p', { class: 'hit-text' }, h.text);
+      if (h.document_rank) scores.append(score('document', h.document_rank, 0, 0, t('search.namedByQuery')));
+      const text = ragdHighlight.passage('p', 'hit-text', h.text, h.media_type, h.kind);
       const li = el('li', { class: 'hit', 'data-rank': i + 1, 'data-chunk': h.id },
         el('div', { class: 'hit-head' },
           el('span', { class: 'hit-rank' }, `#${i + 1}`),
           el('a', { href }, h.title || h.source || h.document_id),
-          el('span', { class: 'sub' }, [ragdPages.pageSpan(h), h.section, h.media_type].filter(Boolean).join(' · '))),
+          el('span', { class: 'sub' }, [ragd.pageSpan(h), h.section, h.media_type].filter(Boolean).join(' · '))),
         scores, text);
       ragdPages.expander(li, h.text, 300);
       return li;
@@ -149,13 +152,13 @@
   async function run() {
     const req = request();
     if (!req.query) {
-      $('pg-summary').replaceChildren(el('span', { class: 'error-text' }, 'Enter a query. 검색어를 입력하세요.'));
+      $('pg-summary').replaceChildren(el('span', { class: 'error-text' }, t('search.enterQuery')));
       return;
     }
     toAddress(req);
     const seq = ++running;
     $('pg-run').disabled = true;
-    $('pg-summary').textContent = 'searching…';
+    $('pg-summary').textContent = t('search.searching');
     try {
       const res = await api('/api/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(req) });
       if (seq === running) renderHits(res);

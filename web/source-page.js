@@ -5,7 +5,7 @@
 'use strict';
 
 const sourcePage = (() => {
-  const { el, fetchAPI, errorFrom, ApiError } = ragd;
+  const { el, fetchAPI, errorFrom, ApiError, t } = ragd;
   const PDF = 'application/pdf';
 
   /**
@@ -74,18 +74,19 @@ const sourcePage = (() => {
     const img = el('img', { class: 'page-image', alt: '' });
     const canvas = el('div', { class: 'page-canvas' }, img);
     const label = el('span', { class: 'page-label' });
-    const prev = el('button', { type: 'button', class: 'secondary page-prev', 'aria-label': 'previous page' }, '‹');
-    const next = el('button', { type: 'button', class: 'secondary page-next', 'aria-label': 'next page' }, '›');
+    const prev = el('button', { type: 'button', class: 'secondary page-prev', 'aria-label': t('page.prev') }, '‹');
+    const next = el('button', { type: 'button', class: 'secondary page-next', 'aria-label': t('page.next') }, '›');
     const error = el('p', { class: 'page-error', hidden: true });
     const bar = el('div', { class: 'page-bar' }, prev, label, next, opts.extra || null);
     const root = el('figure', { class: 'page-viewer', 'data-state': 'loading' }, bar, error, canvas);
     let shown = 0, pages = 0, current = 0;
+    const pageLabel = (n) => (pages ? t('page.of', { n, pages }) : t('common.page', { n }));
 
     async function go(n) {
       const seq = ++shown;
       current = n;
       root.dataset.state = 'loading';
-      label.textContent = pages ? `p. ${n} / ${pages}` : `p. ${n}`;
+      label.textContent = pageLabel(n);
       prev.disabled = n <= 1;
       next.disabled = pages > 0 && n >= pages;
       try {
@@ -94,9 +95,9 @@ const sourcePage = (() => {
         if (seq !== shown) return;
         pages = page.pages;
         img.src = page.url;
-        img.alt = `page ${n} of ${title}`;
+        img.alt = t('page.alt', { n, title });
         error.hidden = true;
-        label.textContent = pages ? `p. ${n} / ${pages}` : `p. ${n}`;
+        label.textContent = pageLabel(n);
         next.disabled = pages > 0 && n >= pages;
         root.dataset.page = String(n);
         for (const m of canvas.querySelectorAll('.page-mark')) m.remove();
@@ -152,7 +153,7 @@ const sourcePage = (() => {
     const link = el('a', {
       class: 'page-open', id: 'source-open-document',
       href: `/documents/${encodeURIComponent(s.document_id)}?page=${s.page_start}&chunk=${s.chunk_index}`,
-    }, 'open document');
+    }, t('page.openDocument'));
     const passage = panel.querySelector('#source-passage');
     const texts = () => {
       const marked = passage ? markedTexts(passage) : [];

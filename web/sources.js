@@ -3,7 +3,7 @@
 'use strict';
 
 (() => {
-  const { el, api, ApiError } = ragd;
+  const { el, api, ApiError, t } = ragd;
   const $ = (id) => document.getElementById(id);
   const json = (method, body) => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const errText = (e) => (e instanceof ApiError ? e.human() : String(e && e.message || e));
@@ -16,34 +16,42 @@
     return set.path || set.url || set.repository || set.repo || JSON.stringify(set);
   }
 
-  /** status sums up a source's state in a word or two. */
+  /** status is a source's state as a key (data-status): syncing, paused, not synced, failed or in sync. */
   function status(st) {
-    if (st.running) return 'syncing…';
-    if (st.paused) return 'paused — ' + (st.pause_reason || '');
-    if (!st.last_run_at) return 'not synced yet';
+    if (st.running) return 'syncing';
+    if (st.paused) return 'paused';
+    if (!st.last_run_at) return 'not synced';
     if (st.last_error) return 'failed';
     return 'in sync';
   }
 
+  /** statusText sums up a source's state in a word or two, in the page's language. */
+  function statusText(st) {
+    const key = { syncing: 'src.syncing', paused: 'src.paused', 'not synced': 'src.notSynced', failed: 'src.failed', 'in sync': 'src.inSync' }[status(st)];
+    return t(key, { reason: st.pause_reason || '' });
+  }
+
+  /** kindName is a source kind in the page's language (a kind without a name there as it is). */
+  const kindName = (k) => (ragdI18n.has('srckind.' + k) ? t('srckind.' + k) : k);
+
   function lastSync(st) {
     if (!st.last_run_at) return '—';
-    const when = new Date(st.last_run_at).toLocaleString();
-    return `${when} · +${st.added} ~${st.updated} −${st.deleted} =${st.unchanged}` + (st.failed ? ` · ${st.failed} failed` : '');
+    return `${ragd.when(st.last_run_at)} · +${st.added} ~${st.updated} −${st.deleted} =${st.unchanged}` + (st.failed ? ' · ' + t('src.failedCount', { n: st.failed }) : '');
   }
 
   function row(s) {
     const st = s.state || {};
-    const run = el('button', { type: 'button', class: 'secondary write-only', 'data-action': 'sync' }, 'run now');
+    const run = el('button', { type: 'button', class: 'secondary write-only', 'data-action': 'sync' }, t('src.run'));
     const tr = el('tr', { 'data-source': s.id, 'data-status': status(st) },
-      el('td', {}, s.kind),
-      el('td', { class: 'name', title: where(s) }, where(s)),
-      el('td', { class: 'src-status' }, status(st)),
-      el('td', { class: 'src-last' }, lastSync(st)),
-      el('td', { class: 'src-error' }, st.last_error || ''),
+      el('td', { 'data-label': t('src.kind'), 'data-kind': s.kind }, kindName(s.kind)),
+      el('td', { class: 'name', title: where(s), 'data-label': t('src.where') }, where(s)),
+      el('td', { class: 'src-status', 'data-label': t('src.status') }, statusText(st)),
+      el('td', { class: 'src-last', 'data-label': t('src.lastSync') }, lastSync(st)),
+      el('td', { class: 'src-error', 'data-label': t('src.lastError') }, st.last_error || ''),
       el('td', { class: 'doc-actions' }, run));
     run.addEventListener('click', async () => {
       run.disabled = true;
-      tr.querySelector('.src-status').textContent = 'syncing…';
+      tr.querySelector('.src-status').textContent = t('src.syncing');
       try {
         await api(path('/' + encodeURIComponent(s.id) + '/sync'), { method: 'POST' });
       } catch (e) {
@@ -70,13 +78,13 @@
     const kinds = body.kinds || [];
     const sel = $('src-kind');
     if (sel.options.length !== kinds.length) {
-      sel.replaceChildren(...kinds.map((k) => el('option', { value: k }, k)));
+      sel.replaceChildren(...kinds.map((k) => el('option', { value: k }, kindName(k))));
       showFields();
     }
     const list = body.sources || [];
     $('src-rows').replaceChildren(...list.map(row));
     $('src-empty').hidden = list.length > 0;
-    $('src-empty').textContent = 'No sources in this collection.';
+    $('src-empty').textContent = t('src.empty');
     // While a sync runs (or has not run yet), the panel follows it.
     if (list.some((s) => s.state.running || !s.state.last_run_at)) state.timer = setTimeout(load, 1000);
   }
@@ -101,7 +109,7 @@
         ? { path: $('src-path').value.trim(), include: globs($('src-include').value), exclude: globs($('src-exclude').value) }
         : JSON.parse($('src-settings').value || '{}');
     } catch (err) {
-      out.textContent = 'settings are not JSON: ' + err.message;
+      out.textContent = t('src.notJSON', { error: err.message });
       out.classList.add('bad');
       return;
     }
@@ -112,7 +120,7 @@
     if (schedule) spec.schedule = schedule;
     try {
       const s = await api(path(), json('POST', spec));
-      out.textContent = 'added — first sync started';
+      out.textContent = t('src.added');
       out.classList.add('ok');
       out.dataset.source = s.id;
     } catch (err) {

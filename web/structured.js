@@ -8,7 +8,7 @@
 'use strict';
 
 const ragdStructured = (() => {
-  const { el } = ragd;
+  const { el, t } = ragd;
 
   const kindOf = (s) => (s && s.metadata && s.metadata.kind) || '';
 
@@ -26,7 +26,7 @@ const ragdStructured = (() => {
   }
 
   function path(s) {
-    return s.section ? el('p', { class: 'section-path', title: '출처 (section path)' }, s.section) : null;
+    return s.section ? el('p', { class: 'section-path', title: t('graph.sectionPath') }, s.section) : null;
   }
 
   /**
@@ -45,7 +45,7 @@ const ragdStructured = (() => {
         items.push(el('section', { class: 'graph-entity', 'data-n': s.n },
           el('h4', {}, el('span', { class: 'graph-n' }, n), ' ', s.title || '', ' ', el('span', { class: 'badge' }, m.entity_type || '')),
           path(s),
-          rels.length ? table('relation-rows', ['entity', 'relation', '→'],
+          rels.length ? table('relation-rows', [t('graph.entity'), t('graph.relation'), '→'],
             rels.map((r) => [s.title, r.label, r.text])) : null));
       } else if (m.kind === 'records' && Array.isArray(m.columns) && Array.isArray(m.rows)) {
         items.push(el('section', { class: 'graph-records', 'data-n': s.n },
@@ -59,7 +59,7 @@ const ragdStructured = (() => {
     }
     if (!items.length) return null;
     return el('details', { class: 'graph-sources', open: true },
-      el('summary', {}, `그래프 출처 ${items.length}개 (graph sources)`), ...items);
+      el('summary', {}, t('graph.sources', { n: items.length })), ...items);
   }
 
   /** graphSteps lists what graph retrieval did, step by step (null for an answer from documents). */
@@ -67,15 +67,15 @@ const ragdStructured = (() => {
     const g = info && info.graph;
     if (!g) return null;
     const extra = [];
-    if (g.intents && g.intents.length) extra.push(`intent ${g.intents.join(', ')}`);
-    if (g.spec) extra.push(`spec ${g.spec}`);
+    if (g.intents && g.intents.length) extra.push(t('graph.intent', { v: g.intents.join(', ') }));
+    if (g.spec) extra.push(t('graph.spec', { v: g.spec }));
     const step = (name, text) => el('li', { 'data-step': name }, text);
-    return el('ol', { class: 'graph-steps', 'aria-label': 'graph steps' },
-      step('entities', `entities found: ${g.entities_found ?? 0} (vector + keyword, RRF)`),
-      step('relations', `relations expanded (1 hop): ${g.relations_expanded ?? 0}`),
-      step('rows', `record rows matched: ${g.rows_matched ?? 0}${extra.length ? ' · ' + extra.join(' · ') : ''}`),
-      step('passages', `source passages: ${g.chunks_retrieved ?? 0}`),
-      step('latency', `graph retrieval ${typeof g.latency_ms === 'number' ? g.latency_ms.toFixed(1) : '—'} ms`));
+    return el('ol', { class: 'graph-steps', 'aria-label': t('graph.steps') },
+      step('entities', t('graph.entities', { n: g.entities_found ?? 0 })),
+      step('relations', t('graph.relations', { n: g.relations_expanded ?? 0 })),
+      step('rows', [t('graph.rows', { n: g.rows_matched ?? 0 }), ...extra].join(' · ')),
+      step('passages', t('graph.passages', { n: g.chunks_retrieved ?? 0 })),
+      step('latency', t('graph.latency', { ms: typeof g.latency_ms === 'number' ? g.latency_ms.toFixed(1) : '—' })));
   }
 
   /**
@@ -89,14 +89,14 @@ const ragdStructured = (() => {
     const dropped = [...new Set(conds.filter((c) => c.dropped).map((c) => c.field))];
     const chips = conds.map((c) => {
       const button = c.dropped
-        ? el('button', { type: 'button', class: 'chip-action', 'aria-label': `apply ${c.text}`, title: '다시 적용 (apply again)' }, '↺')
-        : el('button', { type: 'button', class: 'chip-action', 'aria-label': `remove ${c.text}`, title: '이 조건 빼고 다시 묻기 (ask without it)' }, '✕');
+        ? el('button', { type: 'button', class: 'chip-action', 'aria-label': t('chip.apply', { text: c.text }), title: t('chip.applyTitle') }, '↺')
+        : el('button', { type: 'button', class: 'chip-action', 'aria-label': t('chip.remove', { text: c.text }), title: t('chip.removeTitle') }, '✕');
       button.addEventListener('click', () => onChange(c.dropped ? dropped.filter((f) => f !== c.field) : [...dropped, c.field]));
       return el('li', { class: 'chip', 'data-field': c.field, 'data-dropped': c.dropped ? 'true' : 'false' },
         el('span', { class: 'chip-text' }, c.text || `${c.label || c.field}`), button);
     });
     return el('div', { class: 'filter-chips' },
-      el('span', { class: 'hint' }, '조건 (filter):'), el('ul', {}, ...chips));
+      el('span', { class: 'hint' }, t('chip.filter')), el('ul', {}, ...chips));
   }
 
   return { graphSources, graphSteps, filterChips };

@@ -87,6 +87,9 @@ type Store interface {
 	ListChunks(ctx context.Context, p Principal, documentID string) ([]*Chunk, error)
 	// ListVersions returns the version records of a visible document, newest first. ErrNotFound.
 	ListVersions(ctx context.Context, p Principal, documentID string) ([]*DocumentVersion, error)
+	// DocumentHistory returns the last limit (1..MaxHistory) changes of state of a visible document, oldest
+	// first. ErrNotFound.
+	DocumentHistory(ctx context.Context, p Principal, documentID string, limit int) ([]*DocumentEvent, error)
 
 	// PutBlob stores raw bytes under their sha256 hex hash (idempotent).
 	PutBlob(ctx context.Context, hash string, data []byte) error

@@ -150,6 +150,26 @@ type DocumentVersion struct {
 	TextHash string `json:"text_hash,omitempty"`
 }
 
+// Statuses of a DocumentEvent besides the document statuses: the document went to the trash, or came back.
+const (
+	EventDeleted  Status = "deleted"
+	EventRestored Status = "restored"
+)
+
+// DocumentEvent is one change of a document's state as the store recorded it (Store.DocumentHistory): a new
+// status or stage (progress alone is none), a committed version, a move to or from the trash.
+type DocumentEvent struct {
+	At        time.Time `json:"at"`
+	Status    Status    `json:"status"` // a document status, EventDeleted or EventRestored
+	Stage     Stage     `json:"stage"`
+	Version   int       `json:"version"` // the version the change is about: the pending one while one is pending
+	ErrorCode Code      `json:"error_code,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// MaxHistory is the most events Store.DocumentHistory returns at once.
+const MaxHistory = 1000
+
 // DocumentState is the mutable processing state of a document (see Store.SetDocumentState).
 type DocumentState struct {
 	Status      Status

@@ -34,6 +34,7 @@ var routeActions = map[string]string{
 	"GET /api/documents/{id}":                        audit.DocumentRead,
 	"GET /api/documents/{id}/chunks":                 audit.DocumentRead,
 	"GET /api/documents/{id}/versions":               audit.DocumentRead,
+	"GET /api/documents/{id}/history":                audit.DocumentRead,
 	"GET /api/documents/{id}/versions/{n}":           audit.DocumentRead,
 	"GET /api/documents/{id}/versions/{n}/file":      audit.DocumentDownload,
 	"POST /api/documents":                            audit.DocumentUpload,

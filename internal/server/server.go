@@ -34,6 +34,7 @@ type Documents interface {
 	RestoreDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 	GetBlob(ctx context.Context, hash string) ([]byte, error)
 	ListVersions(ctx context.Context, p rag.Principal, id string) ([]*rag.DocumentVersion, error)
+	DocumentHistory(ctx context.Context, p rag.Principal, id string, limit int) ([]*rag.DocumentEvent, error)
 	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)
 }
 
@@ -232,6 +233,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/documents/{id}/restore", s.handleRestoreDocument)
 	s.mux.HandleFunc("POST /api/documents/{id}/retry", s.handleRetryDocument)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions", s.handleListVersions)
+	s.mux.HandleFunc("GET /api/documents/{id}/history", s.handleDocumentHistory)
 	s.mux.HandleFunc("GET /api/admin/audit", s.handleListAudit)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}", s.handleGetVersion)
 	s.mux.HandleFunc("GET /api/documents/{id}/versions/{n}/file", s.handleVersionFile)

@@ -37,6 +37,26 @@ func (s *Server) handleListVersions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"document_id": id, "versions": vs})
 }
 
+// handleDocumentHistory answers GET /api/documents/{id}/history?limit=N: the document's last N (default 100,
+// at most rag.MaxHistory) changes of state, oldest first, under the document's visibility (404 alike).
+func (s *Server) handleDocumentHistory(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit", 100, 1, rag.MaxHistory)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	events, err := s.deps.Documents.DocumentHistory(r.Context(), principalOf(r), id, limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if events == nil {
+		events = []*rag.DocumentEvent{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"document_id": id, "events": events})
+}
+
 // version returns the document (as the principal sees it) and its version n; 404 for either unknown, 400
 // for an n that is not a positive number.
 func (s *Server) version(r *http.Request) (*rag.Document, *rag.DocumentVersion, error) {

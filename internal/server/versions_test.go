@@ -1,7 +1,10 @@
 package server
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -52,5 +55,46 @@ func TestVersions(t *testing.T) {
 		{name: "Delete", method: "DELETE", path: "/api/documents/" + id, status: 204},
 		{name: "ErrVersionsOfDeleted", method: "GET", path: base, status: 404, code: rag.CodeNotFound},
 		{name: "ErrFileOfDeleted", method: "GET", path: base + "/1/file", status: 404, code: rag.CodeNotFound},
+	})
+}
+
+// TestDocumentHistory reads a document's status history: its first version from queued through the
+// ingestion stages to ready, then a second version, oldest first; limit at its bounds.
+func TestDocumentHistory(t *testing.T) {
+	b := setup(t, nil)
+	docs := b.upload(t, []file{{"ferry.md", []byte("# Ferry\n\nThe ferry leaves at nine.")}}, nil)
+	id := docs[0].ID
+	b.waitDocument(t, id)
+	b.run(t, []scenario{{name: "PutV2", method: "PUT", path: "/api/documents/" + id, status: 202,
+		body: multipartBody([]file{{"ferry.md", []byte("# Ferry\n\nThe ferry leaves at ten.")}}, nil)}})
+	b.waitDocument(t, id)
+	base := "/api/documents/" + id + "/history"
+	b.run(t, []scenario{
+		{name: "OK", method: "GET", path: base, status: 200, check: func(t *testing.T, _ *http.Response, body []byte) {
+			var res struct {
+				Events []rag.DocumentEvent `json:"events"`
+			}
+			if err := json.Unmarshal(body, &res); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range res.Events {
+				got = append(got, fmt.Sprintf("%s/%s/v%d", e.Status, e.Stage, e.Version))
+			}
+			s := strings.Join(got, " ")
+			for _, want := range []string{"queued/queued/v1", "processing/extract/v1", "processing/embed/v1", "ready/done/v1", "ready/done/v2"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("history %s lacks %s", s, want)
+				}
+			}
+			if !strings.HasPrefix(s, "queued/queued/v1 ") || !strings.HasSuffix(s, " ready/done/v2") {
+				t.Errorf("history %s: not oldest first", s)
+			}
+		}},
+		{name: "LimitOne", method: "GET", path: base + "?limit=1", status: 200, contains: []string{`"status":"ready"`, `"version":2`}, notContains: []string{`"queued"`}},
+		{name: "LimitMax", method: "GET", path: base + fmt.Sprintf("?limit=%d", rag.MaxHistory), status: 200, contains: []string{`"status":"queued"`}},
+		{name: "ErrLimitZero", method: "GET", path: base + "?limit=0", status: 400, code: rag.CodeInvalid},
+		{name: "ErrLimitOverMax", method: "GET", path: base + fmt.Sprintf("?limit=%d", rag.MaxHistory+1), status: 400, code: rag.CodeInvalid},
+		{name: "ErrUnknownDocument", method: "GET", path: "/api/documents/nope/history", status: 404, code: rag.CodeNotFound},
 	})
 }

@@ -367,3 +367,28 @@ func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// DocumentHistory returns the last limit changes of state of a visible document, oldest first (recorded by
+// the trigger of migration 0013). ErrNotFound.
+func (s *Store) DocumentHistory(ctx context.Context, p rag.Principal, documentID string, limit int) ([]*rag.DocumentEvent, error) {
+	if _, err := s.GetDocument(ctx, p, documentID); err != nil {
+		return nil, err
+	}
+	limit = min(max(limit, 1), rag.MaxHistory)
+	rows, err := s.pool.Query(ctx, s.q(`SELECT at, status, stage, version, error_code, error FROM (
+		SELECT id, at, status, stage, version, error_code, error FROM {S}.document_events WHERE document_id = $1
+		ORDER BY id DESC LIMIT $2) e ORDER BY id`), documentID, limit)
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("document history: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.DocumentEvent, error) {
+		var e rag.DocumentEvent
+		err := r.Scan(&e.At, &e.Status, &e.Stage, &e.Version, &e.ErrorCode, &e.Error)
+		e.At = e.At.UTC()
+		return &e, err
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("document history: %w", err))
+	}
+	return out, nil
+}

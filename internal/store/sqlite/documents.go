@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"time"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -393,6 +395,40 @@ func (s *Store) ListVersions(ctx context.Context, p rag.Principal, documentID st
 	})
 	if err != nil {
 		return nil, dbError(err, "list versions")
+	}
+	return out, nil
+}
+
+// DocumentHistory returns the last limit changes of state of a visible document, oldest first (recorded by
+// the triggers of migration 0014). ErrNotFound.
+func (s *Store) DocumentHistory(ctx context.Context, p rag.Principal, documentID string, limit int) ([]*rag.DocumentEvent, error) {
+	limit = min(max(limit, 1), rag.MaxHistory)
+	var out []*rag.DocumentEvent
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		_, seq, err := visibleDoc(ctx, tx, p, documentID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT at, status, stage, version, error_code, error FROM (
+			SELECT id, at, status, stage, version, error_code, error FROM document_events WHERE doc_seq = ?
+			ORDER BY id DESC LIMIT ?) ORDER BY id`, seq, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e rag.DocumentEvent
+			var at int64
+			if err := rows.Scan(&at, &e.Status, &e.Stage, &e.Version, &e.ErrorCode, &e.Error); err != nil {
+				return err
+			}
+			e.At = time.UnixMicro(at).UTC()
+			out = append(out, &e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, dbError(err, "document history")
 	}
 	return out, nil
 }

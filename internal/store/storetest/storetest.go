@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Versions", func(t *testing.T) { testVersions(t, open) })
 	t.Run("Delete", func(t *testing.T) { testDelete(t, open) })
 	t.Run("Trash", func(t *testing.T) { testTrash(t, open) })
+	t.Run("History", func(t *testing.T) { testHistory(t, open) })
 	t.Run("Audit", func(t *testing.T) { testAudit(t, open) })
 	t.Run("Blobs", func(t *testing.T) { testBlobs(t, open) })
 	t.Run("VectorCandidates", func(t *testing.T) { testVectorCandidates(t, open) })
