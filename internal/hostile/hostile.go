@@ -83,43 +83,68 @@ func QuadraticMarkdown(n int) []byte {
 // a stream of a few bytes repeated is a PDF bomb. The cross-reference table is computed, so PDFium opens
 // it without repairs.
 func PDF(contents ...io.Reader) []byte {
-	var buf bytes.Buffer
-	var offsets []int
-	obj := func(body string, stream []byte) {
-		offsets = append(offsets, buf.Len())
-		fmt.Fprintf(&buf, "%d 0 obj\n%s", len(offsets), body)
-		if stream != nil {
-			buf.WriteString("\nstream\n")
-			buf.Write(stream)
-			buf.WriteString("\nendstream")
-		}
-		buf.WriteString("\nendobj\n")
-	}
-	buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	var w pdfWriter
 	n := len(contents)
 	// 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
 	kids := make([]string, n)
 	for i := range n {
 		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
 	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	w.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	w.obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
+	w.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
 	for i, c := range contents {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i), nil)
+		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i), nil)
 		var z bytes.Buffer
 		zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
 		io.Copy(zw, c)
 		zw.Close()
-		obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", z.Len()), z.Bytes())
+		w.obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", z.Len()), z.Bytes())
 	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", o)
+	return w.finish()
+}
+
+// ImagePDF returns a one-page PDF of width × height points whose only content is a grayscale JPEG image
+// (px × py pixels) covering the page: a scanned page, with no text layer.
+func ImagePDF(width, height float64, jpeg []byte, px, py int) []byte {
+	var w pdfWriter
+	w.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	w.obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
+	w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>", width, height), nil)
+	w.obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>", px, py, len(jpeg)), jpeg)
+	content := fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q", width, height)
+	w.obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	return w.finish()
+}
+
+// pdfWriter writes numbered objects (from 1) and then the cross-reference table; object 1 is the catalog.
+type pdfWriter struct {
+	buf     bytes.Buffer
+	offsets []int
+}
+
+func (w *pdfWriter) obj(body string, stream []byte) {
+	if w.buf.Len() == 0 {
+		w.buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return buf.Bytes()
+	w.offsets = append(w.offsets, w.buf.Len())
+	fmt.Fprintf(&w.buf, "%d 0 obj\n%s", len(w.offsets), body)
+	if stream != nil {
+		w.buf.WriteString("\nstream\n")
+		w.buf.Write(stream)
+		w.buf.WriteString("\nendstream")
+	}
+	w.buf.WriteString("\nendobj\n")
+}
+
+func (w *pdfWriter) finish() []byte {
+	xref := w.buf.Len()
+	fmt.Fprintf(&w.buf, "xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
+	for _, o := range w.offsets {
+		fmt.Fprintf(&w.buf, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&w.buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, xref)
+	return w.buf.Bytes()
 }
 
 // PDFText is the content stream of a page that shows text at the top left.

@@ -1,0 +1,167 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/jpeg"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/requests"
+
+	"github.com/ragd/ragd/internal/hostile"
+)
+
+// needTesseract skips a test when Tesseract with the Korean and English data is not installed (make test
+// installs it: scripts/test.sh).
+func needTesseract(t testing.TB) {
+	t.Helper()
+	out, err := exec.Command("tesseract", "--list-langs").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "kor") || !strings.Contains(string(out), "eng") {
+		t.Skip("Tesseract with kor and eng is not installed (apt-get install tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng)")
+	}
+}
+
+func TestOCR_ScannedFixtures(t *testing.T) {
+	needTesseract(t)
+	for _, c := range []struct {
+		file  string
+		pages int
+		want  map[int][]string // phrases (whitespace ignored) on a page
+	}{
+		{"scanned/scanned-ko-review-report-p1-3.pdf", 3, map[int][]string{
+			1: {"환경노동위원회", "검토보고서"},
+			3: {"제안이유"},
+		}},
+		{"scanned/scanned-en-federal-register-p1-2.pdf", 2, map[int][]string{
+			1: {"Airworthiness Directives"},
+			2: {"Federal Register"},
+		}},
+	} {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(formats, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := shared.Extract(context.Background(), c.file, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Pages != c.pages || len(x.FailedPages) != 0 {
+				t.Fatalf("pages %d, failed %v; want %d pages, none failed", x.Pages, x.FailedPages, c.pages)
+			}
+			for _, b := range x.Blocks {
+				if !b.OCR || b.OCRConfidence <= 0.5 || b.OCRConfidence > 1 {
+					t.Fatalf("block on page %d not marked as OCR with a confidence: %+v", b.Page, b)
+				}
+			}
+			for page, phrases := range c.want {
+				got := squash(pageText(x, page))
+				for _, p := range phrases {
+					if !strings.Contains(got, squash(p)) {
+						t.Errorf("page %d lacks %q:\n%s", page, p, pageText(x, page))
+					}
+				}
+			}
+		})
+	}
+}
+
+// scanPage makes an image-only PDF of page (1-based) of the PDF data, as a scanner would: the page rendered
+// in grayscale at dpi by PDFium, JPEG-compressed, as the only thing on a page of the same size.
+func scanPage(t testing.TB, data []byte, page, dpi int) []byte {
+	t.Helper()
+	rt, err := shared.pdfRuntime(&shared.render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	ctx := context.Background()
+	err = rt.run(ctx, ctx, len(data), func(inst pdfium.Pdfium) error {
+		d, _, err := openPDF(inst, "PDF", data, shared.opts.PDFMemoryLimit)
+		if err != nil {
+			return err
+		}
+		defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: d})
+		size, err := inst.GetPageSize(&requests.GetPageSize{Page: requests.Page{ByIndex: &requests.PageByIndex{Document: d, Index: page - 1}}})
+		if err != nil {
+			return err
+		}
+		img, _, err := renderGray(inst, d, page-1, dpi, shared.opts.PDFMemoryLimit)
+		if err != nil {
+			return err
+		}
+		var jpg bytes.Buffer
+		if err := jpeg.Encode(&jpg, img, &jpeg.Options{Quality: 85}); err != nil {
+			return err
+		}
+		out = hostile.ImagePDF(size.Width, size.Height, jpg.Bytes(), img.Rect.Dx(), img.Rect.Dy())
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan page %d: %v", page, err)
+	}
+	return out
+}
+
+// cer is the character error rate of got against want: their edit distance over want's length, in runes,
+// both compared as squash does (NFKC, whitespace left out).
+func cer(got, want string) float64 {
+	a, b := []rune(squash(got)), []rune(squash(want))
+	return float64(editRow(a, b, false)[len(b)]) / float64(max(len(b), 1))
+}
+
+// TestOCR_CharacterErrorRate scans pages of the shared PDFs inside the test (PDFium renders the page at
+// 200 dpi, the image becomes the only content of a new PDF: no text layer) and reads them back through
+// Extract: the OCR text's character error rate against the original page's text layer (both through the
+// same layout, whitespace left out) is at most 10 % for Korean and 3 % for English.
+func TestOCR_CharacterErrorRate(t *testing.T) {
+	needTesseract(t)
+	var pages int
+	var took time.Duration
+	for _, c := range []struct {
+		file string
+		page int
+		max  float64
+	}{
+		{"pdf/bill_2125318_review_report.pdf", 3, 0.10},
+		{"pdf/bill_2125318_original.pdf", 2, 0.10},
+		{"pdf/federal-register-2020-17221.pdf", 3, 0.03},
+	} {
+		t.Run(fmt.Sprintf("%s#%d", filepath.Base(c.file), c.page), func(t *testing.T) {
+			scan := scanPage(t, readFixture(t, c.file), c.page, 200)
+			start := time.Now()
+			x, err := shared.Extract(context.Background(), "scan.pdf", scan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			took += time.Since(start)
+			pages++
+			for _, b := range x.Blocks {
+				if !b.OCR {
+					t.Fatalf("block not marked as read by OCR: %+v", b)
+				}
+			}
+			want := pageText(extractFixture(t, c.file), c.page)
+			got := pageText(x, 1)
+			rate := cer(got, want)
+			if d := os.Getenv("OCR_DEBUG"); d != "" {
+				os.WriteFile(filepath.Join(d, fmt.Sprintf("got-%d.txt", c.page)), []byte(got), 0o644)
+				os.WriteFile(filepath.Join(d, fmt.Sprintf("want-%d.txt", c.page)), []byte(want), 0o644)
+			}
+			t.Logf("CER %.2f %% (%d characters of the text layer, whitespace aside), confidence %.2f", 100*rate, len([]rune(squash(want))), x.Blocks[0].OCRConfidence)
+			if rate > c.max {
+				t.Errorf("CER %.3f over %.2f\nOCR:\n%s\ntext layer:\n%s", rate, c.max, got, want)
+			}
+		})
+	}
+	if pages > 0 {
+		t.Logf("%d pages in %s: %.2f pages/s", pages, took.Round(time.Millisecond), float64(pages)/took.Seconds())
+	}
+}
