@@ -240,7 +240,9 @@
 
   function pages(s) {
     if (!s.page_start) return '—';
-    return s.page_end && s.page_end !== s.page_start ? `p. ${s.page_start}–${s.page_end}` : `p. ${s.page_start}`;
+    const span = s.page_end && s.page_end !== s.page_start ? `p. ${s.page_start}–${s.page_end}` : `p. ${s.page_start}`;
+    // Text read from page images says so, with the OCR engine's confidence.
+    return s.ocr ? `${span} (OCR ${Math.round((s.ocr_confidence || 0) * 100)} %)` : span;
   }
 
   function fmt(x, digits = 3) { return typeof x === 'number' ? x.toFixed(digits) : '—'; }

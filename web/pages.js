@@ -14,10 +14,14 @@ const ragdPages = (() => {
     select.replaceChildren(...TYPES.map(([value, label]) => el('option', { value }, label)));
   }
 
-  /** pageSpan is "p. 3" or "p. 3–4" for a chunk or hit with pages, "" without. */
+  /**
+   * pageSpan is "p. 3" or "p. 3–4" for a chunk or hit with pages, "" without; text read by OCR says so with
+   * the engine's confidence: "p. 3 (OCR 87 %)".
+   */
   function pageSpan(x) {
     if (!x.page_start) return '';
-    return x.page_end && x.page_end !== x.page_start ? `p. ${x.page_start}–${x.page_end}` : `p. ${x.page_start}`;
+    const span = x.page_end && x.page_end !== x.page_start ? `p. ${x.page_start}–${x.page_end}` : `p. ${x.page_start}`;
+    return x.ocr ? `${span} (OCR ${Math.round((x.ocr_confidence || 0) * 100)} %)` : span;
   }
 
   /**

@@ -53,8 +53,16 @@ const (
 	ocrImageCover = 0.3
 )
 
-// ocrPSM is Tesseract's page segmentation mode.
-var ocrPSM = "4"
+// Tesseract's page segmentation modes, tried in this order: sparse text (11) finds every line wherever it is
+// and lets ragd's layout order them, which reads multi-column pages best (1 % CER on a three-column Federal
+// Register page, against 77 % with mode 4, whose lines run across the columns); on justified Korean text it
+// splits words and reads worse, so a page it reads with less than ocrRetryConf confidence is read again as
+// one column of text (4) and the more confident reading is kept. (Mode 3, automatic layout, dropped most
+// lines of a justified Korean page.)
+var ocrModes = []string{"11", "4"}
+
+// ocrRetryConf: below this confidence the next segmentation mode is tried.
+const ocrRetryConf = 0.9
 
 // OCROptions configure the OCR of PDF pages. The zero value is auto with the defaults.
 type OCROptions struct {
@@ -203,11 +211,24 @@ func (e *ocrEngine) read(ctx context.Context, inst pdfium.Pdfium, d references.F
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 		return ocrPage{}, fmt.Errorf("encode page image: %w", err)
 	}
-	tsv, err := e.tesseract(ctx, buf.Bytes(), dpi)
-	if err != nil {
-		return ocrPage{}, err
+	var best ocrPage
+	for i, psm := range ocrModes {
+		tsv, err := e.tesseract(ctx, buf.Bytes(), dpi, psm)
+		if err != nil {
+			return ocrPage{}, err
+		}
+		p, err := parseTSV(tsv, float64(img.Rect.Dx()), float64(img.Rect.Dy()), dpi)
+		if err != nil {
+			return ocrPage{}, err
+		}
+		if i == 0 || p.conf > best.conf {
+			best = p
+		}
+		if best.conf >= ocrRetryConf {
+			break
+		}
 	}
-	return parseTSV(tsv, float64(img.Rect.Dx()), float64(img.Rect.Dy()), dpi)
+	return best, nil
 }
 
 // renderGray renders a page in grayscale at dpi, or less for a page whose image would be larger than
@@ -246,9 +267,9 @@ func renderGray(inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index, dpi int, 
 // tesseract runs Tesseract on one PNG image and returns its TSV output. The process gets the page's
 // context (killed when it ends), one thread (the machine's cores are the ingestion workers') and at most
 // PageMemory bytes of address space (ulimit -v through /bin/sh).
-func (e *ocrEngine) tesseract(ctx context.Context, img []byte, dpi int) ([]byte, error) {
+func (e *ocrEngine) tesseract(ctx context.Context, img []byte, dpi int, psm string) ([]byte, error) {
 	args := []string{strconv.FormatInt(e.opts.PageMemory>>10, 10), e.path, "stdin", "stdout",
-		"-l", e.opts.Langs, "--psm", ocrPSM, "--dpi", strconv.Itoa(dpi), "tsv"}
+		"-l", e.opts.Langs, "--psm", psm, "--dpi", strconv.Itoa(dpi), "tsv"}
 	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `ulimit -v "$0" || exit 125; exec "$@"`}, args...)...)
 	cmd.Env = []string{"OMP_THREAD_LIMIT=1", "PATH=/usr/bin:/bin"}
 	cmd.Stdin = bytes.NewReader(img)

@@ -104,16 +104,29 @@ func PDF(contents ...io.Reader) []byte {
 	return w.finish()
 }
 
-// ImagePDF returns a one-page PDF of width × height points whose only content is a grayscale JPEG image
-// (px × py pixels) covering the page: a scanned page, with no text layer.
-func ImagePDF(width, height float64, jpeg []byte, px, py int) []byte {
+// ImagePDF returns a PDF of width × height point pages: first one page per text of texts (shown with
+// Helvetica at the top left), then a page whose only content is a grayscale JPEG image (px × py pixels)
+// covering it — a scanned page, with no text layer.
+func ImagePDF(width, height float64, jpeg []byte, px, py int, texts ...string) []byte {
 	var w pdfWriter
+	n := len(texts) + 1
+	// 1 catalog, 2 pages, 3 font, 4 image, then per page: page object, content stream.
+	kids := make([]string, n)
+	for i := range n {
+		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
+	}
 	w.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	w.obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>", nil)
-	w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /XObject << /Im1 4 0 R >> >> /Contents 5 0 R >>", width, height), nil)
+	w.obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
+	w.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
 	w.obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>", px, py, len(jpeg)), jpeg)
-	content := fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q", width, height)
-	w.obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	for i := range n {
+		content := fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q", width, height)
+		if i < len(texts) {
+			content = fmt.Sprintf("BT /F1 12 Tf 72 %.2f Td (%s) Tj ET", height-72, texts[i])
+		}
+		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> /Contents %d 0 R >>", width, height, 6+2*i), nil)
+		w.obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	}
 	return w.finish()
 }
 
