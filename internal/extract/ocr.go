@@ -53,16 +53,18 @@ const (
 	ocrImageCover = 0.3
 )
 
-// Tesseract's page segmentation modes, tried in this order: sparse text (11) finds every line wherever it is
-// and lets ragd's layout order them, which reads multi-column pages best (1 % CER on a three-column Federal
-// Register page, against 77 % with mode 4, whose lines run across the columns); on justified Korean text it
-// splits words and reads worse, so a page it reads with less than ocrRetryConf confidence is read again as
-// one column of text (4) and the more confident reading is kept. (Mode 3, automatic layout, dropped most
-// lines of a justified Korean page.)
-var ocrModes = []string{"11", "4"}
-
-// ocrRetryConf: below this confidence the next segmentation mode is tried.
-const ocrRetryConf = 0.9
+// Tesseract's page segmentation modes. Sparse text (11) finds every line wherever it is and lets ragd's
+// layout order them, which reads multi-column pages best (1 % CER on a three-column Federal Register page,
+// against 77 % with mode 4, whose lines run across the columns). On justified Korean text it splits words
+// and reads worse (17 % against 5 % on a page of a bill), so a page that is mostly Hangul, or that it reads
+// with less than ocrRetryConf confidence, is read again as one column of text (4) — kept for a Hangul page
+// unless clearly less confident, for another page when more confident. (Mode 3, automatic layout, dropped
+// most lines of a justified Korean page.)
+const (
+	ocrSparse    = "11"
+	ocrColumn    = "4"
+	ocrRetryConf = 0.9
+)
 
 // OCROptions configure the OCR of PDF pages. The zero value is auto with the defaults.
 type OCROptions struct {
@@ -211,24 +213,40 @@ func (e *ocrEngine) read(ctx context.Context, inst pdfium.Pdfium, d references.F
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 		return ocrPage{}, fmt.Errorf("encode page image: %w", err)
 	}
-	var best ocrPage
-	for i, psm := range ocrModes {
+	run := func(psm string) (ocrPage, error) {
 		tsv, err := e.tesseract(ctx, buf.Bytes(), dpi, psm)
 		if err != nil {
 			return ocrPage{}, err
 		}
-		p, err := parseTSV(tsv, float64(img.Rect.Dx()), float64(img.Rect.Dy()), dpi)
-		if err != nil {
-			return ocrPage{}, err
-		}
-		if i == 0 || p.conf > best.conf {
-			best = p
-		}
-		if best.conf >= ocrRetryConf {
-			break
+		return parseTSV(tsv, float64(img.Rect.Dx()), float64(img.Rect.Dy()), dpi, psm == ocrSparse)
+	}
+	sparse, err := run(ocrSparse)
+	if err != nil {
+		return ocrPage{}, err
+	}
+	hangul := hangulShare(sparse.chars.chars) >= 0.3
+	if !hangul && sparse.conf >= ocrRetryConf {
+		return sparse, nil
+	}
+	column, err := run(ocrColumn)
+	if err != nil {
+		return ocrPage{}, err
+	}
+	if hangul && column.conf >= sparse.conf-0.05 || column.conf > sparse.conf {
+		return column, nil
+	}
+	return sparse, nil
+}
+
+// hangulShare is the share of Hangul among the characters.
+func hangulShare(cs []pchar) float64 {
+	n := 0
+	for _, c := range cs {
+		if unicode.Is(unicode.Hangul, c.r) {
+			n++
 		}
 	}
-	return best, nil
+	return float64(n) / float64(max(len(cs), 1))
 }
 
 // renderGray renders a page in grayscale at dpi, or less for a page whose image would be larger than
@@ -292,8 +310,10 @@ func (e *ocrEngine) tesseract(ctx context.Context, img []byte, dpi int, psm stri
 // parseTSV turns Tesseract's TSV (a row per block, paragraph, line and word, pixel boxes from the top
 // left) into the page's characters in PDF points, y up: each word's box is shared evenly between its
 // characters, which take the height of their line, so that the layout reads the page as it reads a text
-// layer. w and h are the image's size in pixels.
-func parseTSV(tsv []byte, w, h float64, dpi int) (ocrPage, error) {
+// layer. w and h are the image's size in pixels. With apart, words are not neighbours in the characters'
+// order (sparse text: a line Tesseract runs across a column gutter is then split there by the layout);
+// otherwise the words of a line are.
+func parseTSV(tsv []byte, w, h float64, dpi int, apart bool) (ocrPage, error) {
 	scale := 72 / float64(dpi)
 	p := ocrPage{chars: pageChars{w: w * scale, h: h * scale}}
 	var confSum, lineTop, lineBottom float64
@@ -315,6 +335,7 @@ func parseTSV(tsv []byte, w, h float64, dpi int) (ocrPage, error) {
 		switch f[0] { // 1-3 are the page, blocks and paragraphs
 		case "4": // a line
 			lineTop, lineBottom = top, top+height
+			idx++
 		case "5": // a word
 			text := strings.TrimSpace(f[11])
 			conf := num(10)
@@ -322,9 +343,9 @@ func parseTSV(tsv []byte, w, h float64, dpi int) (ocrPage, error) {
 				continue
 			}
 			rs := []rune(text)
-			// Words are not neighbours in a content stream: the layout then splits a line at a gap the
-			// width of a column gutter even when Tesseract ran the line across it.
-			idx++
+			if apart {
+				idx++
+			}
 			y0, y1 := min(lineTop, top), max(lineBottom, top+height)
 			cw := width / float64(len(rs))
 			for i, r := range rs {
@@ -377,7 +398,8 @@ func (rt *pdfRuntime) ocrDoc(name string, data []byte, doc *pdfDoc, b *budget) e
 			case errors.Is(err, context.DeadlineExceeded):
 				err = fmt.Errorf("OCR took longer than %s (limit RAGD_OCR_PAGE_TIMEOUT)", rt.ocr.opts.PageTimeout)
 			case err == nil:
-				upright(&p.chars)
+				// (No upright: OCR reads the page as rendered, level, and upright would renumber the
+				// characters' idx, which keeps words apart.)
 				if rerr := b.rawChars(len(p.chars.chars)); rerr != nil {
 					return rerr
 				}

@@ -29,47 +29,58 @@ func needTesseract(t testing.TB) {
 	}
 }
 
+// TestOCR_ScannedFixtures reads the image-only PDFs of ../shared/formats/scanned (pages of two shared PDFs
+// rendered at 200 dpi): every block is marked as OCR with a confidence, and each page's character error rate
+// against the original page's text layer (both through the same layout, whitespace left out) is reported
+// and held under a ceiling: 10 % for Korean body text and 3 % for English, 15 % for the Korean title page
+// (200 dpi, letter-spaced titles; measured 11 %). The table of contents (page 2 of the review report) is not
+// held to a rate — its text layer is mostly dot leaders, which OCR reads as other marks (91 %) — but its
+// entries must be read.
 func TestOCR_ScannedFixtures(t *testing.T) {
 	needTesseract(t)
 	for _, c := range []struct {
-		file  string
-		pages int
-		want  map[int][]string // phrases (whitespace ignored) on a page
+		file, original string
+		max            []float64 // per page; 0: not held to a rate
+		phrases        map[int][]string
 	}{
-		{"scanned/scanned-ko-review-report-p1-3.pdf", 3, map[int][]string{
-			1: {"환경노동위원회", "검토보고서"},
-			3: {"제안이유"},
-		}},
-		{"scanned/scanned-en-federal-register-p1-2.pdf", 2, map[int][]string{
-			1: {"Airworthiness Directives"},
-			2: {"Federal Register"},
-		}},
+		{"scanned/scanned-ko-review-report-p1-3.pdf", "pdf/bill_2125318_review_report.pdf", []float64{0.15, 0, 0.10},
+			map[int][]string{1: {"환경노동위원회"}, 2: {"제안경위", "참고자료"}, 3: {"회부되었음"}}},
+		{"scanned/scanned-en-federal-register-p1-2.pdf", "pdf/federal-register-2020-17221.pdf", []float64{0.03, 0.03},
+			map[int][]string{1: {"Airworthiness Directives"}, 2: {"189 fatalities"}}},
 	} {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(formats, c.file))
 			if err != nil {
 				t.Fatal(err)
 			}
+			start := time.Now()
 			x, err := shared.Extract(context.Background(), c.file, data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.Pages != c.pages || len(x.FailedPages) != 0 {
-				t.Fatalf("pages %d, failed %v; want %d pages, none failed", x.Pages, x.FailedPages, c.pages)
+			took := time.Since(start)
+			if x.Pages != len(c.max) || len(x.FailedPages) != 0 {
+				t.Fatalf("pages %d, failed %v; want %d pages, none failed", x.Pages, x.FailedPages, len(c.max))
 			}
 			for _, b := range x.Blocks {
-				if !b.OCR || b.OCRConfidence <= 0.5 || b.OCRConfidence > 1 {
+				if !b.OCR || b.OCRConfidence <= 0 || b.OCRConfidence > 1 {
 					t.Fatalf("block on page %d not marked as OCR with a confidence: %+v", b.Page, b)
 				}
 			}
-			for page, phrases := range c.want {
-				got := squash(pageText(x, page))
-				for _, p := range phrases {
-					if !strings.Contains(got, squash(p)) {
-						t.Errorf("page %d lacks %q:\n%s", page, p, pageText(x, page))
+			orig := extractFixture(t, c.original)
+			for p := 1; p <= len(c.max); p++ {
+				for _, ph := range c.phrases[p] {
+					if !strings.Contains(squash(pageText(x, p)), squash(ph)) {
+						t.Errorf("page %d lacks %q", p, ph)
 					}
 				}
+				rate := cer(pageText(x, p), pageText(orig, p))
+				t.Logf("page %d: CER %.2f %%", p, 100*rate)
+				if c.max[p-1] > 0 && rate > c.max[p-1] {
+					t.Errorf("page %d: CER %.3f over %.2f", p, rate, c.max[p-1])
+				}
 			}
+			t.Logf("%d pages in %s: %.3f pages/s", len(c.max), took.Round(time.Millisecond), float64(len(c.max))/took.Seconds())
 		})
 	}
 }
@@ -153,10 +164,6 @@ func TestOCR_CharacterErrorRate(t *testing.T) {
 			want := pageText(extractFixture(t, c.file), c.page)
 			got := pageText(x, 1)
 			rate := cer(got, want)
-			if d := os.Getenv("OCR_DEBUG"); d != "" {
-				os.WriteFile(filepath.Join(d, fmt.Sprintf("got-%d.txt", c.page)), []byte(got), 0o644)
-				os.WriteFile(filepath.Join(d, fmt.Sprintf("want-%d.txt", c.page)), []byte(want), 0o644)
-			}
 			t.Logf("CER %.2f %% (%d characters of the text layer, whitespace aside), confidence %.2f", 100*rate, len([]rune(squash(want))), x.Blocks[0].OCRConfidence)
 			if rate > c.max {
 				t.Errorf("CER %.3f over %.2f\nOCR:\n%s\ntext layer:\n%s", rate, c.max, got, want)
