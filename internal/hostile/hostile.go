@@ -83,49 +83,59 @@ func QuadraticMarkdown(n int) []byte {
 // a stream of a few bytes repeated is a PDF bomb. The cross-reference table is computed, so PDFium opens
 // it without repairs.
 func PDF(contents ...io.Reader) []byte {
-	var w pdfWriter
-	n := len(contents)
-	// 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
-	kids := make([]string, n)
-	for i := range n {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	w.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	w.obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
-	w.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	streams := make([]pdfStream, len(contents))
 	for i, c := range contents {
-		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i), nil)
 		var z bytes.Buffer
 		zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
 		io.Copy(zw, c)
 		zw.Close()
-		w.obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", z.Len()), z.Bytes())
+		streams[i] = pdfStream{"/Filter /FlateDecode", z.Bytes()}
 	}
-	return w.finish()
+	return pagedPDF(612, 792, "", nil, streams)
 }
 
 // ImagePDF returns a PDF of width × height point pages: first one page per text of texts (shown with
 // Helvetica at the top left), then a page whose only content is a grayscale JPEG image (px × py pixels)
 // covering it — a scanned page, with no text layer.
 func ImagePDF(width, height float64, jpeg []byte, px, py int, texts ...string) []byte {
+	streams := make([]pdfStream, 0, len(texts)+1)
+	for _, t := range texts {
+		streams = append(streams, pdfStream{"", []byte(fmt.Sprintf("BT /F1 12 Tf 72 %.2f Td (%s) Tj ET", height-72, t))})
+	}
+	streams = append(streams, pdfStream{"", []byte(fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q", width, height))})
+	image := &pdfStream{fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode", px, py), jpeg}
+	return pagedPDF(width, height, " /XObject << /Im1 4 0 R >>", image, streams)
+}
+
+// pdfStream is a stream object: the entries of its dictionary besides /Length, and its bytes.
+type pdfStream struct {
+	dict string
+	data []byte
+}
+
+// pagedPDF writes a PDF of width × height point pages, one per content stream: object 1 is the catalog, 2
+// the page tree, 3 the Helvetica font (/F1), 4 the image when there is one; every page's resources are the
+// font and res.
+func pagedPDF(width, height float64, res string, image *pdfStream, contents []pdfStream) []byte {
 	var w pdfWriter
-	n := len(texts) + 1
-	// 1 catalog, 2 pages, 3 font, 4 image, then per page: page object, content stream.
-	kids := make([]string, n)
-	for i := range n {
-		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
+	first := 4
+	if image != nil {
+		first = 5
+	}
+	kids := make([]string, len(contents))
+	for i := range contents {
+		kids[i] = fmt.Sprintf("%d 0 R", first+2*i)
 	}
 	w.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	w.obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
+	w.obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(contents)), nil)
 	w.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
-	w.obj(fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>", px, py, len(jpeg)), jpeg)
-	for i := range n {
-		content := fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q", width, height)
-		if i < len(texts) {
-			content = fmt.Sprintf("BT /F1 12 Tf 72 %.2f Td (%s) Tj ET", height-72, texts[i])
-		}
-		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %.2f %.2f] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> /Contents %d 0 R >>", width, height, 6+2*i), nil)
-		w.obj(fmt.Sprintf("<< /Length %d >>", len(content)), []byte(content))
+	if image != nil {
+		w.obj(fmt.Sprintf("<< %s /Length %d >>", image.dict, len(image.data)), image.data)
+	}
+	for i, c := range contents {
+		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R >>%s >> /Contents %d 0 R >>",
+			width, height, res, first+2*i+1), nil)
+		w.obj(fmt.Sprintf("<< /Length %d %s >>", len(c.data), c.dict), c.data)
 	}
 	return w.finish()
 }
