@@ -369,14 +369,18 @@ func parseTSV(tsv []byte, w, h float64, dpi int, apart bool) (ocrPage, error) {
 	return p, nil
 }
 
+// ocrRenderGrace is the time a page's rendering gets besides the page limit before the pass gives up.
+const ocrRenderGrace = 30 * time.Second
+
 // ocrDoc reads doc's pages listed in doc.ocr by OCR, on an instance of rt, each within the page time limit;
 // the time spent is not counted against the extraction's own limit (b's context is renewed afterwards with
 // the time it had left). A page that fails is recorded in doc.failed; its text layer, if any, stays.
 func (rt *pdfRuntime) ocrDoc(name string, data []byte, doc *pdfDoc, b *budget) error {
 	deadline, hasDeadline := b.ctx.Deadline()
 	left := time.Until(deadline)
-	// The whole pass is bounded by the page limit times the pages (and a page's grace to be killed).
-	ctx, cancel := context.WithTimeout(b.caller, time.Duration(len(doc.ocr))*(rt.ocr.opts.PageTimeout+killGrace))
+	// The whole pass is bounded by the page limit times the pages, and half a minute a page for rendering,
+	// which cannot be stopped in the middle of a PDFium call: a render stuck past this kills the instance.
+	ctx, cancel := context.WithTimeout(b.caller, time.Duration(len(doc.ocr))*(rt.ocr.opts.PageTimeout+ocrRenderGrace))
 	defer cancel()
 	err := rt.run(ctx, b.caller, len(data), func(inst pdfium.Pdfium) error {
 		d, _, err := openPDF(inst, name, data, b.pdfMemory)
