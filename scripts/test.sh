@@ -14,6 +14,10 @@ command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v qpdf >/dev/null 2>&1 || need_apt+=(qpdf)
 command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# OCR of scanned PDF pages (internal/extract, test/e2e): Tesseract with its Korean and English data.
+command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr)
+[ -f /usr/share/tesseract-ocr/5/tessdata/kor.traineddata ] || need_apt+=(tesseract-ocr-kor)
+[ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ] || need_apt+=(tesseract-ocr-eng)
 # Korean glyphs in the browser tests' screenshots.
 [ -d /usr/share/fonts/opentype/noto ] || need_apt+=(fonts-noto-cjk)
 # Native PostgreSQL with pgvector (scripts/pgvector.sh builds pgvector against Debian's server headers).

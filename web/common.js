@@ -290,10 +290,14 @@ const ragd = (() => {
   /** scopeName is a scope ("read", "write", "admin") in the page's language; an unknown one as it is. */
   function scopeName(s) { return ragdI18n.has('scope.' + s) ? t('scope.' + s) : s; }
 
-  /** pageSpan is "p. 3" or "p. 3–4" (in the page's language) for a chunk or passage with pages, "" without. */
+  /**
+   * pageSpan is "p. 3" or "p. 3–4" (in the page's language) for a chunk or passage with pages, "" without;
+   * text read from page images by OCR says so with the engine's confidence: "p. 3 (OCR 87 %)".
+   */
   function pageSpan(x) {
     if (!x || !x.page_start) return '';
-    return x.page_end && x.page_end !== x.page_start ? t('common.pages', { from: x.page_start, to: x.page_end }) : t('common.page', { n: x.page_start });
+    const span = x.page_end && x.page_end !== x.page_start ? t('common.pages', { from: x.page_start, to: x.page_end }) : t('common.page', { n: x.page_start });
+    return x.ocr ? t('common.ocr', { span, pct: Math.round((x.ocr_confidence || 0) * 100) }) : span;
   }
 
   /**

@@ -43,6 +43,7 @@ const ragdI18n = (() => {
     'common.more': 'more',
     'common.less': 'less',
     'common.page': 'p. {n}',
+    'common.ocr': '{span} (OCR {pct} %)',
     'common.pages': 'p. {from}–{to}',
 
     // ---- errors: the API's codes (SPEC.md "Errors"); the server's own message follows them ----
@@ -499,6 +500,7 @@ const ragdI18n = (() => {
     'common.more': '더 보기',
     'common.less': '접기',
     'common.page': '{n}쪽',
+    'common.ocr': '{span} (OCR 인식 {pct} %)',
     'common.pages': '{from}–{to}쪽',
 
     // ---- errors ----

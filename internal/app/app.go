@@ -107,6 +107,8 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 			MaxXMLElements: cfg.MaxXMLElements, MaxPages: cfg.MaxPages, MaxChars: cfg.MaxChars, Timeout: cfg.ExtractTimeout,
 		},
 		PDFMemoryLimit: cfg.PDFMemoryLimit,
+		OCR: extract.OCROptions{Mode: cfg.OCR, Langs: cfg.OCRLangs, PageTimeout: cfg.OCRPageTimeout,
+			PageMemory: cfg.OCRPageMemory, Logger: logger},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("extractor: %w", err)

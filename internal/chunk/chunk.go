@@ -103,6 +103,7 @@ func Split(ex *rag.Extracted, opt Options) []rag.Chunk {
 type unit struct {
 	start, end int // rune offsets in the document text
 	page       int
+	ocr        ocrMark
 	heading    bool
 	level      int
 	path       []string
@@ -164,7 +165,7 @@ func (s *splitter) heading(b rag.Block, off int) {
 	path := s.pathNames()
 	for _, sp := range trimmedSpan(b.Text) {
 		for _, p := range s.pieces(b.Text, sp, off) {
-			s.add(unit{start: p.Start, end: p.End, page: b.Page, heading: true, level: level, path: path})
+			s.add(unit{start: p.Start, end: p.End, page: b.Page, ocr: markOf(b), heading: true, level: level, path: path})
 		}
 	}
 }
@@ -173,7 +174,7 @@ func (s *splitter) paragraph(b rag.Block, off int) {
 	path := s.pathNames()
 	for _, sp := range Sentences(b.Text) {
 		for _, p := range s.pieces(b.Text, sp, off) {
-			s.add(unit{start: p.Start, end: p.End, page: b.Page, path: path})
+			s.add(unit{start: p.Start, end: p.End, page: b.Page, ocr: markOf(b), path: path})
 		}
 	}
 }
@@ -284,6 +285,27 @@ func (s *splitter) flush(keepHeadings bool) {
 	s.cur = nil
 }
 
+// ocrMark says whether text was read by OCR, and the engine's confidence in it.
+type ocrMark struct {
+	ocr  bool
+	conf float64
+}
+
+func markOf(b rag.Block) ocrMark { return ocrMark{b.OCR, b.OCRConfidence} }
+
+// join is the mark of text made of m's and o's: read by OCR when either was, with the lower confidence.
+func (m ocrMark) join(o ocrMark) ocrMark {
+	switch {
+	case !o.ocr:
+		return m
+	case !m.ocr:
+		return o
+	}
+	return ocrMark{true, min(m.conf, o.conf)}
+}
+
+func (m ocrMark) set(c *rag.Chunk) { c.OCR, c.OCRConfidence = m.ocr, m.conf }
+
 func (s *splitter) emitText(units []unit) {
 	if len(units) == 0 {
 		return
@@ -301,9 +323,11 @@ func (s *splitter) emitText(units []unit) {
 	// count when it holds nothing else.
 	var common []string
 	first := true
+	var mark ocrMark
 	for _, u := range units {
 		c.PageStart = minPage(c.PageStart, u.page)
 		c.PageEnd = max(c.PageEnd, u.page)
+		mark = mark.join(u.ocr)
 		if u.heading && !s.allHeadings(units) {
 			continue
 		}
@@ -314,6 +338,7 @@ func (s *splitter) emitText(units []unit) {
 		}
 	}
 	c.Section = strings.Join(common, " > ")
+	mark.set(&c)
 	s.out = append(s.out, c)
 }
 

@@ -276,6 +276,40 @@ func TestSplitPages(t *testing.T) {
 	}
 }
 
+// TestSplitOCR: a chunk holding text read by OCR is marked so, with the lowest confidence of its blocks; a
+// chunk of text-layer pages only is not, and a table from an OCR page carries its page's mark.
+func TestSplitOCR(t *testing.T) {
+	t.Parallel()
+	scanned := func(page int, conf float64, text string) rag.Block {
+		b := para(page, text)
+		b.OCR, b.OCRConfidence = true, conf
+		return b
+	}
+	table := markdownTable([]string{"a", "b"}, [][]string{{"1", "2"}})
+	table.Page, table.OCR, table.OCRConfidence = 4, true, 0.7
+	ex := &rag.Extracted{Pages: 4, Blocks: []rag.Block{
+		para(1, strings.Repeat("본문은 텍스트 층에서 읽었다. ", 8)),
+		scanned(2, 0.9, "스캔한 쪽의 글이다. "),
+		scanned(3, 0.8, strings.Repeat("다음 스캔 쪽이다. ", 10)),
+		table,
+	}}
+	opt := Options{Size: 150, Overlap: -1}
+	chunks := Split(ex, opt)
+	checkChunks(t, ex, opt, chunks)
+	if len(chunks) != 3 {
+		t.Fatalf("%d chunks, want 3 (page 1, pages 2–3, the table): %+v", len(chunks), chunks)
+	}
+	if c := chunks[0]; c.OCR || c.OCRConfidence != 0 {
+		t.Errorf("first chunk (page 1 only) marked as OCR: %+v", c)
+	}
+	if c := chunks[1]; c.PageStart != 2 || c.PageEnd != 3 || !c.OCR || c.OCRConfidence != 0.8 {
+		t.Errorf("chunk of pages 2–3: %+v, want OCR with the lower confidence, 0.8", c)
+	}
+	if tc := chunks[len(chunks)-1]; tc.Kind != rag.KindTable || !tc.OCR || tc.OCRConfidence != 0.7 {
+		t.Errorf("table chunk: %+v, want OCR with confidence 0.7", tc)
+	}
+}
+
 func markdownTable(header []string, rows [][]string) rag.Block {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")

@@ -43,8 +43,10 @@ func (s *splitter) table(b rag.Block, off int) {
 	}
 	path := strings.Join(s.pathNames(), " > ")
 	emit := func(body string, start, end int) {
-		s.out = append(s.out, rag.Chunk{Kind: rag.KindTable, Text: body, PageStart: b.Page, PageEnd: b.Page,
-			Section: path, StartOffset: start, EndOffset: end})
+		c := rag.Chunk{Kind: rag.KindTable, Text: body, PageStart: b.Page, PageEnd: b.Page,
+			Section: path, StartOffset: start, EndOffset: end}
+		markOf(b).set(&c)
+		s.out = append(s.out, c)
 	}
 	if len(text) <= s.opt.Size {
 		emit(b.Text, off, off+len(text))

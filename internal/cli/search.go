@@ -24,6 +24,9 @@ type jsonHit struct {
 	PageEnd    int    `json:"page_end"`
 	Section    string `json:"section"`
 	Text       string `json:"text"`
+	// OCR marks a passage read from page images, with the OCR engine's confidence (0 to 1).
+	OCR           bool    `json:"ocr,omitempty"`
+	OCRConfidence float64 `json:"ocr_confidence,omitempty"`
 	rag.Scores
 }
 
@@ -31,6 +34,7 @@ func toJSONHit(h rag.Hit) jsonHit {
 	return jsonHit{
 		DocumentID: h.DocumentID, ExternalID: h.ExternalID, ChunkID: h.ID, Title: h.Title, Source: h.Source,
 		PageStart: h.PageStart, PageEnd: h.PageEnd, Section: h.Section, Text: h.Text, Scores: h.Scores,
+		OCR: h.OCR, OCRConfidence: h.OCRConfidence,
 	}
 }
 
@@ -213,6 +217,9 @@ func where(h rag.Hit) string {
 		fmt.Fprintf(&b, ", pp. %d–%d", h.PageStart, h.PageEnd)
 	case h.PageStart > 0:
 		fmt.Fprintf(&b, ", p. %d", h.PageStart)
+	}
+	if h.OCR {
+		fmt.Fprintf(&b, " (OCR %.0f %%)", 100*h.OCRConfidence)
 	}
 	if h.Section != "" {
 		fmt.Fprintf(&b, ", %s", h.Section)

@@ -136,7 +136,14 @@ type Config struct {
 	MaxDepth, MaxXMLElements, MaxPages, MaxChars int
 	ExtractTimeout                               time.Duration
 	PDFMemoryLimit                               int64
-	MaxChunks                                    int
+	// OCR of PDF pages without a text layer (docs/retrieval.md "OCR"): RAGD_OCR (auto, off or force; default
+	// auto), RAGD_OCR_LANGS (Tesseract languages, default kor+eng), RAGD_OCR_PAGE_TIMEOUT (default 3m) and
+	// RAGD_OCR_PAGE_MEMORY (bytes of address space of one Tesseract process, default 1 GiB).
+	OCR            string
+	OCRLangs       string
+	OCRPageTimeout time.Duration
+	OCRPageMemory  int64
+	MaxChunks      int
 	// VectorIndexMin is the vector count of an embedding space from which the embedded store searches it
 	// through its approximate index (RAGD_VECTOR_INDEX_MIN, default 0: the store's, 20,000; -1: always
 	// exact). VectorMemory is the most memory in bytes one space's index may take, else the space is searched
@@ -282,6 +289,10 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.MaxChars, "RAGD_MAX_CHARS")
 	e.duration(&c.ExtractTimeout, "RAGD_EXTRACT_TIMEOUT")
 	e.int64(&c.PDFMemoryLimit, "RAGD_PDF_MEMORY_LIMIT")
+	e.str(&c.OCR, "RAGD_OCR")
+	e.str(&c.OCRLangs, "RAGD_OCR_LANGS")
+	e.duration(&c.OCRPageTimeout, "RAGD_OCR_PAGE_TIMEOUT")
+	e.int64(&c.OCRPageMemory, "RAGD_OCR_PAGE_MEMORY")
 	e.int(&c.MaxChunks, "RAGD_MAX_CHUNKS")
 	e.int(&c.VectorIndexMin, "RAGD_VECTOR_INDEX_MIN")
 	e.int64(&c.VectorMemory, "RAGD_VECTOR_MEMORY")
@@ -361,6 +372,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("document budgets (RAGD_MAX_MEMBER_BYTES … RAGD_MAX_CHUNKS) must not be negative (0: the default)")
 	case c.PDFMemoryLimit != 0 && (c.PDFMemoryLimit < 16<<20 || c.PDFMemoryLimit > 4<<30):
 		return fmt.Errorf("RAGD_PDF_MEMORY_LIMIT must be between 16 MiB and 4 GiB in bytes (got %d)", c.PDFMemoryLimit)
+	case c.OCR != "" && c.OCR != "auto" && c.OCR != "off" && c.OCR != "force":
+		return fmt.Errorf("RAGD_OCR must be auto, off or force (got %q)", c.OCR)
+	case c.OCRPageTimeout < 0 || c.OCRPageMemory < 0:
+		return fmt.Errorf("RAGD_OCR_PAGE_TIMEOUT and RAGD_OCR_PAGE_MEMORY must not be negative (0: the default)")
+	case c.OCRPageMemory != 0 && c.OCRPageMemory < 64<<20:
+		return fmt.Errorf("RAGD_OCR_PAGE_MEMORY must be at least 64 MiB in bytes (got %d)", c.OCRPageMemory)
 	case c.VectorIndexMin < -1:
 		return fmt.Errorf("RAGD_VECTOR_INDEX_MIN must be -1 (always exact), 0 (the default) or a vector count (got %d)", c.VectorIndexMin)
 	case c.VectorMemory < 0:

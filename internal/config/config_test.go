@@ -157,6 +157,10 @@ func TestLoad(t *testing.T) {
 		if err != nil || c.VectorIndexMin != -1 || c.VectorMemory != 0 {
 			t.Fatalf("got %d %d %v", c.VectorIndexMin, c.VectorMemory, err)
 		}
+		c, err = Load(envOf(map[string]string{"RAGD_OCR": "force", "RAGD_OCR_LANGS": "eng", "RAGD_OCR_PAGE_TIMEOUT": "30s", "RAGD_OCR_PAGE_MEMORY": "67108864"}))
+		if err != nil || c.OCR != "force" || c.OCRLangs != "eng" || c.OCRPageTimeout != 30*time.Second || c.OCRPageMemory != 64<<20 {
+			t.Fatalf("OCR settings: got %q %q %s %d %v", c.OCR, c.OCRLangs, c.OCRPageTimeout, c.OCRPageMemory, err)
+		}
 		c, err = Load(envOf(map[string]string{"RAGD_VECTOR_INDEX_MIN": "50000", "RAGD_VECTOR_MEMORY": "1073741824"}))
 		if err != nil || c.VectorIndexMin != 50000 || c.VectorMemory != 1<<30 {
 			t.Fatalf("got %d %d %v", c.VectorIndexMin, c.VectorMemory, err)
@@ -167,6 +171,9 @@ func TestLoad(t *testing.T) {
 		"ZeroReadTimeout":   {"RAGD_READ_TIMEOUT": "0s"},
 		"NegativeConnLimit": {"RAGD_MAX_CONNECTIONS": "-1"},
 		"PDFMemoryTooSmall": {"RAGD_PDF_MEMORY_LIMIT": "1000"},
+		"UnknownOCRMode":    {"RAGD_OCR": "sometimes"},
+		"OCRMemoryTooSmall": {"RAGD_OCR_PAGE_MEMORY": "67108863"},
+		"NegativeOCRTime":   {"RAGD_OCR_PAGE_TIMEOUT": "-1s"},
 		"VectorIndexMinLow": {"RAGD_VECTOR_INDEX_MIN": "-2"},
 		"NegativeVecMemory": {"RAGD_VECTOR_MEMORY": "-1"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},

@@ -88,6 +88,8 @@ type budget struct {
 	// pdfMemory is the PDFium memory limit, for messages.
 	pdfMemory int64
 	err       error
+	// cancels release the contexts that replaced ctx (OCR pauses the extraction's own limit).
+	cancels []context.CancelFunc
 }
 
 func newBudget(ctx context.Context, name string, lim Limits) *budget {

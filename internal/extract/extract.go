@@ -45,6 +45,8 @@ type Options struct {
 	PDFMemoryLimit int64
 	// PDFWorkers is how many PDFs are extracted at once; further calls wait. Default 2.
 	PDFWorkers int
+	// OCR configures the OCR of PDF pages without a text layer (default: auto, kor+eng).
+	OCR OCROptions
 	// PDFRecycleBytes: a worker that has handled a PDF at least this large is discarded afterwards, so
 	// that the memory PDFium grew for it is given back; the Go heap is returned to the system after any
 	// extraction of a file (or of inflated bytes) this large. Default 16 MiB.
@@ -74,6 +76,7 @@ func (o Options) withDefaults() Options {
 // Extractor implements rag.Extractor. It is safe for concurrent use; Close releases the PDF runtime.
 type Extractor struct {
 	opts Options
+	ocr  *ocrEngine
 
 	mu  sync.Mutex
 	pdf *pdfRuntime // started on the first PDF: compiling PDFium takes seconds
@@ -85,9 +88,15 @@ type Extractor struct {
 
 var _ rag.Extractor = (*Extractor)(nil)
 
-// New returns an Extractor. The PDF runtime is started lazily, on the first PDF.
+// New returns an Extractor. The PDF runtime is started lazily, on the first PDF. It fails for an OCR mode or
+// language list that is not valid, and when OCR is forced but Tesseract is not installed.
 func New(opts Options) (*Extractor, error) {
-	return &Extractor{opts: opts.withDefaults()}, nil
+	opts = opts.withDefaults()
+	ocr, err := newOCREngine(opts.OCR)
+	if err != nil {
+		return nil, err
+	}
+	return &Extractor{opts: opts, ocr: ocr}, nil
 }
 
 // Close releases the PDF runtime. Extract must not be called after Close.
@@ -132,6 +141,9 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 	b.caller = caller
 	b.pdfMemory = e.opts.PDFMemoryLimit
 	defer func() {
+		for _, c := range b.cancels {
+			c()
+		}
 		// A large file leaves a large heap behind (inflated XML, PDF characters): give it back now rather
 		// than keep the peak resident until the runtime gets round to it.
 		if int64(len(data)) >= e.opts.PDFRecycleBytes || b.inflated >= e.opts.PDFRecycleBytes || int64(b.raw) >= e.opts.PDFRecycleBytes/4 {
@@ -170,7 +182,8 @@ func (e *Extractor) Extract(ctx context.Context, name string, data []byte) (*rag
 	}
 	if err == nil {
 		// Every extractor stops adding blocks once a budget is spent; this is where that becomes the error.
-		err = b.overBudget(ctx.Err())
+		// (b.ctx: OCR may have renewed the extraction's limit.)
+		err = b.overBudget(b.ctx.Err())
 	}
 	if err != nil {
 		if berr := b.overBudget(err); berr != nil && !errors.Is(err, context.Canceled) {
@@ -196,6 +209,9 @@ func (e *Extractor) pdfRuntime(rt **pdfRuntime) (*pdfRuntime, error) {
 		r, err := newPDFRuntime(e.opts)
 		if err != nil {
 			return nil, fmt.Errorf("start pdf runtime: %w", err)
+		}
+		if rt == &e.pdf {
+			r.ocr = e.ocr
 		}
 		*rt = r
 	}

@@ -504,7 +504,7 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 		}
 	}
 	if chars == 0 {
-		return nil, rag.Errorf(rag.CodeInvalid, "%s: PDF has no text layer (scanned or image-only pages); it needs OCR, which ragd does not do yet", name)
+		return nil, rag.Errorf(rag.CodeInvalid, "%s: PDF has no text layer (scanned or image-only pages)", name)
 	}
 	dropRunning(pages, heights)
 	st := newSpacing(pages)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,8 @@ import (
 type pdfRuntime struct {
 	opts Options
 	pool pdfium.Pool
+	// ocr reads pages without a text layer; nil for the page-image runtime.
+	ocr *ocrEngine
 }
 
 // killGrace is how long a timed-out extraction gets to stop by itself (it checks its context between
@@ -75,9 +78,13 @@ func (rt *pdfRuntime) close() error { return rt.pool.Close() }
 // extract reads one PDF within b's limits; ctx carries the extraction's time limit.
 func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte, b *budget) (*rag.Extracted, error) {
 	var doc *pdfDoc
+	ocr := rt.ocr
+	if !ocr.on() {
+		ocr = nil
+	}
 	err := rt.run(ctx, b.caller, len(data), func(inst pdfium.Pdfium) error {
 		var err error
-		doc, err = readPDF(ctx, inst, name, data, b)
+		doc, err = readPDF(ctx, inst, name, data, b, ocr)
 		return err
 	})
 	if err != nil {
@@ -89,7 +96,41 @@ func (rt *pdfRuntime) extract(ctx context.Context, name string, data []byte, b *
 		}
 		return nil, err
 	}
-	return layoutDocument(name, doc, b)
+	if len(doc.ocr) > 0 {
+		if err := rt.ocrDoc(name, data, doc, b); err != nil {
+			return nil, err
+		}
+	}
+	if !slices.ContainsFunc(doc.pages, func(pc pageChars) bool { return len(pc.chars) > 0 }) {
+		return nil, noText(name, rt.ocr, doc)
+	}
+	x, err := layoutDocument(name, doc, b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range x.Blocks {
+		if c, ok := doc.conf[x.Blocks[i].Page-1]; ok {
+			x.Blocks[i].OCR, x.Blocks[i].OCRConfidence = true, c
+		}
+	}
+	x.FailedPages = doc.failed
+	return x, nil
+}
+
+// noText is the error of a PDF in which neither the text layer nor OCR found any character.
+func noText(name string, ocr *ocrEngine, doc *pdfDoc) error {
+	why := "OCR is off (RAGD_OCR=off)"
+	switch {
+	case len(doc.failed) > 0:
+		why = fmt.Sprintf("OCR failed on page %d: %s", doc.failed[0].Page, doc.failed[0].Error)
+	case len(doc.ocr) > 0:
+		why = "OCR found no text on it either"
+	case ocr != nil && ocr.opts.Mode != OCROff && ocr.path == "":
+		why = "it needs OCR and Tesseract is not installed (Debian: apt-get install tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng)"
+	case ocr != nil && ocr.opts.Mode != OCROff:
+		why = "its pages hold nothing to read"
+	}
+	return rag.Errorf(rag.CodeInvalid, "%s: PDF has no text layer (scanned or image-only pages); %s", name, why)
 }
 
 // run calls fn with an instance of the pool; ctx bounds fn's time, caller the wait for a free instance.
@@ -131,11 +172,17 @@ func (rt *pdfRuntime) run(ctx, caller context.Context, size int, fn func(inst pd
 type pdfDoc struct {
 	title string
 	pages []pageChars
+	// ocr lists the pages (0-based) to be read by OCR; conf holds the confidence of those that were,
+	// failed those that could not be.
+	ocr     []int
+	conf    map[int]float64
+	failed  []rag.PageFailure
+	ocrTime time.Duration
 }
 
-// readPDF reads every character of every page. It checks ctx between PDFium calls so that a timeout stops
-// it without killing the instance.
-func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, b *budget) (*pdfDoc, error) {
+// readPDF reads every character of every page, and lists the pages ocr (when not nil) is to read. It checks
+// ctx between PDFium calls so that a timeout stops it without killing the instance.
+func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, b *budget, ocr *ocrEngine) (*pdfDoc, error) {
 	d, pageCount, err := openPDF(inst, name, data, b.pdfMemory)
 	if err != nil {
 		return nil, err
@@ -144,7 +191,7 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, 
 	if err := b.pages(pageCount); err != nil {
 		return nil, err
 	}
-	doc := &pdfDoc{}
+	doc := &pdfDoc{conf: map[int]float64{}}
 	if t, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: d, Tag: "Title"}); err == nil {
 		doc.title = strings.TrimSpace(t.Value)
 	}
@@ -152,7 +199,7 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pc, err := readPage(ctx, inst, d, i)
+		pc, scan, err := readPage(ctx, inst, d, i, ocr)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -166,6 +213,9 @@ func readPDF(ctx context.Context, inst pdfium.Pdfium, name string, data []byte, 
 			return nil, err
 		}
 		doc.pages = append(doc.pages, pc)
+		if scan {
+			doc.ocr = append(doc.ocr, i)
+		}
 	}
 	return doc, nil
 }
@@ -202,14 +252,24 @@ func openPDF(inst pdfium.Pdfium, name string, data []byte, memLimit int64) (refe
 	return d, count.PageCount, nil
 }
 
-func readPage(ctx context.Context, inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int) (pageChars, error) {
-	var pc pageChars
+// readPage reads the characters of page index (0-based) and whether ocr (when not nil) is to read it.
+func readPage(ctx context.Context, inst pdfium.Pdfium, d references.FPDF_DOCUMENT, index int, ocr *ocrEngine) (pc pageChars, scan bool, err error) {
 	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: d, Index: index})
 	if err != nil {
-		return pc, fmt.Errorf("load page: %w", err)
+		return pc, false, fmt.Errorf("load page: %w", err)
 	}
 	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: page.Page})
-	ref := requests.Page{ByReference: &page.Page}
+	pc, err = readPageText(ctx, inst, page.Page)
+	if err == nil && ocr != nil {
+		scan = ocr.needsOCR(inst, page.Page, pc)
+	}
+	return pc, scan, err
+}
+
+// readPageText reads the characters of a loaded page.
+func readPageText(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_PAGE) (pageChars, error) {
+	var pc pageChars
+	ref := requests.Page{ByReference: &page}
 	if w, err := inst.FPDF_GetPageWidthF(&requests.FPDF_GetPageWidthF{Page: ref}); err == nil {
 		pc.w = float64(w.PageWidth)
 	}

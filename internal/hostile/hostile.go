@@ -83,43 +83,91 @@ func QuadraticMarkdown(n int) []byte {
 // a stream of a few bytes repeated is a PDF bomb. The cross-reference table is computed, so PDFium opens
 // it without repairs.
 func PDF(contents ...io.Reader) []byte {
-	var buf bytes.Buffer
-	var offsets []int
-	obj := func(body string, stream []byte) {
-		offsets = append(offsets, buf.Len())
-		fmt.Fprintf(&buf, "%d 0 obj\n%s", len(offsets), body)
-		if stream != nil {
-			buf.WriteString("\nstream\n")
-			buf.Write(stream)
-			buf.WriteString("\nendstream")
-		}
-		buf.WriteString("\nendobj\n")
-	}
-	buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	n := len(contents)
-	// 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
-	kids := make([]string, n)
-	for i := range n {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n), nil)
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	streams := make([]pdfStream, len(contents))
 	for i, c := range contents {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i), nil)
 		var z bytes.Buffer
 		zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
 		io.Copy(zw, c)
 		zw.Close()
-		obj(fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>", z.Len()), z.Bytes())
+		streams[i] = pdfStream{"/Filter /FlateDecode", z.Bytes()}
 	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", o)
+	return pagedPDF(612, 792, "", nil, streams)
+}
+
+// ImagePDF returns a PDF of width × height point pages: first one page per text of texts (shown with
+// Helvetica at the top left), then a page whose only content is a grayscale JPEG image (px × py pixels)
+// covering it — a scanned page, with no text layer.
+func ImagePDF(width, height float64, jpeg []byte, px, py int, texts ...string) []byte {
+	streams := make([]pdfStream, 0, len(texts)+1)
+	for _, t := range texts {
+		streams = append(streams, pdfStream{"", []byte(fmt.Sprintf("BT /F1 12 Tf 72 %.2f Td (%s) Tj ET", height-72, t))})
 	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return buf.Bytes()
+	streams = append(streams, pdfStream{"", []byte(fmt.Sprintf("q %.2f 0 0 %.2f 0 0 cm /Im1 Do Q", width, height))})
+	image := &pdfStream{fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode", px, py), jpeg}
+	return pagedPDF(width, height, " /XObject << /Im1 4 0 R >>", image, streams)
+}
+
+// pdfStream is a stream object: the entries of its dictionary besides /Length, and its bytes.
+type pdfStream struct {
+	dict string
+	data []byte
+}
+
+// pagedPDF writes a PDF of width × height point pages, one per content stream: object 1 is the catalog, 2
+// the page tree, 3 the Helvetica font (/F1), 4 the image when there is one; every page's resources are the
+// font and res.
+func pagedPDF(width, height float64, res string, image *pdfStream, contents []pdfStream) []byte {
+	var w pdfWriter
+	first := 4
+	if image != nil {
+		first = 5
+	}
+	kids := make([]string, len(contents))
+	for i := range contents {
+		kids[i] = fmt.Sprintf("%d 0 R", first+2*i)
+	}
+	w.obj("<< /Type /Catalog /Pages 2 0 R >>", nil)
+	w.obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(contents)), nil)
+	w.obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", nil)
+	if image != nil {
+		w.obj(fmt.Sprintf("<< %s /Length %d >>", image.dict, len(image.data)), image.data)
+	}
+	for i, c := range contents {
+		w.obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R >>%s >> /Contents %d 0 R >>",
+			width, height, res, first+2*i+1), nil)
+		w.obj(fmt.Sprintf("<< /Length %d %s >>", len(c.data), c.dict), c.data)
+	}
+	return w.finish()
+}
+
+// pdfWriter writes numbered objects (from 1) and then the cross-reference table; object 1 is the catalog.
+type pdfWriter struct {
+	buf     bytes.Buffer
+	offsets []int
+}
+
+func (w *pdfWriter) obj(body string, stream []byte) {
+	if w.buf.Len() == 0 {
+		w.buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+	}
+	w.offsets = append(w.offsets, w.buf.Len())
+	fmt.Fprintf(&w.buf, "%d 0 obj\n%s", len(w.offsets), body)
+	if stream != nil {
+		w.buf.WriteString("\nstream\n")
+		w.buf.Write(stream)
+		w.buf.WriteString("\nendstream")
+	}
+	w.buf.WriteString("\nendobj\n")
+}
+
+func (w *pdfWriter) finish() []byte {
+	xref := w.buf.Len()
+	fmt.Fprintf(&w.buf, "xref\n0 %d\n0000000000 65535 f \n", len(w.offsets)+1)
+	for _, o := range w.offsets {
+		fmt.Fprintf(&w.buf, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&w.buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(w.offsets)+1, xref)
+	return w.buf.Bytes()
 }
 
 // PDFText is the content stream of a page that shows text at the top left.

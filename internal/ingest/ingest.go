@@ -550,6 +550,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 		Space:       p.embedder.Space(),
 		Chunks:      chunks,
 		Text:        text,
+		Warning:     FailedPages(ex),
 	})
 	if err != nil {
 		return fail(rag.StageIndex, err)
@@ -561,7 +562,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 		}
 	}
 	log.Info("document indexed", slog.Int("version", version), slog.Int("chunks", len(chunks)),
-		slog.Int("pages", ex.Pages), slog.Duration("took", time.Since(start)))
+		slog.Int("pages", ex.Pages), slog.Int("failed_pages", len(ex.FailedPages)), slog.Duration("took", time.Since(start)))
 	if p.opt.AfterCommit != nil {
 		stop()
 		committed := *doc
@@ -596,6 +597,19 @@ func (p *Pipeline) Ingest(ctx context.Context, principal rag.Principal, req Requ
 		return doc, Unchanged, nil // fetched again, the same content
 	}
 	return doc, Queued, nil
+}
+
+// FailedPages says which pages of an extraction were left out and why ("" when none was), for the document's
+// error while its version is ready.
+func FailedPages(ex *rag.Extracted) string {
+	if len(ex.FailedPages) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ex.FailedPages))
+	for i, f := range ex.FailedPages {
+		parts[i] = fmt.Sprintf("page %d: %s", f.Page, f.Error)
+	}
+	return fmt.Sprintf("%d page(s) could not be read and are left out: %s", len(parts), strings.Join(parts, "; "))
 }
 
 // Text is the text of an extraction as a version keeps it: its blocks in reading order, separated by blank

@@ -34,6 +34,16 @@ type Block struct {
 	Symbol string `json:"symbol,omitempty"`
 	// Line is the 1-based source line a block of source code starts on; 0 when unknown.
 	Line int `json:"line,omitempty"`
+	// OCR marks a block read from a page image by OCR (no text layer); OCRConfidence is the OCR engine's
+	// confidence in it, 0 to 1.
+	OCR           bool    `json:"ocr,omitempty"`
+	OCRConfidence float64 `json:"ocr_confidence,omitempty"`
+}
+
+// PageFailure is a page of a document that could not be read (OCR failed on it) while the rest was.
+type PageFailure struct {
+	Page  int    `json:"page"`
+	Error string `json:"error"`
 }
 
 // Extracted is the text of a file in reading order.
@@ -43,6 +53,8 @@ type Extracted struct {
 	MediaType string  `json:"media_type"`
 	Pages     int     `json:"pages,omitempty"` // number of pages, for paged formats
 	Blocks    []Block `json:"blocks"`
+	// FailedPages are the pages left out because they could not be read; the document is the other pages.
+	FailedPages []PageFailure `json:"failed_pages,omitempty"`
 }
 
 // Extractor turns a file's bytes into blocks. name is the file name (its extension helps detection).

@@ -160,6 +160,9 @@ type VersionCommit struct {
 	// Text is the version's extracted text (its blocks joined by blank lines), kept as a blob beside the
 	// original and named by the version record's TextHash; "" keeps none.
 	Text string
+	// Warning is recorded as the document's error while it is ready: what of this version could not be
+	// read (pages OCR failed on); "" for none.
+	Warning string
 }
 
 // SpaceStats describes the embedding spaces present in a store.

@@ -212,6 +212,10 @@ type Chunk struct {
 	// covers the rows' span.
 	StartOffset int `json:"start_offset"`
 	EndOffset   int `json:"end_offset"`
+	// OCR marks a chunk whose text (some of it) was read from page images by OCR; OCRConfidence is the
+	// lowest confidence of the OCR engine in those pages, 0 to 1.
+	OCR           bool    `json:"ocr,omitempty"`
+	OCRConfidence float64 `json:"ocr_confidence,omitempty"`
 	// Vector is the chunk's embedding in the space of the commit; not filled when reading chunks back.
 	Vector []float32 `json:"-"`
 }

@@ -69,6 +69,8 @@ type hit struct {
 	PageEnd     int     `json:"page_end"`
 	Section     string  `json:"section"`
 	Text        string  `json:"text"`
+	OCR         bool    `json:"ocr"`
+	OCRConf     float64 `json:"ocr_confidence"`
 	Score       float64 `json:"score"`
 	VectorScore float64 `json:"vector_score"`
 	VectorRank  int     `json:"vector_rank"`

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,59 @@ func TestOfficeFormatsEndToEnd(t *testing.T) {
 		if !found {
 			t.Errorf("%q: %s (%q) not in the top 5:\n%s", c.question, c.file, c.text, describeHits(res.Hits))
 		}
+	}
+}
+
+// TestScannedPDFsEndToEnd ingests the image-only PDFs of ../shared/formats/scanned (no text layer) with the
+// real binary, which reads them by OCR (Tesseract, RAGD_OCR=auto): questions answered on a known page find
+// that page in the top 5, marked as OCR with a confidence. With RAGD_OCR=off the same files fail as having
+// no text layer.
+func TestScannedPDFsEndToEnd(t *testing.T) {
+	if out, err := exec.Command("tesseract", "--list-langs").CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), "kor") || !strings.Contains(string(out), "eng") {
+		t.Skip("Tesseract with kor and eng is not installed (scripts/test.sh installs it)")
+	}
+	scanned := filepath.Join(testkit.Shared("formats"), "scanned")
+	env := []string{"RAGD_DATA_DIR=" + t.TempDir()}
+	r := ragd(t, env, "ingest", scanned)
+	if r.code != 0 || !strings.Contains(r.stdout, "ingested 2, unchanged 0, failed 0") {
+		t.Fatalf("ingest: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []struct {
+		question, file string
+		page           int
+		text           string // what the passage holds (whitespace ignored)
+	}{
+		{"검토보고서 일부개정법률안은 언제 우리 위원회에 회부되었나요?", "scanned-ko-review-report-p1-3.pdf", 3, "회부되었음"},
+		{"환경노동위원회 수석전문위원", "scanned-ko-review-report-p1-3.pdf", 1, "수석전문위원"},
+		{"By what date must the FAA receive comments on this proposed AD?", "scanned-en-federal-register-p1-2.pdf", 1, "September 21, 2020"},
+		{"How many fatalities resulted from the Lion Air accident in Jakarta?", "scanned-en-federal-register-p1-2.pdf", 2, "189 fatalities"},
+	} {
+		var res struct{ Hits []hit }
+		mustJSON(t, ragd(t, env, "search", "--json", "--k", "5", c.question), &res)
+		found := false
+		squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		for _, h := range res.Hits {
+			if filepath.Base(h.Source) != c.file || !strings.Contains(squash(h.Text), squash(c.text)) {
+				continue
+			}
+			if h.PageStart > c.page || h.PageEnd < c.page {
+				t.Errorf("%q: found at pages %d–%d, want page %d", c.question, h.PageStart, h.PageEnd, c.page)
+			}
+			if !h.OCR || h.OCRConf <= 0 || h.OCRConf > 1 {
+				t.Errorf("%q: hit not marked as OCR with a confidence: ocr %v, confidence %v", c.question, h.OCR, h.OCRConf)
+			}
+			found = true
+			break
+		}
+		if !found {
+			t.Errorf("%q: %s (%q) not in the top 5:\n%s", c.question, c.file, c.text, describeHits(res.Hits))
+		}
+	}
+
+	off := append(env[:len(env):len(env)], "RAGD_DATA_DIR="+t.TempDir(), "RAGD_OCR=off")
+	r = ragd(t, off, "ingest", filepath.Join(scanned, "scanned-en-federal-register-p1-2.pdf"))
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "no text layer") || !strings.Contains(r.stdout+r.stderr, "RAGD_OCR=off") {
+		t.Errorf("RAGD_OCR=off: exit %d, want a failure naming the missing text layer and the setting\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

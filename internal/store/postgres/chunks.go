@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -17,16 +18,21 @@ import (
 )
 
 const chunkColumns = `c.id, c.document_id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section,
-	c.start_offset, c.end_offset, c.key_id`
+	c.start_offset, c.end_offset, c.key_id, c.ocr_confidence`
 
 // scanChunk reads the chunkColumns of a row (and extra columns after them) and opens its sealed text.
 func scanChunk(keys *sealing.Keyring, row pgx.Row, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
 	var kind, keyID string
+	var ocr *float32
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &kind, &c.Text, &c.PageStart, &c.PageEnd,
-		&c.Section, &c.StartOffset, &c.EndOffset, &keyID}, extra...)
+		&c.Section, &c.StartOffset, &c.EndOffset, &keyID, &ocr}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
+	}
+	if ocr != nil {
+		// real holds 24 bits: the confidence is kept to two decimals, as the extractor gives it.
+		c.OCR, c.OCRConfidence = true, math.Round(float64(*ocr)*100)/100
 	}
 	c.Kind = rag.ChunkKind(kind)
 	var err error
@@ -134,10 +140,10 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 		if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.documents SET version = $2, content_hash = $3,
 			title = CASE WHEN $4 = '' THEN title ELSE $4 END, source = CASE WHEN $5 = '' THEN source ELSE $5 END,
 			media_type = CASE WHEN $6 = '' THEN media_type ELSE $6 END, size = $7, status = 'ready', stage = 'done',
-			progress = 1, error_code = '', error = '',
+			progress = 1, error_code = '', error = $10,
 			pending_hash = CASE WHEN pending_hash = $3 THEN '' ELSE pending_hash END, chunk_count = $8, updated_at = $9
 			WHERE id = $1`),
-			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), now); err != nil {
+			c.DocumentID, version, c.ContentHash, c.Title, c.Source, c.MediaType, c.Size, len(ids), now, c.Warning); err != nil {
 			return fmt.Errorf("mark document ready: %w", err)
 		}
 		return s.indexDocument(ctx, tx, c.DocumentID)
@@ -195,10 +201,11 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 			ch := &chunks[i]
 			text, keyID := s.opts.Keys.SealText(ch.Text)
 			rows[i] = []any{ids[i], documentID, version, ch.Index, kindOf(ch.Kind), text, ch.PageStart, ch.PageEnd,
-				ch.Section, ch.StartOffset, ch.EndOffset, termCounts[i], keyID}
+				ch.Section, ch.StartOffset, ch.EndOffset, termCounts[i], keyID, ocrConfidence(ch)}
 		}
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{s.opts.Schema, "chunks"}, []string{"id", "document_id", "version", "idx",
-			"kind", "text", "page_start", "page_end", "section", "start_offset", "end_offset", "term_count", "key_id"}, pgx.CopyFromRows(rows))
+			"kind", "text", "page_start", "page_end", "section", "start_offset", "end_offset", "term_count", "key_id",
+			"ocr_confidence"}, pgx.CopyFromRows(rows))
 		if err != nil {
 			return fmt.Errorf("copy chunks: %w", err)
 		}
@@ -207,22 +214,35 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 	n := len(chunks)
 	idx, ps, pe, so, eo := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	kind, text, section := make([]string, n), make([]string, n), make([]string, n)
+	ocr := make([]*float32, n)
 	for i := range chunks {
 		ch := &chunks[i]
+		if ch.OCR {
+			v := float32(ch.OCRConfidence)
+			ocr[i] = &v
+		}
 		idx[i], ps[i], pe[i], so[i], eo[i] = int32(ch.Index), int32(ch.PageStart), int32(ch.PageEnd), int32(ch.StartOffset), int32(ch.EndOffset)
 		kind[i], section[i] = kindOf(ch.Kind), ch.Section
 		text[i], _ = s.opts.Keys.SealText(ch.Text)
 	}
 	_, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.chunks (id, document_id, version, idx, kind, text, page_start, page_end,
-		section, start_offset, end_offset, term_count, key_id)
-		SELECT u.id, $2, $3, u.idx, u.kind, u.text, u.ps, u.pe, u.section, u.so, u.eo, u.tc, $13
-		FROM unnest($1::bigint[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[], $11::int[], $12::int[])
-		AS u(id, idx, kind, text, ps, pe, section, so, eo, tc)`),
-		ids, documentID, version, idx, kind, text, ps, pe, section, so, eo, termCounts, s.opts.Keys.ID())
+		section, start_offset, end_offset, term_count, key_id, ocr_confidence)
+		SELECT u.id, $2, $3, u.idx, u.kind, u.text, u.ps, u.pe, u.section, u.so, u.eo, u.tc, $13, u.ocr
+		FROM unnest($1::bigint[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[], $11::int[], $12::int[], $14::real[])
+		AS u(id, idx, kind, text, ps, pe, section, so, eo, tc, ocr)`),
+		ids, documentID, version, idx, kind, text, ps, pe, section, so, eo, termCounts, s.opts.Keys.ID(), ocr)
 	if err != nil {
 		return fmt.Errorf("insert chunks: %w", err)
 	}
 	return nil
+}
+
+// ocrConfidence is the ocr_confidence column of a chunk: NULL for text from a text layer.
+func ocrConfidence(c *rag.Chunk) any {
+	if !c.OCR {
+		return nil
+	}
+	return float32(c.OCRConfidence)
 }
 
 func kindOf(k rag.ChunkKind) string {

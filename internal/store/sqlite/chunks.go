@@ -19,22 +19,32 @@ import (
 )
 
 const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset,
-	c.key_id`
+	c.key_id, c.ocr_confidence`
 
 // scanChunk reads the chunkCols of a row (and extra columns after them) and opens its sealed text.
 func scanChunk(keys *sealing.Keyring, row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
 	var keyID string
+	var ocr sql.NullFloat64
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &c.Kind, &c.Text, &c.PageStart, &c.PageEnd, &c.Section,
-		&c.StartOffset, &c.EndOffset, &keyID}, extra...)
+		&c.StartOffset, &c.EndOffset, &keyID, &ocr}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
+	c.OCR, c.OCRConfidence = ocr.Valid, ocr.Float64
 	var err error
 	if c.Text, err = keys.OpenText(c.Text, keyID); err != nil {
 		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
 	}
 	return &c, nil
+}
+
+// ocrConfidence is the ocr_confidence column of a chunk: NULL for text from a text layer.
+func ocrConfidence(c *rag.Chunk) any {
+	if !c.OCR {
+		return nil
+	}
+	return c.OCRConfidence
 }
 
 // encodeVector stores a vector as little-endian float32.
@@ -130,7 +140,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				return err
 			}
 			insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (doc_seq, version, idx, kind, text, page_start, page_end,
-				section, start_offset, end_offset, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				section, start_offset, end_offset, key_id, ocr_confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -149,7 +159,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				}
 				text, keyID := s.opts.Keys.SealText(ch.Text)
 				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), text, ch.PageStart, ch.PageEnd,
-					ch.Section, ch.StartOffset, ch.EndOffset, keyID)
+					ch.Section, ch.StartOffset, ch.EndOffset, keyID, ocrConfidence(ch))
 				if err != nil {
 					return err
 				}
@@ -179,12 +189,12 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				version = ?, content_hash = ?,
 				title = CASE WHEN ?3 = '' THEN title ELSE ?3 END, title_lower = CASE WHEN ?3 = '' THEN title_lower ELSE ?4 END,
 				source = CASE WHEN ?5 = '' THEN source ELSE ?5 END, media_type = CASE WHEN ?6 = '' THEN media_type ELSE ?6 END,
-				size = ?7, status = ?8, stage = ?9, progress = 1, error_code = '', error = '',
+				size = ?7, status = ?8, stage = ?9, progress = 1, error_code = '', error = ?13,
 				pending_hash = CASE WHEN pending_hash = ?2 THEN '' ELSE pending_hash END,
 				chunk_count = ?10, updated_at = ?11
 			WHERE seq = ?12`,
 			version, c.ContentHash, c.Title, strings.ToLower(c.Title), c.Source, c.MediaType, c.Size,
-			string(rag.StatusReady), string(rag.StageDone), len(c.Chunks), now, seq); err != nil {
+			string(rag.StatusReady), string(rag.StageDone), len(c.Chunks), now, seq, c.Warning); err != nil {
 			return err
 		}
 		if textHash != "" {

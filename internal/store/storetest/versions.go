@@ -72,6 +72,50 @@ func testVersions(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("version record: %+v", vr)
 		}
 	})
+	t.Run("CommitVersion/OCRAndWarning", func(t *testing.T) {
+		// Chunks read by OCR keep their mark and confidence; the pages left out are the ready document's error.
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "scan.pdf", func(d *rag.Document) { d.PendingHash = hashOf("scan") })
+		chunks := []rag.Chunk{
+			{Index: 0, Kind: rag.KindText, Text: "text layer", PageStart: 1, PageEnd: 1, StartOffset: 0, EndOffset: 10, Vector: basis(spaceA.Dim, 0)},
+			{Index: 1, Kind: rag.KindText, Text: "read from the image", PageStart: 2, PageEnd: 2, StartOffset: 12, EndOffset: 31,
+				OCR: true, OCRConfidence: 0.87, Vector: basis(spaceA.Dim, 1)},
+			{Index: 2, Kind: rag.KindTable, Text: "| a |\n| 1 |", PageStart: 2, PageEnd: 2, StartOffset: 33, EndOffset: 44,
+				OCR: true, OCRConfidence: 0, Vector: basis(spaceA.Dim, 2)},
+		}
+		warning := "1 page(s) could not be read and are left out: page 3: OCR failed: tesseract: signal: killed"
+		if _, err := s.CommitVersion(t.Context(), &rag.VersionCommit{DocumentID: d.ID, ContentHash: hashOf("scan"),
+			MediaType: "application/pdf", Space: spaceA, Chunks: chunks, Warning: warning}); err != nil {
+			t.Fatal(err)
+		}
+		got := getDoc(t, s, d.ID)
+		if got.Status != rag.StatusReady || got.ErrorCode != "" || got.Error != warning {
+			t.Errorf("document: status %s, error %s %q; want ready with the warning", got.Status, got.ErrorCode, got.Error)
+		}
+		list, err := s.ListChunks(t.Context(), alice, d.ID)
+		if err != nil || len(list) != 3 {
+			t.Fatalf("ListChunks: %d chunks, %v", len(list), err)
+		}
+		for i, ch := range list {
+			if ch.OCR != chunks[i].OCR || ch.OCRConfidence != chunks[i].OCRConfidence {
+				t.Errorf("chunk %d: OCR %v %v, want %v %v", i, ch.OCR, ch.OCRConfidence, chunks[i].OCR, chunks[i].OCRConfidence)
+			}
+		}
+		// The next version without failed pages clears the warning.
+		next := hashOf("scan v2")
+		if err := s.SetDocumentState(t.Context(), d.ID, rag.DocumentState{Status: rag.StatusProcessing, Stage: rag.StageIndex,
+			PendingHash: &next}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CommitVersion(t.Context(), &rag.VersionCommit{DocumentID: d.ID, ContentHash: hashOf("scan v2"),
+			Space: spaceA, Chunks: chunks[:1]}); err != nil {
+			t.Fatal(err)
+		}
+		if got := getDoc(t, s, d.ID); got.Error != "" {
+			t.Errorf("error after a clean version: %q", got.Error)
+		}
+	})
 	t.Run("CommitVersion/KeepsNewerPendingHash", func(t *testing.T) {
 		s := open(t)
 		c := mustCollection(t, s, "docs")
