@@ -23,6 +23,24 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// cliIn returns a runner of command lines over the data directory dir with env's variables besides:
+// each call checks the exit code and returns standard output.
+func cliIn(t *testing.T, dir string, env map[string]string) func(want int, args ...string) string {
+	return func(want int, args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := Run(context.Background(), args, strings.NewReader(""), &out, &errOut, func(k string) string {
+			if k == "RAGD_DATA_DIR" {
+				return dir
+			}
+			return env[k]
+		}); code != want {
+			t.Fatalf("ragd %v: exit %d, want %d\n%s%s", args, code, want, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+}
+
 // doubled finds a repeated prefix such as "usage: usage:" or "ragd eval: eval:" in s.
 func doubled(s string) string {
 	for _, line := range strings.Split(s, "\n") {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,22 +13,7 @@ import (
 // sync again (unchanged), a failed item's exit code, remove; and the usage errors.
 func TestSourcesCommands(t *testing.T) {
 	dir, folder := t.TempDir(), t.TempDir()
-	cli := func(want int, args ...string) string {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := Run(context.Background(), args, strings.NewReader(""), &out, &errOut, func(k string) string {
-			switch k {
-			case "RAGD_DATA_DIR":
-				return dir
-			case "RAGD_MAX_UPLOAD_BYTES":
-				return "1000"
-			}
-			return ""
-		}); code != want {
-			t.Fatalf("ragd %v: exit %d, want %d\n%s%s", args, code, want, out.String(), errOut.String())
-		}
-		return out.String()
-	}
+	cli := cliIn(t, dir, map[string]string{"RAGD_MAX_UPLOAD_BYTES": "1000"})
 	if err := os.WriteFile(filepath.Join(folder, "tides.md"), []byte("# Tides\n\nNineteen spring tides in the bay."), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,22 +12,7 @@ import (
 // restore (searchable again) and purge after the window (RAGD_PURGE_AFTER=0s).
 func TestDocumentsLifecycle(t *testing.T) {
 	dir := t.TempDir()
-	cli := func(want int, args ...string) string {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := Run(context.Background(), args, strings.NewReader(""), &out, &errOut, func(k string) string {
-			switch k {
-			case "RAGD_DATA_DIR":
-				return dir
-			case "RAGD_PURGE_AFTER":
-				return "0s"
-			}
-			return ""
-		}); code != want {
-			t.Fatalf("ragd %v: exit %d, want %d\n%s%s", args, code, want, out.String(), errOut.String())
-		}
-		return out.String()
-	}
+	cli := cliIn(t, dir, map[string]string{"RAGD_PURGE_AFTER": "0s"})
 	file := filepath.Join(t.TempDir(), "tides.md")
 	for _, text := range []string{"# Tides\n\nFirst count: nineteen spring tides.", "# Tides\n\nSecond count: twenty spring tides."} {
 		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
