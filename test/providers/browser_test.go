@@ -127,7 +127,7 @@ func TestBrowserWeakSentencesAndReembed(t *testing.T) {
 		t.Fatalf("%d citations left clickable inside the weak sentences, want 2", n)
 	}
 	mustContain(t, "citation notes", evalJS[string](t, ctx, `[...document.querySelectorAll('.citation-note')].map((e) => e.textContent).join('\n')`),
-		"2 weakly supported sentences", "1 citation to passages that were not given removed")
+		"2 weakly supported sentences", "1 citation to a passage that was not given was removed")
 	screenshot(t, ctx, "weak-sentences.png")
 	p.Stop(t)
 
