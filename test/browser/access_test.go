@@ -130,15 +130,20 @@ func TestAccessUI(t *testing.T) {
 	}
 	// Change otto's role in the member list (team admin), then remove otto from the team, then add again.
 	if !eval[bool](t, ctx, `(() => { const s = document.querySelector('#member-list li[data-member="otto"] select[data-action="role"]');
-		if (!s) return false; s.value = 'admin'; s.dispatchEvent(new Event('change')); return true; })()`) {
+		if (!s) return false; s.closest('li').dataset.stale = '1'; s.value = 'admin'; s.dispatchEvent(new Event('change')); return true; })()`) {
 		t.Fatal("no role select for otto in the member list")
 	}
 	testkit.WaitFor(t, "otto made team admin from the UI", 10*time.Second, func() bool {
 		_, b := call(admin, "GET", "/api/admin/teams/ops/members", nil)
 		return strings.Contains(string(b), `{"team":"ops","user":"otto","role":"admin"}`)
 	})
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#member-list li[data-member="otto"] button[data-action="remove"]`))); err != nil {
-		t.Fatal(err)
+	// The change re-renders the list (the old row is marked stale): wait for the new row, then click its
+	// Remove inside the page, so that no re-render can swap the node between finding and clicking it.
+	waitFor(t, ctx, "the member list re-rendered with otto as team admin",
+		`(() => { const s = document.querySelector('#member-list li[data-member="otto"]:not([data-stale]) select[data-action="role"]'); return !!s && s.value === 'admin'; })()`, 10*time.Second)
+	if !eval[bool](t, ctx, `(() => { const b = document.querySelector('#member-list li[data-member="otto"] button[data-action="remove"]');
+		if (!b) return false; b.click(); return true; })()`) {
+		t.Fatal("no remove button for otto in the member list")
 	}
 	waitFor(t, ctx, "otto gone from the member list", `!document.querySelector('#member-list li[data-member="otto"]')`, 10*time.Second)
 	if code, b := call(otto, "GET", "/api/me", nil); code != http.StatusOK || !strings.Contains(string(b), `"teams":[]`) {
