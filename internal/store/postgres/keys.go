@@ -8,10 +8,11 @@ import (
 )
 
 // DataKeyIDs returns the IDs of the data keys that sealed stored blobs and chunk texts ("" for data in the
-// clear), from the key_id indexes, and those of sources' credentials.
+// clear), from the key_id indexes, and those of sources' credentials and webhooks' secrets.
 func (s *Store) DataKeyIDs(ctx context.Context) ([]string, error) {
 	rows, _ := s.pool.Query(ctx, s.q(`SELECT DISTINCT key_id FROM {S}.blobs UNION SELECT DISTINCT key_id FROM {S}.chunks
-		UNION SELECT DISTINCT credentials_key FROM {S}.sources WHERE credentials IS NOT NULL`))
+		UNION SELECT DISTINCT credentials_key FROM {S}.sources WHERE credentials IS NOT NULL
+		UNION SELECT DISTINCT secret_key FROM {S}.webhooks`))
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("data key ids: %w", err))
@@ -71,31 +72,51 @@ func (s *Store) RekeyData(ctx context.Context, limit int) (int, error) {
 				return fmt.Errorf("re-seal chunks: %w", err)
 			}
 		}
-		rows, _ = tx.Query(ctx, s.q(`SELECT id, credentials_key, credentials FROM {S}.sources
-			WHERE credentials IS NOT NULL AND (credentials_key < $1 OR credentials_key > $1) LIMIT $2 FOR UPDATE`), cur, limit)
-		creds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
-			var c row
-			err := r.Scan(&c.id, &c.key, &c.data)
-			return c, err
-		})
+		creds, err := s.rekeySecrets(ctx, tx, "sources", "credentials", "credentials_key", limit)
 		if err != nil {
 			return fmt.Errorf("re-seal source credentials: %w", err)
 		}
-		for _, c := range creds {
-			plain, err := keys.Open(c.data, c.key)
-			if err != nil {
-				return err
-			}
-			sealed, id := keys.Seal(plain)
-			if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.sources SET credentials = $2, credentials_key = $3 WHERE id = $1`), c.id, sealed, id); err != nil {
-				return fmt.Errorf("re-seal source credentials: %w", err)
-			}
+		secrets, err := s.rekeySecrets(ctx, tx, "webhooks", "secret", "secret_key", limit)
+		if err != nil {
+			return fmt.Errorf("re-seal webhook secrets: %w", err)
 		}
-		n = len(blobs) + len(chunks) + len(creds)
+		n = len(blobs) + len(chunks) + creds + secrets
 		return nil
 	})
 	if err != nil {
 		return 0, interpretError(err)
 	}
 	return n, nil
+}
+
+// rekeySecrets re-seals with the current key up to limit secrets sealed otherwise in column col of table
+// (sources' credentials, webhooks' secrets), whose key ID is in keyCol.
+func (s *Store) rekeySecrets(ctx context.Context, tx pgx.Tx, table, col, keyCol string, limit int) (int, error) {
+	keys := s.opts.Keys
+	cur := keys.ID()
+	type secret struct {
+		id, key string
+		data    []byte
+	}
+	rows, _ := tx.Query(ctx, s.q(`SELECT id, `+keyCol+`, `+col+` FROM {S}.`+table+`
+		WHERE `+col+` IS NOT NULL AND (`+keyCol+` < $1 OR `+keyCol+` > $1) LIMIT $2 FOR UPDATE`), cur, limit)
+	secrets, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (secret, error) {
+		var c secret
+		err := r.Scan(&c.id, &c.key, &c.data)
+		return c, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range secrets {
+		plain, err := keys.Open(c.data, c.key)
+		if err != nil {
+			return 0, err
+		}
+		sealed, id := keys.Seal(plain)
+		if _, err := tx.Exec(ctx, s.q(`UPDATE {S}.`+table+` SET `+col+` = $2, `+keyCol+` = $3 WHERE id = $1`), c.id, sealed, id); err != nil {
+			return 0, err
+		}
+	}
+	return len(secrets), nil
 }

@@ -6,10 +6,11 @@ import (
 )
 
 // DataKeyIDs returns the IDs of the data keys that sealed stored blobs and chunk texts ("" for data in the
-// clear), from the key_id indexes, and those of sources' credentials.
+// clear), from the key_id indexes, and those of sources' credentials and webhooks' secrets.
 func (s *Store) DataKeyIDs(ctx context.Context) ([]string, error) {
 	rows, err := s.w.QueryContext(ctx, `SELECT DISTINCT key_id FROM blobs UNION SELECT DISTINCT key_id FROM chunks
-		UNION SELECT DISTINCT credentials_key FROM sources WHERE credentials IS NOT NULL`)
+		UNION SELECT DISTINCT credentials_key FROM sources WHERE credentials IS NOT NULL
+		UNION SELECT DISTINCT secret_key FROM webhooks`)
 	if err != nil {
 		return nil, dbError(err, "data key ids")
 	}
@@ -95,8 +96,12 @@ func (s *Store) RekeyData(ctx context.Context, limit int) (int, error) {
 				return err
 			}
 		}
-		creds, err := s.rekeyCredentials(ctx, tx, limit)
-		n = len(blobs) + len(chunks) + creds
+		creds, err := s.rekeySecrets(ctx, tx, "sources", "credentials", "credentials_key", limit)
+		if err != nil {
+			return err
+		}
+		secrets, err := s.rekeySecrets(ctx, tx, "webhooks", "secret", "secret_key", limit)
+		n = len(blobs) + len(chunks) + creds + secrets
 		return err
 	})
 	if err != nil {
@@ -105,41 +110,42 @@ func (s *Store) RekeyData(ctx context.Context, limit int) (int, error) {
 	return n, nil
 }
 
-// rekeyCredentials re-seals with the current key up to limit sources' credentials sealed otherwise.
-func (s *Store) rekeyCredentials(ctx context.Context, tx *sql.Tx, limit int) (int, error) {
+// rekeySecrets re-seals with the current key up to limit secrets sealed otherwise in column col of table
+// (sources' credentials, webhooks' secrets), whose key ID is in keyCol.
+func (s *Store) rekeySecrets(ctx context.Context, tx *sql.Tx, table, col, keyCol string, limit int) (int, error) {
 	keys := s.opts.Keys
 	cur := keys.ID()
-	rows, err := tx.QueryContext(ctx, `SELECT id, credentials, credentials_key FROM sources
-		WHERE credentials IS NOT NULL AND (credentials_key < ?1 OR credentials_key > ?1) LIMIT ?2`, cur, limit)
+	rows, err := tx.QueryContext(ctx, `SELECT id, `+col+`, `+keyCol+` FROM `+table+`
+		WHERE `+col+` IS NOT NULL AND (`+keyCol+` < ?1 OR `+keyCol+` > ?1) LIMIT ?2`, cur, limit)
 	if err != nil {
 		return 0, err
 	}
-	type cred struct {
+	type secret struct {
 		id, key string
 		data    []byte
 	}
-	var creds []cred
+	var secrets []secret
 	for rows.Next() {
-		var c cred
+		var c secret
 		if err := rows.Scan(&c.id, &c.data, &c.key); err != nil {
 			rows.Close()
 			return 0, err
 		}
-		creds = append(creds, c)
+		secrets = append(secrets, c)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	for _, c := range creds {
+	for _, c := range secrets {
 		plain, err := keys.Open(c.data, c.key)
 		if err != nil {
 			return 0, err
 		}
 		sealed, id := keys.Seal(plain)
-		if _, err := tx.ExecContext(ctx, `UPDATE sources SET credentials = ?, credentials_key = ? WHERE id = ?`, sealed, id, c.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+col+` = ?, `+keyCol+` = ? WHERE id = ?`, sealed, id, c.id); err != nil {
 			return 0, err
 		}
 	}
-	return len(creds), nil
+	return len(secrets), nil
 }

@@ -160,6 +160,8 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 
 	// A source's credentials are sealed like contents: another key cannot open them, an old key still
 	// does, and a rotation re-seals them so that the old key can go.
+	// Sources' credentials and webhooks' secrets are sealed, refused under another key and re-sealed by a
+	// rotation.
 	t.Run("SourceCredentials", func(t *testing.T) {
 		open := newDB(t)
 		s, err := open(ring(k1))
@@ -169,6 +171,10 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 		c := mustCollection(t, s, "docs")
 		src := &rag.SyncSource{CollectionID: c.ID, Kind: "notion", Owner: alice.ID}
 		if err := syncStore(t, s).CreateSource(t.Context(), src, []byte("secret_notion_token")); err != nil {
+			t.Fatal(err)
+		}
+		hook := &rag.Webhook{CollectionID: c.ID, URL: "https://hooks.example.com/", Events: []string{rag.EventDocumentReady}, Owner: alice.ID}
+		if err := webhookStore(t, s).CreateWebhook(t.Context(), hook, []byte("whsec_harbour")); err != nil {
 			t.Fatal(err)
 		}
 		if got := keyIDs(t, s); !slices.Equal(got, []string{sealing.KeyID(k1)}) {
@@ -185,6 +191,9 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 		s, err = open(ring(k2, k1))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if sec, err := webhookStore(t, s).WebhookSecret(t.Context(), hook.ID); err != nil || string(sec) != "whsec_harbour" {
+			t.Errorf("webhook secret under the old key while rotating: %q, %v", sec, err)
 		}
 		for {
 			n, err := s.(rag.SealedStore).RekeyData(t.Context(), 10)
@@ -203,6 +212,12 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 		defer s.Close()
 		if cred, err := syncStore(t, s).SourceCredentials(t.Context(), src.ID); err != nil || string(cred) != "secret_notion_token" {
 			t.Errorf("credentials after the rotation: %q, %v", cred, err)
+		}
+		if sec, err := webhookStore(t, s).WebhookSecret(t.Context(), hook.ID); err != nil || string(sec) != "whsec_harbour" {
+			t.Errorf("webhook secret after the rotation: %q, %v", sec, err)
+		}
+		if got := keyIDs(t, s); !slices.Equal(got, []string{sealing.KeyID(k2)}) {
+			t.Errorf("key IDs after the rotation = %v", got)
 		}
 	})
 }

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("Feedback", func(t *testing.T) { testFeedback(t, open) })
 	t.Run("Conversations", func(t *testing.T) { testConversations(t, open) })
 	t.Run("Sources", func(t *testing.T) { testSources(t, open) })
+	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("Principals", func(t *testing.T) { testPrincipals(t, open) })
 	t.Run("Access", func(t *testing.T) { testAccess(t, open) })
 	t.Run("TopKUnderGrant", func(t *testing.T) { testTopKUnderGrant(t, open) })
