@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -40,6 +41,7 @@ import (
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/telemetry"
+	"github.com/ragd/ragd/internal/webhooks"
 )
 
 // App is a wired ragd.
@@ -66,8 +68,11 @@ type App struct {
 	Conversations rag.ConversationStore
 	// Sources syncs the collections' sources (folders, web sites, repositories…; docs/connectors.md).
 	Sources *sources.Service
+	// Webhooks registers the collections' webhooks and queues their events (docs/integrations.md).
+	Webhooks *webhooks.Service
 	// Jobs is the durable job runner once OpenJobs has opened it, else nil.
-	Jobs *jobs.Runner
+	Jobs   *jobs.Runner
+	jobsMu sync.Mutex // held by OpenJobs: a webhook event may open the runner from any goroutine
 	// Audit is the audit log's writer once OpenAudit has started it, else nil.
 	Audit *audit.Log
 
@@ -160,6 +165,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		Metadata:  cfg.Metadata,
 		Fetch:     a.fetchURL,
 		Logger:    logger,
+		Settled:   a.documentSettled,
 		AfterCommit: func(ctx context.Context, doc *rag.Document, text string) error {
 			res, err := a.Graph.ExtractDocument(ctx, doc, text)
 			if res != nil {
@@ -176,7 +182,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		return nil, fmt.Errorf("store %T has no Q&A boards", a.Store)
 	}
 	a.Board = qa.New(questions, a.Store, a.Embedder, a.Store, a.Answers, qa.Options{
-		Batch: cfg.QA.Batch, Delay: cfg.QA.Delay, MaxAttempts: cfg.QA.MaxAttempts, Logger: logger,
+		Batch: cfg.QA.Batch, Delay: cfg.QA.Delay, MaxAttempts: cfg.QA.MaxAttempts, Logger: logger, Answered: a.questionAnswered,
 	})
 	ratings, rates := a.Store.(rag.FeedbackStore)
 	if !rates {
@@ -189,6 +195,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	}
 	a.Conversations = conversations
 	if err := a.openSources(); err != nil {
+		return nil, err
+	}
+	if err := a.openWebhooks(); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -251,6 +260,8 @@ func URLSchema(url string) string {
 // (IngestWorkers, the logger); opt.Work makes this process run jobs, not only insert them. The caller
 // starts the runner (after registering periodic jobs); Close stops and closes it before the store.
 func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, error) {
+	a.jobsMu.Lock()
+	defer a.jobsMu.Unlock()
 	if a.Jobs != nil {
 		return a.Jobs, nil
 	}
@@ -259,6 +270,15 @@ func (a *App) OpenJobs(ctx context.Context, opt jobs.Options) (*jobs.Runner, err
 	}
 	if opt.Logger == nil {
 		opt.Logger = a.Logger
+	}
+	if opt.Webhooks == nil {
+		opt.Webhooks = a.Webhooks
+	}
+	if opt.WebhookMaxAttempts == 0 {
+		opt.WebhookMaxAttempts = a.Config.Webhooks.MaxAttempts
+	}
+	if opt.WebhookRetryBase == 0 {
+		opt.WebhookRetryBase = a.Config.Webhooks.RetryBase
 	}
 	var (
 		r   *jobs.Runner

@@ -52,5 +52,6 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		},
 		Conversations: a.Conversations,
 		Sources:       a.Sources,
+		Webhooks:      a.Webhooks,
 	}
 }

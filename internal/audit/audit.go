@@ -33,6 +33,9 @@ const (
 	SourceAdded      = "source.added"
 	SourceRemoved    = "source.removed"
 	SourceSync       = "source.sync"
+	WebhookAdded     = "webhook.added"
+	WebhookRemoved   = "webhook.removed"
+	WebhookPing      = "webhook.ping"
 	KeyRotated       = "key.rotated" // data re-sealed under a new encryption key (ragd keys rotate-data)
 	LoginFailure     = "login.failure"
 	MemberChanged    = "team.member" // a user added to a team or its role changed

@@ -174,6 +174,26 @@ type Config struct {
 
 	// QA configures the Q&A board's scheduled answer job (docs/qa.md).
 	QA QA
+
+	// Webhooks configures the delivery of collections' webhooks (docs/integrations.md "Webhooks").
+	Webhooks Webhooks
+}
+
+// Webhooks configures webhook deliveries.
+type Webhooks struct {
+	// AllowPrivate lets webhooks target loopback and private addresses (RAGD_WEBHOOK_ALLOW_PRIVATE, default
+	// false): a receiver on the operator's own network, or a test's on 127.0.0.1. Link-local and cloud
+	// metadata addresses stay refused even then.
+	AllowPrivate bool
+	// MaxAttempts is how many times an event is tried on a webhook (RAGD_WEBHOOK_MAX_ATTEMPTS, default 10,
+	// 1–25).
+	MaxAttempts int
+	// RetryBase is the first wait before a retry, doubled after each failure up to an hour
+	// (RAGD_WEBHOOK_RETRY_BASE, default 30s, 100ms–1h).
+	RetryBase time.Duration
+	// Timeout bounds one attempt, from the connection to the end of the response (RAGD_WEBHOOK_TIMEOUT,
+	// default 10s, 1s–60s).
+	Timeout time.Duration
 }
 
 // QA configures the scheduled answer job of the Q&A boards.
@@ -214,6 +234,7 @@ func Default() Config {
 		UploadBudgetBytes: 256 << 20,
 		Metadata:          rag.MetadataLimits{}.WithDefaults(),
 		QA:                QA{Interval: 10 * time.Minute, Batch: 10, MaxAttempts: 5},
+		Webhooks:          Webhooks{MaxAttempts: 10, RetryBase: 30 * time.Second, Timeout: 10 * time.Second},
 		PurgeAfter:        168 * time.Hour,
 		AuditRetention:    8760 * time.Hour,
 	}
@@ -307,6 +328,10 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.QA.Batch, "RAGD_QA_BATCH")
 	e.duration(&c.QA.Delay, "RAGD_QA_DELAY")
 	e.int(&c.QA.MaxAttempts, "RAGD_QA_MAX_ATTEMPTS")
+	e.bool(&c.Webhooks.AllowPrivate, "RAGD_WEBHOOK_ALLOW_PRIVATE")
+	e.int(&c.Webhooks.MaxAttempts, "RAGD_WEBHOOK_MAX_ATTEMPTS")
+	e.duration(&c.Webhooks.RetryBase, "RAGD_WEBHOOK_RETRY_BASE")
+	e.duration(&c.Webhooks.Timeout, "RAGD_WEBHOOK_TIMEOUT")
 	if e.err != nil {
 		return c, e.err
 	}
@@ -390,6 +415,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_QA_DELAY must not be negative")
 	case c.QA.MaxAttempts < 1 || c.QA.MaxAttempts > 100:
 		return fmt.Errorf("RAGD_QA_MAX_ATTEMPTS must be between 1 and 100 (got %d)", c.QA.MaxAttempts)
+	case c.Webhooks.MaxAttempts < 1 || c.Webhooks.MaxAttempts > 25:
+		return fmt.Errorf("RAGD_WEBHOOK_MAX_ATTEMPTS must be between 1 and 25 (got %d)", c.Webhooks.MaxAttempts)
+	case c.Webhooks.RetryBase < 100*time.Millisecond || c.Webhooks.RetryBase > time.Hour:
+		return fmt.Errorf("RAGD_WEBHOOK_RETRY_BASE must be between 100ms and 1h (got %s)", c.Webhooks.RetryBase)
+	case c.Webhooks.Timeout < time.Second || c.Webhooks.Timeout > time.Minute:
+		return fmt.Errorf("RAGD_WEBHOOK_TIMEOUT must be between 1s and 60s (got %s)", c.Webhooks.Timeout)
 	}
 	switch c.QueryExpansion {
 	case "", "none", "llm":

@@ -198,6 +198,13 @@ func TestLoad(t *testing.T) {
 		"QADelayNegative":   {"RAGD_QA_DELAY": "-1s"},
 		"QAAttemptsZero":    {"RAGD_QA_MAX_ATTEMPTS": "0"},
 		"QAAttemptsTooMany": {"RAGD_QA_MAX_ATTEMPTS": "101"},
+		"WebhookAttempts0":  {"RAGD_WEBHOOK_MAX_ATTEMPTS": "0"},
+		"WebhookAttempts26": {"RAGD_WEBHOOK_MAX_ATTEMPTS": "26"},
+		"WebhookBaseShort":  {"RAGD_WEBHOOK_RETRY_BASE": "99ms"},
+		"WebhookBaseLong":   {"RAGD_WEBHOOK_RETRY_BASE": "61m"},
+		"WebhookTimeout0":   {"RAGD_WEBHOOK_TIMEOUT": "999ms"},
+		"WebhookTimeout61":  {"RAGD_WEBHOOK_TIMEOUT": "61s"},
+		"WebhookPrivateBad": {"RAGD_WEBHOOK_ALLOW_PRIVATE": "maybe"},
 	}
 	for name, env := range bad {
 		t.Run("Err"+name, func(t *testing.T) {
@@ -235,6 +242,21 @@ func TestLoad(t *testing.T) {
 		c, err = Load(envOf(map[string]string{"RAGD_QA_BATCH": "1", "RAGD_QA_DELAY": "250ms", "RAGD_QA_MAX_ATTEMPTS": "1"}))
 		if err != nil || c.QA.Batch != 1 || c.QA.Delay != 250*time.Millisecond || c.QA.MaxAttempts != 1 {
 			t.Errorf("lower bounds: %+v, %v", c.QA, err)
+		}
+	})
+	t.Run("Webhooks", func(t *testing.T) {
+		c, err := Load(envOf(nil))
+		if err != nil || c.Webhooks != (Webhooks{MaxAttempts: 10, RetryBase: 30 * time.Second, Timeout: 10 * time.Second}) {
+			t.Errorf("defaults: %+v, %v", c.Webhooks, err)
+		}
+		c, err = Load(envOf(map[string]string{"RAGD_WEBHOOK_ALLOW_PRIVATE": "true", "RAGD_WEBHOOK_MAX_ATTEMPTS": "25",
+			"RAGD_WEBHOOK_RETRY_BASE": "1h", "RAGD_WEBHOOK_TIMEOUT": "60s"}))
+		if err != nil || c.Webhooks != (Webhooks{AllowPrivate: true, MaxAttempts: 25, RetryBase: time.Hour, Timeout: time.Minute}) {
+			t.Errorf("upper bounds: %+v, %v", c.Webhooks, err)
+		}
+		c, err = Load(envOf(map[string]string{"RAGD_WEBHOOK_MAX_ATTEMPTS": "1", "RAGD_WEBHOOK_RETRY_BASE": "100ms", "RAGD_WEBHOOK_TIMEOUT": "1s"}))
+		if err != nil || c.Webhooks != (Webhooks{MaxAttempts: 1, RetryBase: 100 * time.Millisecond, Timeout: time.Second}) {
+			t.Errorf("lower bounds: %+v, %v", c.Webhooks, err)
 		}
 	})
 	t.Run("OneWeight", func(t *testing.T) {

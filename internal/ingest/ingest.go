@@ -46,6 +46,12 @@ type Options struct {
 	// runs only for a version that was processed — never for an unchanged upload nor a re-embedding. Its
 	// error is logged: the version stays committed and searchable.
 	AfterCommit func(ctx context.Context, doc *rag.Document, text string) error
+	// Settled, when set, is told when a processed version is settled for good, with the document as then
+	// recorded: committed (failure nil; the document is ready and the version searchable) or failed with
+	// no retry to come (failure is why). It is not told of an unchanged upload, a rejection at submit (the
+	// request that submitted it gets the error), a re-embedding, a retry to come nor a superseded version.
+	// The collections' webhooks (document.ready, document.failed) hang here.
+	Settled func(ctx context.Context, doc *rag.Document, failure error)
 	// Fetch downloads the document of a URL request (Request.URL) during processing, at most MaxBytes:
 	// it returns a file name whose extension selects the extractor, and the bytes. Its errors are
 	// *rag.Error (CodeInternal or CodeRateLimited when trying again may help). nil refuses URL requests.
@@ -563,6 +569,7 @@ func (p *Pipeline) processAttempt(ctx context.Context, docID string, a Attempt) 
 	}
 	log.Info("document indexed", slog.Int("version", version), slog.Int("chunks", len(chunks)),
 		slog.Int("pages", ex.Pages), slog.Int("failed_pages", len(ex.FailedPages)), slog.Duration("took", time.Since(start)))
+	p.settled(jobCtx, doc.ID, nil)
 	if p.opt.AfterCommit != nil {
 		stop()
 		committed := *doc
@@ -637,7 +644,27 @@ func (p *Pipeline) fail(ctx context.Context, doc *rag.Document, stage rag.Stage,
 	if code := rag.ErrorCode(err); code == rag.CodeInternal || code == rag.CodeDBError {
 		p.opt.Logger.Error("ingestion failed", slog.String("document", doc.ID), slog.String("stage", string(stage)), slog.Any("err", err))
 	}
-	return appError(err, p.record(ctx, doc, keepFailed(doc, failedState(doc, stage, err))))
+	ok, rerr := p.recorded(ctx, doc, keepFailed(doc, failedState(doc, stage, err)))
+	if ok {
+		p.settled(ctx, doc.ID, err)
+	}
+	return appError(err, rerr)
+}
+
+// settled tells Options.Settled of a version's final outcome, with the document as recorded. It outlives
+// ctx, like record: the failure of a timed-out attempt is news too.
+func (p *Pipeline) settled(ctx context.Context, docID string, failure error) {
+	if p.opt.Settled == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	doc, err := p.store.GetDocument(sctx, rag.Principal{Admin: true, ID: "system"}, docID)
+	if err != nil {
+		p.opt.Logger.Warn("outcome of a version not reported", slog.String("document", docID), slog.Any("err", err))
+		return
+	}
+	p.opt.Settled(sctx, doc, failure)
 }
 
 // keepFailed makes st keep the bytes of the failed attempt for a retry (Retry); a fetch has none.
@@ -681,15 +708,21 @@ func (p *Pipeline) release(ctx context.Context, doc *rag.Document, stage rag.Sta
 // It is conditional on doc's pending version still being pending: the failure of a superseded attempt is
 // not recorded over the newer version's state (nor does it clear the newer pending hash).
 func (p *Pipeline) record(ctx context.Context, doc *rag.Document, st rag.DocumentState) error {
+	_, err := p.recorded(ctx, doc, st)
+	return err
+}
+
+// recorded is record that also reports whether st was written (false when the version was superseded).
+func (p *Pipeline) recorded(ctx context.Context, doc *rag.Document, st rag.DocumentState) (bool, error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	st.IfPending = doc.PendingHash
 	err := p.store.SetDocumentState(wctx, doc.ID, st)
 	if errors.Is(err, rag.ErrConflict) {
 		p.opt.Logger.Info("outcome of a superseded version not recorded", slog.String("document", doc.ID), slog.String("status", string(st.Status)))
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // appError returns err as a *rag.Error, joined with the error of recording it if that failed too.
@@ -720,8 +753,12 @@ func (p *Pipeline) Abandon(ctx context.Context, docID, contentHash string, reaso
 		stage = rag.StageQueued
 	}
 	p.opt.Logger.Error("ingestion abandoned", slog.String("document", doc.ID), slog.Any("err", reason))
-	if err := p.record(ctx, doc, keepFailed(doc, failedState(doc, stage, reason))); err != nil {
+	ok, err := p.recorded(ctx, doc, keepFailed(doc, failedState(doc, stage, reason)))
+	if err != nil {
 		return fmt.Errorf("abandon %s: %w", docID, err)
+	}
+	if ok {
+		p.settled(ctx, doc.ID, reason)
 	}
 	return nil
 }

@@ -61,6 +61,15 @@ type Options struct {
 	// RetryMax, ±10% jitter (defaults 5s and 10m: eight attempts span about ten minutes).
 	RetryBase time.Duration
 	RetryMax  time.Duration
+	// Webhooks delivers webhook events (EnqueueWebhook) in a working Runner; nil runs no deliveries.
+	Webhooks Deliverer
+	// WebhookWorkers is how many deliveries this process makes at once (default 4), in their own queue.
+	WebhookWorkers int
+	// WebhookMaxAttempts is how many times an event is tried on a webhook (default 10); WebhookRetryBase and
+	// WebhookRetryMax shape the back-off between tries as RetryBase and RetryMax do (defaults 30s and 1h).
+	WebhookMaxAttempts int
+	WebhookRetryBase   time.Duration
+	WebhookRetryMax    time.Duration
 	// JobTimeout cancels an attempt that runs longer (default 30m: large PDFs take minutes).
 	JobTimeout time.Duration
 	// StopTimeout is how long Stop lets running jobs finish before it cancels them; cancelled jobs are
@@ -103,6 +112,18 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.RetryMax <= 0 {
 		o.RetryMax = 10 * time.Minute
+	}
+	if o.WebhookWorkers <= 0 {
+		o.WebhookWorkers = 4
+	}
+	if o.WebhookMaxAttempts <= 0 {
+		o.WebhookMaxAttempts = 10
+	}
+	if o.WebhookRetryBase <= 0 {
+		o.WebhookRetryBase = 30 * time.Second
+	}
+	if o.WebhookRetryMax <= 0 {
+		o.WebhookRetryMax = time.Hour
 	}
 	if o.JobTimeout <= 0 {
 		o.JobTimeout = 30 * time.Minute
@@ -263,6 +284,10 @@ func newRunner[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], liv
 		cfg.Queues = map[string]river.QueueConfig{
 			queueIngest:   {MaxWorkers: opt.IngestWorkers},
 			queuePeriodic: {MaxWorkers: opt.PeriodicWorkers},
+		}
+		if opt.Webhooks != nil {
+			river.AddWorker(workers, &webhookWorker{r: r})
+			cfg.Queues[queueWebhooks] = river.QueueConfig{MaxWorkers: opt.WebhookWorkers}
 		}
 	}
 	c, err := river.NewClient(driver, cfg)

@@ -121,6 +121,7 @@ func (s *Service) answerOne(ctx context.Context, run *rag.QARun, q *rag.Question
 		switch {
 		case err == nil:
 			run.Answered++
+			s.answered(ctx, a)
 			return
 		case errors.Is(err, rag.ErrConflict), errors.Is(err, rag.ErrNotFound):
 			// Answered by another worker whose lease had run out, or deleted meanwhile.

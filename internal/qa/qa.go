@@ -64,7 +64,10 @@ type Options struct {
 	Worker string
 	// Principal is who the pass answers as (default rag.LocalPrincipal, which sees every document).
 	Principal *rag.Principal
-	Logger    *slog.Logger
+	// Answered, when set, is told of every answer stored — the pass's and people's — with its question as
+	// then stored (the collections' question.answered webhooks).
+	Answered func(ctx context.Context, q *rag.Question, a *rag.BoardAnswer)
+	Logger   *slog.Logger
 }
 
 // WithDefaults returns o with zero fields set to their defaults.
@@ -255,7 +258,21 @@ func (s *Service) Answer(ctx context.Context, p rag.Principal, questionID, body 
 	if err := s.store.AddAnswer(ctx, a); err != nil {
 		return nil, err
 	}
+	s.answered(ctx, a)
 	return a, nil
+}
+
+// answered tells Options.Answered of a stored answer, with its question as stored now.
+func (s *Service) answered(ctx context.Context, a *rag.BoardAnswer) {
+	if s.opt.Answered == nil {
+		return
+	}
+	q, err := s.store.GetQuestion(ctx, a.QuestionID)
+	if err != nil {
+		s.opt.Logger.Warn("qa: answer not reported", slog.String("question", a.QuestionID), slog.Any("err", err))
+		return
+	}
+	s.opt.Answered(ctx, q, a)
 }
 
 // Delete removes a question with its answers. ErrNotFound.

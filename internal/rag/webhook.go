@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -34,6 +35,21 @@ type Webhook struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// WebhookEvent is one event bound for one webhook: what a delivery job carries. Its body is built at each
+// attempt from these fields and the time of sending.
+type WebhookEvent struct {
+	WebhookID string `json:"webhook_id"`
+	// ID names the event; it is the same for every webhook and every attempt (receivers de-duplicate by it).
+	ID        string    `json:"id"`
+	Event     string    `json:"event"`
+	CreatedAt time.Time `json:"created_at"`
+	// Collection is the collection's ID and name.
+	CollectionID   string `json:"collection_id"`
+	CollectionName string `json:"collection_name"`
+	// Data is the event's object: {"document": …} or {"question": …, "answer": …}.
+	Data json.RawMessage `json:"data"`
+}
+
 // Outcomes of one delivery attempt (WebhookDelivery.Outcome).
 const (
 	DeliveryDelivered = "delivered" // the receiver answered 2xx
@@ -51,10 +67,10 @@ type WebhookDelivery struct {
 	// Attempt counts from 1.
 	Attempt int `json:"attempt"`
 	// StatusCode is the receiver's HTTP status (0 when there was no response: refused, timed out…).
-	StatusCode int    `json:"status_code"`
-	Error      string `json:"error,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
-	Outcome    string `json:"outcome"`
+	StatusCode int       `json:"status_code"`
+	Error      string    `json:"error,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	Outcome    string    `json:"outcome"`
 	CreatedAt  time.Time `json:"created_at"`
 }
 

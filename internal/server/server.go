@@ -128,6 +128,9 @@ type Deps struct {
 
 	// Sources syncs collections' sources (optional: nil serves none, the routes answer not_found).
 	Sources Sources
+
+	// Webhooks registers collections' webhooks (optional: nil sends none, the routes answer not_found).
+	Webhooks Webhooks
 }
 
 // Settings are the server's limits and what /api/status reports.
@@ -252,6 +255,11 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/collections/{name}/sources/{id}", s.handleGetSource)
 	s.mux.HandleFunc("DELETE /api/collections/{name}/sources/{id}", s.handleDeleteSource)
 	s.mux.HandleFunc("POST /api/collections/{name}/sources/{id}/sync", s.handleSyncSource)
+	s.mux.HandleFunc("GET /api/collections/{name}/webhooks", s.handleListWebhooks)
+	s.mux.HandleFunc("POST /api/collections/{name}/webhooks", s.handleAddWebhook)
+	s.mux.HandleFunc("DELETE /api/collections/{name}/webhooks/{id}", s.handleDeleteWebhook)
+	s.mux.HandleFunc("GET /api/collections/{name}/webhooks/{id}/deliveries", s.handleWebhookDeliveries)
+	s.mux.HandleFunc("POST /api/collections/{name}/webhooks/{id}/ping", s.handlePingWebhook)
 
 	s.mux.HandleFunc("GET /api/questions", s.handleListQuestions)
 	s.mux.HandleFunc("POST /api/questions", s.handleCreateQuestion)
