@@ -179,15 +179,18 @@ var readPosts = []string{"/api/chat", "/api/search", "/api/feedback", "/api/conv
 
 // requiredScope is the scope a request needs: admin for /api/admin/, the Q&A answer passes (/api/qa/,
 // which answer every board) and for changing collections (their settings, profile, graph and tables); read for GET, search, chat and feedback; write for everything
-// else (uploads, document updates and deletes, grants, board questions, a collection's sources).
+// else (uploads, document updates and deletes, grants, board questions, a collection's sources and
+// webhooks — even their GETs: a webhook's URL may carry the receiver's token).
 func requiredScope(r *http.Request) rag.Scope {
 	path := r.URL.Path
 	switch {
 	case strings.HasPrefix(path, "/api/admin/"), strings.HasPrefix(path, "/api/qa/"):
 		return rag.ScopeAdmin
+	case isCollectionPart(path, "webhooks"):
+		return rag.ScopeWrite // the collection's write access is checked too
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		return rag.ScopeRead
-	case isSourcesPath(path):
+	case isCollectionPart(path, "sources"):
 		return rag.ScopeWrite // adding to a collection, as uploads do; the collection's write access is checked too
 	case path == "/api/collections" || strings.HasPrefix(path, "/api/collections/"):
 		return rag.ScopeAdmin
@@ -451,12 +454,12 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	})
 }
 
-// isSourcesPath reports whether path is under /api/collections/{name}/sources.
-func isSourcesPath(path string) bool {
+// isCollectionPart reports whether path is under /api/collections/{name}/part (sources, webhooks).
+func isCollectionPart(path, part string) bool {
 	rest, ok := strings.CutPrefix(path, "/api/collections/")
 	if !ok {
 		return false
 	}
 	_, sub, ok := strings.Cut(rest, "/")
-	return ok && (sub == "sources" || strings.HasPrefix(sub, "sources/"))
+	return ok && (sub == part || strings.HasPrefix(sub, part+"/"))
 }
