@@ -277,7 +277,9 @@ func TestDeliver(t *testing.T) {
 		var followed atomic.Bool
 		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Store(true) }))
 		t.Cleanup(target.Close)
-		srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect) })
+		srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+		})
 		svc, st := setup(t, webhooks.Options{AllowPrivate: true}, nil)
 		w := add(t, svc, srv.URL)
 		if err := svc.Deliver(t.Context(), event(t, st, w), 1, false); err == nil {

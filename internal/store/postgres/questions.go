@@ -97,14 +97,7 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 
 // DeleteQuestion removes a question and its answers. ErrNotFound.
 func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {S}.questions WHERE id = $1`), id)
-	if err != nil {
-		return interpretError(fmt.Errorf("delete question: %w", err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("question %q: %w", id, rag.ErrNotFound)
-	}
-	return nil
+	return s.deleteByID(ctx, "questions", "question", id)
 }
 
 // QuestionVectors returns a collection's questions that have a vector in space, with it and their passages.

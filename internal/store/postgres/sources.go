@@ -89,32 +89,12 @@ func (s *Store) ListSources(ctx context.Context, collectionID string) ([]*rag.Sy
 
 // DeleteSource removes a source and its item records. ErrNotFound.
 func (s *Store) DeleteSource(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {S}.sources WHERE id = $1`), id)
-	if err != nil {
-		return interpretError(errorf(err, "delete source"))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("source %q: %w", id, rag.ErrNotFound)
-	}
-	return nil
+	return s.deleteByID(ctx, "sources", "source", id)
 }
 
 // SourceCredentials returns a source's credentials in the clear (nil: none). ErrNotFound.
 func (s *Store) SourceCredentials(ctx context.Context, id string) ([]byte, error) {
-	var data []byte
-	var keyID string
-	err := s.pool.QueryRow(ctx, s.q(`SELECT credentials, credentials_key FROM {S}.sources WHERE id = $1`), id).Scan(&data, &keyID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("source %q: %w", id, rag.ErrNotFound)
-	}
-	if err != nil || data == nil {
-		return nil, interpretError(errorf(err, "source credentials"))
-	}
-	plain, err := s.opts.Keys.Open(data, keyID)
-	if err != nil {
-		return nil, rag.WrapError(rag.CodeDBError, err, "source %s: credentials: %v", id, err)
-	}
-	return plain, nil
+	return s.openSealed(ctx, `SELECT credentials, credentials_key FROM {S}.sources WHERE id = $1`, "source", id)
 }
 
 func (s *Store) sourceExists(ctx context.Context, tx pgx.Tx, id string) error {

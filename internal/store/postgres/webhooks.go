@@ -76,30 +76,42 @@ func (s *Store) ListWebhooks(ctx context.Context, collectionID string) ([]*rag.W
 
 // DeleteWebhook removes a webhook and its delivery log. ErrNotFound.
 func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {S}.webhooks WHERE id = $1`), id)
+	return s.deleteByID(ctx, "webhooks", "webhook", id)
+}
+
+// deleteByID deletes the row id of table (whose rows cascade to what hangs on them); ErrNotFound names it
+// as a kind.
+func (s *Store) deleteByID(ctx context.Context, table, kind, id string) error {
+	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM {S}.`+table+` WHERE id = $1`), id)
 	if err != nil {
-		return interpretError(errorf(err, "delete webhook"))
+		return interpretError(errorf(err, "delete "+kind))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("webhook %q: %w", id, rag.ErrNotFound)
+		return fmt.Errorf("%s %q: %w", kind, id, rag.ErrNotFound)
 	}
 	return nil
 }
 
 // WebhookSecret returns a webhook's secret in the clear. ErrNotFound.
 func (s *Store) WebhookSecret(ctx context.Context, id string) ([]byte, error) {
+	return s.openSealed(ctx, `SELECT secret, secret_key FROM {S}.webhooks WHERE id = $1`, "webhook", id)
+}
+
+// openSealed reads a sealed secret and its key ID of row id with query and opens it (nil for NULL);
+// ErrNotFound names the row as a kind.
+func (s *Store) openSealed(ctx context.Context, query, kind, id string) ([]byte, error) {
 	var data []byte
 	var keyID string
-	err := s.pool.QueryRow(ctx, s.q(`SELECT secret, secret_key FROM {S}.webhooks WHERE id = $1`), id).Scan(&data, &keyID)
+	err := s.pool.QueryRow(ctx, s.q(query), id).Scan(&data, &keyID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("webhook %q: %w", id, rag.ErrNotFound)
+		return nil, fmt.Errorf("%s %q: %w", kind, id, rag.ErrNotFound)
 	}
-	if err != nil {
-		return nil, interpretError(errorf(err, "webhook secret"))
+	if err != nil || data == nil {
+		return nil, interpretError(errorf(err, kind+" secret"))
 	}
 	plain, err := s.opts.Keys.Open(data, keyID)
 	if err != nil {
-		return nil, rag.WrapError(rag.CodeDBError, err, "webhook %s: secret: %v", id, err)
+		return nil, rag.WrapError(rag.CodeDBError, err, "%s %s: secret: %v", kind, id, err)
 	}
 	return plain, nil
 }

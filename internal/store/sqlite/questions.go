@@ -122,17 +122,7 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 
 // DeleteQuestion removes a question and its answers. ErrNotFound.
 func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM questions WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("question %q: %w", id, rag.ErrNotFound)
-		}
-		return nil
-	})
-	return dbError(err, "delete question")
+	return s.deleteByID(ctx, "questions", "question", id)
 }
 
 // QuestionVectors returns a collection's questions that have a vector in space, with it and their passages.

@@ -98,35 +98,12 @@ func (s *Store) ListSources(ctx context.Context, collectionID string) ([]*rag.Sy
 
 // DeleteSource removes a source and its item records. ErrNotFound.
 func (s *Store) DeleteSource(ctx context.Context, id string) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM sources WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("source %q: %w", id, rag.ErrNotFound)
-		}
-		return nil
-	})
-	return dbError(err, "delete source")
+	return s.deleteByID(ctx, "sources", "source", id)
 }
 
 // SourceCredentials returns a source's credentials in the clear (nil: none). ErrNotFound.
 func (s *Store) SourceCredentials(ctx context.Context, id string) ([]byte, error) {
-	var data []byte
-	var keyID string
-	err := s.r.QueryRowContext(ctx, `SELECT credentials, credentials_key FROM sources WHERE id = ?`, id).Scan(&data, &keyID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("source %q: %w", id, rag.ErrNotFound)
-	}
-	if err != nil || data == nil {
-		return nil, dbError(err, "source credentials")
-	}
-	plain, err := s.opts.Keys.Open(data, keyID)
-	if err != nil {
-		return nil, rag.WrapError(rag.CodeDBError, err, "source %s: credentials: %v", id, err)
-	}
-	return plain, nil
+	return s.openSealed(ctx, `SELECT credentials, credentials_key FROM sources WHERE id = ?`, "source", id)
 }
 
 // ClaimSource takes or extends the source's sync lease (see rag.SyncStore).

@@ -81,33 +81,45 @@ func (s *Store) ListWebhooks(ctx context.Context, collectionID string) ([]*rag.W
 
 // DeleteWebhook removes a webhook and its delivery log. ErrNotFound.
 func (s *Store) DeleteWebhook(ctx context.Context, id string) error {
+	return s.deleteByID(ctx, "webhooks", "webhook", id)
+}
+
+// deleteByID deletes the row id of table (whose rows cascade to what hangs on them); ErrNotFound names it
+// as a kind.
+func (s *Store) deleteByID(ctx context.Context, table, kind, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = ?`, id)
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("webhook %q: %w", id, rag.ErrNotFound)
+			return fmt.Errorf("%s %q: %w", kind, id, rag.ErrNotFound)
 		}
 		return nil
 	})
-	return dbError(err, "delete webhook")
+	return dbError(err, "delete %s", kind)
 }
 
 // WebhookSecret returns a webhook's secret in the clear. ErrNotFound.
 func (s *Store) WebhookSecret(ctx context.Context, id string) ([]byte, error) {
+	return s.openSealed(ctx, `SELECT secret, secret_key FROM webhooks WHERE id = ?`, "webhook", id)
+}
+
+// openSealed reads a sealed secret and its key ID of row id with query and opens it (nil for NULL);
+// ErrNotFound names the row as a kind.
+func (s *Store) openSealed(ctx context.Context, query, kind, id string) ([]byte, error) {
 	var data []byte
 	var keyID string
-	err := s.r.QueryRowContext(ctx, `SELECT secret, secret_key FROM webhooks WHERE id = ?`, id).Scan(&data, &keyID)
+	err := s.r.QueryRowContext(ctx, query, id).Scan(&data, &keyID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("webhook %q: %w", id, rag.ErrNotFound)
+		return nil, fmt.Errorf("%s %q: %w", kind, id, rag.ErrNotFound)
 	}
-	if err != nil {
-		return nil, dbError(err, "webhook secret")
+	if err != nil || data == nil {
+		return nil, dbError(err, "%s secret", kind)
 	}
 	plain, err := s.opts.Keys.Open(data, keyID)
 	if err != nil {
-		return nil, rag.WrapError(rag.CodeDBError, err, "webhook %s: secret: %v", id, err)
+		return nil, rag.WrapError(rag.CodeDBError, err, "%s %s: secret: %v", kind, id, err)
 	}
 	return plain, nil
 }
