@@ -35,6 +35,22 @@ func userKey(t *testing.T, b *bundle, name, team string, role rag.TeamRole, scop
 	return key
 }
 
+// teamCollections stores team "eng" with its collection "handbook" (visible to the team) and an admin's
+// collection "private".
+func teamCollections(t *testing.T, b *bundle) {
+	t.Helper()
+	ctx := context.Background()
+	if err := b.store.CreateTeam(ctx, &rag.Team{Name: "eng"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "handbook", Owner: "team:eng", Visibility: rag.VisibilityTeam}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "private", Owner: "user:root"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSourcesAccess: sources follow the access rules of uploads — write scope and write access to the
 // collection to add, sync and remove; folders (files of the server's machine) only for admins; reading needs
 // the whole collection; credentials are never returned.
@@ -46,15 +62,7 @@ func TestSourcesAccess(t *testing.T) {
 	b.deps.Sources = svc
 	withAudit(t, b)
 	ctx := context.Background()
-	if err := b.store.CreateTeam(ctx, &rag.Team{Name: "eng"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "handbook", Owner: "team:eng", Visibility: rag.VisibilityTeam}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "private", Owner: "user:root"}); err != nil {
-		t.Fatal(err)
-	}
+	teamCollections(t, b)
 	lead := bearer(userKey(t, b, "olive", "eng", rag.RoleAdmin, rag.ScopeRead, rag.ScopeWrite))
 	member := bearer(userKey(t, b, "mina", "eng", rag.RoleMember, rag.ScopeRead, rag.ScopeWrite))
 	leadReadOnly := bearer(userKey(t, b, "otto", "eng", rag.RoleAdmin, rag.ScopeRead))

@@ -21,15 +21,7 @@ func TestWebhooksAccess(t *testing.T) {
 	b.deps.Webhooks = webhooks.New(b.store, nil, webhooks.Options{AllowPrivate: true})
 	withAudit(t, b)
 	ctx := context.Background()
-	if err := b.store.CreateTeam(ctx, &rag.Team{Name: "eng"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "handbook", Owner: "team:eng", Visibility: rag.VisibilityTeam}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.store.CreateCollection(ctx, &rag.Collection{Name: "private", Owner: "user:root"}); err != nil {
-		t.Fatal(err)
-	}
+	teamCollections(t, b)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) }))
 	t.Cleanup(receiver.Close)
 	lead := bearer(userKey(t, b, "olive", "eng", rag.RoleAdmin, rag.ScopeRead, rag.ScopeWrite))

@@ -62,21 +62,15 @@ func (s *Store) GetWebhook(ctx context.Context, id string) (*rag.Webhook, error)
 
 // ListWebhooks returns the webhooks of a collection ("" for all), oldest first.
 func (s *Store) ListWebhooks(ctx context.Context, collectionID string) ([]*rag.Webhook, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+webhookCols+` FROM webhooks WHERE ?1 = '' OR collection_id = ?1
-		ORDER BY created_at, id`, collectionID)
-	if err != nil {
-		return nil, dbError(err, "list webhooks")
+	out, err := collect(ctx, s.r, "list webhooks", `SELECT `+webhookCols+` FROM webhooks WHERE ?1 = '' OR collection_id = ?1
+		ORDER BY created_at, id`, []any{collectionID}, func(rows *sql.Rows, w **rag.Webhook) (err error) {
+		*w, err = scanWebhook(rows)
+		return err
+	})
+	if out == nil && err == nil {
+		out = []*rag.Webhook{}
 	}
-	defer rows.Close()
-	out := []*rag.Webhook{}
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			return nil, dbError(err, "list webhooks")
-		}
-		out = append(out, w)
-	}
-	return out, dbError(rows.Err(), "list webhooks")
+	return out, err
 }
 
 // DeleteWebhook removes a webhook and its delivery log. ErrNotFound.
@@ -153,22 +147,20 @@ func (s *Store) AddWebhookDelivery(ctx context.Context, d *rag.WebhookDelivery, 
 
 // WebhookDeliveries returns up to limit attempts of a webhook, newest first.
 func (s *Store) WebhookDeliveries(ctx context.Context, webhookID string, limit int) ([]*rag.WebhookDelivery, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT id, webhook_id, event_id, event, attempt, status_code, error, duration_ms, outcome,
-		created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`, webhookID, limit)
-	if err != nil {
-		return nil, dbError(err, "webhook deliveries")
+	out, err := collect(ctx, s.r, "webhook deliveries", `SELECT id, webhook_id, event_id, event, attempt, status_code, error, duration_ms,
+		outcome, created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`, []any{webhookID, limit},
+		func(rows *sql.Rows, d **rag.WebhookDelivery) error {
+			var v rag.WebhookDelivery
+			var created int64
+			if err := rows.Scan(&v.ID, &v.WebhookID, &v.EventID, &v.Event, &v.Attempt, &v.StatusCode, &v.Error, &v.DurationMS, &v.Outcome,
+				&created); err != nil {
+				return err
+			}
+			v.CreatedAt, *d = fromMicro(created), &v
+			return nil
+		})
+	if out == nil && err == nil {
+		out = []*rag.WebhookDelivery{}
 	}
-	defer rows.Close()
-	out := []*rag.WebhookDelivery{}
-	for rows.Next() {
-		var d rag.WebhookDelivery
-		var created int64
-		if err := rows.Scan(&d.ID, &d.WebhookID, &d.EventID, &d.Event, &d.Attempt, &d.StatusCode, &d.Error, &d.DurationMS, &d.Outcome,
-			&created); err != nil {
-			return nil, dbError(err, "webhook deliveries")
-		}
-		d.CreatedAt = fromMicro(created)
-		out = append(out, &d)
-	}
-	return out, dbError(rows.Err(), "webhook deliveries")
+	return out, err
 }
