@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -447,4 +448,65 @@ func docCollection(t *testing.T, st rag.Store, pr rag.Principal) string {
 		t.Fatal(err)
 	}
 	return c.ID
+}
+
+// TestSettled: Options.Settled is told of each processed version's final outcome — committed, failed for
+// good — with the document as recorded, and of nothing else: not an unchanged upload, not a failed attempt
+// that will be retried.
+func TestSettled(t *testing.T) {
+	ctx := context.Background()
+	type call struct {
+		status  rag.Status
+		version int
+		failed  bool
+	}
+	var calls []call
+	b := setup(t, ingest.Options{Settled: func(_ context.Context, d *rag.Document, failure error) {
+		calls = append(calls, call{d.Status, d.Version, failure != nil})
+	}})
+	v1 := ingest.Request{Name: "tides.md", Data: []byte("# Tides\n\nHigh water at the quay comes after the bell.\n")}
+	doc, _, err := b.pipe.Ingest(ctx, p, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []call{{rag.StatusReady, 1, false}}; !slices.Equal(calls, want) {
+		t.Fatalf("after the first version: %v, want %v", calls, want)
+	}
+	if _, out, err := b.pipe.Ingest(ctx, p, v1); err != nil || out != ingest.Unchanged || len(calls) != 1 {
+		t.Fatalf("an unchanged upload: %v %v, calls %v", out, err, calls)
+	}
+
+	// A transient failure with a retry to come is not final; the same failure on the last try is.
+	b.emb.mu.Lock()
+	b.emb.fail = rag.Errorf(rag.CodeEmbeddingFailed, "embedder unavailable")
+	b.emb.mu.Unlock()
+	v2 := ingest.Request{Name: "tides.md", Data: []byte("# Tides\n\nHigh water at the quay now comes before the bell.\n")}
+	d, _, err := b.pipe.Submit(ctx, p, v2)
+	if err != nil || d.ID != doc.ID {
+		t.Fatalf("submit v2: %v", err)
+	}
+	if err := b.pipe.ProcessAttempt(ctx, d.ID, ingest.Attempt{ContentHash: d.PendingHash, Retry: true}); err == nil {
+		t.Fatal("the attempt with a failing embedder succeeded")
+	}
+	if len(calls) != 1 {
+		t.Fatalf("a failure to be retried was reported: %v", calls)
+	}
+	if err := b.pipe.ProcessAttempt(ctx, d.ID, ingest.Attempt{ContentHash: d.PendingHash}); err == nil {
+		t.Fatal("the last attempt with a failing embedder succeeded")
+	}
+	// The document keeps its ready version 1; the update failed.
+	if want := []call{{rag.StatusReady, 1, false}, {rag.StatusReady, 1, true}}; !slices.Equal(calls, want) {
+		t.Fatalf("after the final failure: %v, want %v", calls, want)
+	}
+
+	// A new document whose file cannot be read fails for good at once.
+	b.emb.mu.Lock()
+	b.emb.fail = nil
+	b.emb.mu.Unlock()
+	if _, _, err := b.pipe.Ingest(ctx, p, ingest.Request{Name: "broken.pdf", Data: []byte("%PDF-1.7\nnot a PDF body\n%%EOF")}); err == nil {
+		t.Fatal("a broken PDF was ingested")
+	}
+	if last := calls[len(calls)-1]; len(calls) != 3 || last != (call{rag.StatusFailed, 0, true}) {
+		t.Fatalf("after the broken PDF: %v", calls)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -364,5 +365,34 @@ func BenchmarkSimilar(b *testing.B) {
 		if sim, err := bd.svc.SimilarTo(context.Background(), last.ID, 5); err != nil || len(sim) != 5 {
 			b.Fatalf("similar = %v, %v", sim, err)
 		}
+	}
+}
+
+// TestAnswered: Options.Answered is told of every stored answer — the pass's and a person's — with its
+// question as then stored, and not of a question the pass could not answer.
+func TestAnswered(t *testing.T) {
+	type call struct {
+		question string
+		status   rag.QuestionStatus
+		ai       bool
+	}
+	var calls []call
+	b := newBoard(t, openSQLite(t), nil, qa.Options{Answered: func(_ context.Context, q *rag.Question, a *rag.BoardAnswer) {
+		calls = append(calls, call{q.ID, q.Status, a.IsAI})
+	}})
+	ctx := t.Context()
+	q1 := ask(t, b, "학습 단계는 언제 끝나요?")
+	if run, err := b.svc.Pass(ctx, qa.TriggerCLI); err != nil || run.Answered != 1 {
+		t.Fatalf("pass = %+v, %v", run, err)
+	}
+	if _, err := b.svc.Answer(ctx, rag.Principal{ID: "user:mina"}, q1.ID, "보통 일주일쯤 걸려요."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.svc.Answer(ctx, rag.Principal{ID: "user:mina"}, "no-such-question", "답"); err == nil {
+		t.Fatal("an answer to an unknown question was stored")
+	}
+	want := []call{{q1.ID, rag.QuestionAnswered, true}, {q1.ID, rag.QuestionAnswered, false}}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("Answered calls %v, want %v", calls, want)
 	}
 }

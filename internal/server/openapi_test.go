@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/webhooks"
 )
 
 // registeredRoutes reads the patterns the package registers on its mux — every s.mux.Handle/HandleFunc
@@ -221,6 +222,8 @@ func requiredMissing(t *testing.T, doc, schema map[string]any, v any, at string)
 func TestOpenAPIResponses(t *testing.T) {
 	b := setup(t, nil)
 	b.ingestFile(t, renderDoc, func(r *ingest.Request) { r.Collection = "react" })
+	b.deps.Webhooks = webhooks.New(b.store, nil, webhooks.Options{AllowPrivate: true})
+	b.serve(t)
 	doc := openAPIDoc(t, b)
 	const q = "컴포넌트 렌더링이 일어나는 이유는 무엇인가요?"
 	cases := []struct {
@@ -238,6 +241,11 @@ func TestOpenAPIResponses(t *testing.T) {
 		{"POST", "/api/conversations", "/api/conversations", `{"title":"t"}`, 201},
 		{"GET", "/api/conversations", "/api/conversations", "", 200},
 		{"GET", "/api/conversations/nope", "/api/conversations/{id}", "", 404},
+		{"POST", "/api/collections/react/webhooks", "/api/collections/{name}/webhooks", `{"url":"http://127.0.0.1:9/hook"}`, 201},
+		{"POST", "/api/collections/react/webhooks", "/api/collections/{name}/webhooks", `{"url":"ftp://127.0.0.1/"}`, 400},
+		{"GET", "/api/collections/react/webhooks", "/api/collections/{name}/webhooks", "", 200},
+		{"GET", "/api/collections/react/webhooks/nope/deliveries", "/api/collections/{name}/webhooks/{id}/deliveries", "", 404},
+		{"POST", "/api/collections/react/webhooks/nope/ping", "/api/collections/{name}/webhooks/{id}/ping", "", 404},
 		{"GET", "/v1/models", "/v1/models", "", 200},
 		{"POST", "/v1/chat/completions", "/v1/chat/completions", `{"model":"ragd","messages":[{"role":"user","content":"` + q + `"}]}`, 200},
 		{"POST", "/v1/chat/completions", "/v1/chat/completions", `{"model":"nope","messages":[{"role":"user","content":"x"}]}`, 404},
