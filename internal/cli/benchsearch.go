@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/sqlite"
-	"github.com/ragd/ragd/internal/vindex"
 )
 
 // benchSpace is the embedding space of `ragd bench search`'s corpus.
@@ -53,15 +53,8 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	n, dim, k := *chunks, benchSpace.Dim, 10
-	vecs, queries := vindex.Clustered(n, *nq, dim, 2, 42)
-	exact := make([][]vindex.Hit, *nq)
-	times := make([]time.Duration, *nq)
-	for i := range *nq {
-		t := time.Now()
-		exact[i] = vindex.Exact(queries[i*dim:(i+1)*dim], vecs, dim, k)
-		times[i] = time.Since(t)
-	}
-	rows := []searchRow{timed("exact float32", times, 1, int64(len(vecs))*4, 0)}
+	c := newBenchCorpus(n, *nq, dim)
+	rows := []searchRow{c.exactVectorRow(), c.exactKeywordRow()}
 
 	dir, err := os.MkdirTemp("", "ragd-bench-search-")
 	if err != nil {
@@ -75,7 +68,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	}
 	defer func() { st.Close() }()
 	start := time.Now()
-	rowOf, err := loadBenchCorpus(ctx, st, vecs, n, dim)
+	rowOf, err := loadBenchCorpus(ctx, st, c)
 	if err != nil {
 		return err
 	}
@@ -84,21 +77,16 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	build := time.Since(start).Seconds()
-	var recall float64
-	for i := range *nq {
-		t := time.Now()
-		got, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: queries[i*dim : (i+1)*dim], K: k})
-		times[i] = time.Since(t)
-		if err != nil {
-			return err
-		}
-		hits := make([]vindex.Hit, len(got))
-		for j, c := range got {
-			hits[j] = vindex.Hit{Row: rowOf[c.ChunkID]}
-		}
-		recall += vindex.Recall(hits, exact[i])
+	ragdRows, err := c.measureRagd(ctx, st, dir, rowOf, int64(len(c.vecs))*4+indexBytes, build)
+	if err != nil {
+		return err
 	}
-	rows = append(rows, timed("ragd embedded", times, recall/float64(*nq), int64(len(vecs))*4+indexBytes, build))
+	rows = append(rows, ragdRows...)
+	peers, err := c.peerRows(ctx, dir)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, peers...)
 
 	// Restart: close the store (which writes its index file), open it again and time the first answer,
 	// which loads the vectors and reads the index back.
@@ -109,7 +97,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	if st, err = sqlite.Open(ctx, dir, opts); err != nil {
 		return err
 	}
-	if _, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: queries[:dim], K: k}); err != nil {
+	if _, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: c.query(0), K: k}); err != nil {
 		return err
 	}
 	restart := time.Since(start).Seconds()
@@ -117,37 +105,39 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].System == "ragd embedded" && rows[b].System != "ragd embedded" })
+	sort.SliceStable(rows, func(a, b int) bool {
+		return strings.HasPrefix(rows[a].System, "ragd") && !strings.HasPrefix(rows[b].System, "ragd")
+	})
 
 	if *asJSON {
 		return json.NewEncoder(env.Stdout).Encode(map[string]any{"chunks": n, "rows": rows, "restart_s": restart})
 	}
-	fmt.Fprintf(env.Stdout, "ragd bench search: %d chunks × %d dimensions, %d top-%d vector queries, one at a time\n", n, dim, *nq, k)
-	fmt.Fprintf(env.Stdout, "%-15s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
+	fmt.Fprintf(env.Stdout, "ragd bench search: %d chunks × %d dimensions, %d top-%d queries of each kind, one at a time\n", n, dim, *nq, k)
+	fmt.Fprintf(env.Stdout, "%-22s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
 	for _, r := range rows {
-		fmt.Fprintf(env.Stdout, "%-15s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
+		fmt.Fprintf(env.Stdout, "%-22s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
 			r.RecallAt10, float64(r.MemoryBytes)/(1<<20), r.BuildS)
 	}
 	fmt.Fprintf(env.Stdout, "restart to first answer: %.2f s (open the store, load the vectors and the index; the index now has %d rows)\n", restart, restoredRows)
 	return nil
 }
 
-// loadBenchCorpus commits the vectors as documents of 10 chunks and returns each chunk's row.
-func loadBenchCorpus(ctx context.Context, st *sqlite.Store, vecs []float32, n, dim int) (map[int64]int32, error) {
+// loadBenchCorpus commits the corpus as documents of 10 chunks and returns each chunk's row.
+func loadBenchCorpus(ctx context.Context, st *sqlite.Store, c *benchCorpus) (map[int64]int32, error) {
 	coll, err := st.EnsureCollection(ctx, rag.DefaultCollection, "local")
 	if err != nil {
 		return nil, err
 	}
+	n, dim := len(c.texts), c.dim
 	rowOf := make(map[int64]int32, n)
 	for first := 0; first < n; first += 10 {
-		doc := &rag.Document{CollectionID: coll.ID, Title: fmt.Sprint("bench ", first/10), Owner: "local"}
+		doc := &rag.Document{CollectionID: coll.ID, Title: benchTitle(first), Owner: "local"}
 		if err := st.CreateDocument(ctx, doc); err != nil {
 			return nil, err
 		}
 		chunks := make([]rag.Chunk, 0, 10)
 		for r := first; r < min(first+10, n); r++ {
-			chunks = append(chunks, rag.Chunk{Index: r - first, Kind: rag.KindText,
-				Text: fmt.Sprintf("chunk %d 청크 %d", r, r), Vector: vecs[r*dim : (r+1)*dim]})
+			chunks = append(chunks, rag.Chunk{Index: r - first, Kind: rag.KindText, Text: c.texts[r], Vector: c.vecs[r*dim : (r+1)*dim]})
 		}
 		if _, err := st.CommitVersion(ctx, &rag.VersionCommit{DocumentID: doc.ID, ContentHash: fmt.Sprintf("%064x", first),
 			Title: doc.Title, MediaType: "text/plain", Space: benchSpace, Chunks: chunks}); err != nil {
@@ -165,7 +155,7 @@ func loadBenchCorpus(ctx context.Context, st *sqlite.Store, vecs []float32, n, d
 }
 
 // timed makes a row from per-query times.
-func timed(system string, times []time.Duration, recall float64, mem int64, build float64) searchRow {
+func timed(system, kind string, times []time.Duration, recall float64, mem int64, build float64) searchRow {
 	s := append([]time.Duration(nil), times...)
 	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
 	var total time.Duration
@@ -173,6 +163,6 @@ func timed(system string, times []time.Duration, recall float64, mem int64, buil
 		total += d
 	}
 	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return searchRow{System: system, Kind: "vector", P50ms: msOf(s[len(s)/2]), P95ms: msOf(s[min(len(s)-1, len(s)*95/100)]),
+	return searchRow{System: system, Kind: kind, P50ms: msOf(s[len(s)/2]), P95ms: msOf(s[min(len(s)-1, len(s)*95/100)]),
 		QPS: float64(len(s)) / total.Seconds(), RecallAt10: recall, MemoryBytes: mem, BuildS: build}
 }
