@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -667,4 +668,55 @@ func BenchmarkExtract(b *testing.B) {
 	for _, rel := range append(slices.Clone(koreanPDFs), append(formats, "docx/handbook-872p.docx")...) {
 		b.Run(filepath.Base(rel), func(b *testing.B) { benchmarkFile(b, rel) })
 	}
+}
+
+// BenchmarkPDFPages extracts every PDF of ../shared/fixtures one after another on one goroutine (PDFium
+// already started) and reports pages per second of wall time and per second of the process's CPU time
+// (the rate of one core whatever else runs on the machine), reading characters through the direct
+// function handles (direct) and through go-pdfium's own calls (go-pdfium, the way before them).
+//
+//	go test -run '^$' -bench PDFPages -benchtime 3x ./internal/extract/
+func BenchmarkPDFPages(b *testing.B) {
+	paths, err := filepath.Glob(filepath.Join(fixtures, "pdf", "*.pdf"))
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no PDF fixture: %v", err)
+	}
+	data := make([][]byte, len(paths))
+	for i, p := range paths {
+		if data[i], err = os.ReadFile(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if _, err := shared.Extract(ctx, paths[0], data[0]); err != nil { // warm the PDF runtime
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"direct", "go-pdfium"} {
+		b.Run(mode, func(b *testing.B) {
+			slowCharReads = mode == "go-pdfium"
+			defer func() { slowCharReads = false }()
+			pages := 0
+			start, cpu := time.Now(), cpuTime()
+			for b.Loop() {
+				for i, p := range paths {
+					got, err := shared.Extract(ctx, filepath.Base(p), data[i])
+					if err != nil {
+						b.Fatal(err)
+					}
+					pages += got.Pages
+				}
+			}
+			b.ReportMetric(float64(pages)/time.Since(start).Seconds(), "pages/s")
+			b.ReportMetric(float64(pages)/(cpuTime()-cpu).Seconds(), "pages/cpu-s")
+		})
+	}
+}
+
+// cpuTime is the CPU time the process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -285,18 +285,33 @@ func readPageText(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_
 	if err != nil {
 		return pc, fmt.Errorf("count chars: %w", err)
 	}
+	var src charSource = pdfiumChars{inst: inst, tp: tp.TextPage}
+	if r := charReaderFor(inst, tp.TextPage); r != nil && !slowCharReads {
+		defer r.close()
+		src = r
+	}
+	if pc.chars, err = readChars(ctx, src, n.Count); err != nil {
+		return pc, err
+	}
+	upright(&pc)
+	return pc, nil
+}
+
+// readChars reads the n characters of a text page from src: those in the file with a box, each marked
+// when spaces came before it.
+func readChars(ctx context.Context, src charSource, n int) ([]pchar, error) {
+	var chars []pchar
 	spaceBefore := false
-	for i := 0; i < n.Count; i++ {
+	for i := range n {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return pc, err
+				return chars, err
 			}
 		}
-		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
+		r, err := src.unicodeAt(i)
 		if err != nil {
-			return pc, fmt.Errorf("char %d: %w", i, err)
+			return chars, fmt.Errorf("char %d: %w", i, err)
 		}
-		r := rune(u.Unicode)
 		if r == 0 || r == 0xFFFE || r == 0xFFFF {
 			continue
 		}
@@ -305,31 +320,29 @@ func readPageText(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_
 			spaceBefore = true
 			continue
 		}
-		g, err := inst.FPDFText_IsGenerated(&requests.FPDFText_IsGenerated{TextPage: tp.TextPage, Index: i})
-		if err == nil && g.IsGenerated {
+		if src.generatedAt(i) {
 			// PDFium generates spaces and line breaks only; anything else generated is not in the file.
 			continue
 		}
-		box, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
-		if err != nil {
+		box, ok := src.boxAt(i) // left, top, right, bottom
+		if !ok {
 			continue
 		}
 		c := pchar{
-			r: r, x0: float64(box.Rect.Left), x1: float64(box.Rect.Right),
-			y0: float64(min(box.Rect.Bottom, box.Rect.Top)), y1: float64(max(box.Rect.Bottom, box.Rect.Top)),
-			spaceBefore: spaceBefore, idx: len(pc.chars),
+			r: r, x0: float64(box[0]), x1: float64(box[2]),
+			y0: float64(min(box[3], box[1])), y1: float64(max(box[3], box[1])),
+			spaceBefore: spaceBefore, idx: len(chars),
 		}
 		spaceBefore = false
 		if c.y1-c.y0 <= 0 || c.x1 < c.x0 {
 			continue
 		}
-		if a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp.TextPage, Index: i}); err == nil {
-			c.angle = float64(a.CharAngle)
+		if a, ok := src.angleAt(i); ok {
+			c.angle = a
 		}
-		pc.chars = append(pc.chars, c)
+		chars = append(chars, c)
 	}
-	upright(&pc)
-	return pc, nil
+	return chars, nil
 }
 
 // upright turns a page whose text runs at a right angle (a landscape table on a page with /Rotate 90, say)
