@@ -49,8 +49,14 @@ var benchQueries = []string{
 
 // benchResult is what one client measured.
 type benchResult struct {
-	latencies []time.Duration // of successful requests
-	errors    map[string]int  // by status code or error kind
+	latencies [2][]time.Duration // of successful requests: searches, chats
+	errors    map[string]int     // by status code or error kind
+}
+
+// benchTarget is one kind of request of `ragd bench http`: its path and bodies.
+type benchTarget struct {
+	url    string
+	bodies [][]byte
 }
 
 func runBench(ctx context.Context, env *Env, args []string) error {
@@ -73,6 +79,7 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	queriesFile := fs.String("queries", "", "`FILE` with one query per line (default: a built-in Korean and English mix)")
 	apiKey := fs.String("api-key", "", "API `KEY` (env RAGD_API_KEY)")
 	timeout := fs.Duration("timeout", 30*time.Second, "timeout of one request")
+	chatShare := fs.Float64("chat-share", 0, "share of the requests, 0 to 1, that are POST /api/chat with the query as the question (the rest search)")
 	pos, err := parse(fs, args[1:], env.Stdout)
 	if err != nil {
 		return err
@@ -82,6 +89,9 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	}
 	if *clients < 1 || *duration <= 0 {
 		return usageErr("--clients and --duration must be positive")
+	}
+	if *chatShare < 0 || *chatShare > 1 {
+		return usageErr("--chat-share must be between 0 and 1 (got %g)", *chatShare)
 	}
 	if err := checkK(*k, rag.MaxSearchK); err != nil {
 		return err
@@ -110,12 +120,16 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		Transport: &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients, IdleConnTimeout: time.Minute},
 	}
 	defer client.CloseIdleConnections()
-	fmt.Fprintf(env.Stdout, "ragd bench http: %d clients × %s → POST %s/api/search (k=%d, %d queries)\n",
-		*clients, *duration, base, *k, len(queries))
+	share := int(math.Round(*chatShare * 100))
+	fmt.Fprintf(env.Stdout, "ragd bench http: %d clients × %s → POST %s/api/search (k=%d, %d queries), %d%% of them POST /api/chat instead\n",
+		*clients, *duration, base, *k, len(queries), share)
 
-	bodies := make([][]byte, len(queries))
-	for i, q := range queries {
-		bodies[i], _ = json.Marshal(map[string]any{"query": q, "k": *k})
+	targets := [2]benchTarget{{url: base + "/api/search"}, {url: base + "/api/chat"}}
+	for _, q := range queries {
+		b, _ := json.Marshal(map[string]any{"query": q, "k": *k})
+		targets[0].bodies = append(targets[0].bodies, b)
+		b, _ = json.Marshal(map[string]any{"question": q, "k": *k})
+		targets[1].bodies = append(targets[1].bodies, b)
 	}
 	rctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
@@ -126,16 +140,20 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[c] = benchClient(rctx, client, base+"/api/search", *apiKey, bodies, c)
+			results[c] = benchClient(rctx, client, targets, share, *apiKey, c)
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 
 	var all []time.Duration
+	var byKind [2][]time.Duration
 	errs := map[string]int{}
 	for _, r := range results {
-		all = append(all, r.latencies...)
+		for i, l := range r.latencies {
+			all = append(all, l...)
+			byKind[i] = append(byKind[i], l...)
+		}
 		for k, n := range r.errors {
 			errs[k] += n
 		}
@@ -145,6 +163,11 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		nerr += n
 	}
 	printBench(env.Stdout, all, errs, nerr, elapsed)
+	if share > 0 {
+		for i, name := range []string{"search", "chat"} {
+			fmt.Fprintf(env.Stdout, "%-9s %d ok, %s\n", name, len(byKind[i]), latencyLine(byKind[i]))
+		}
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -154,12 +177,17 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// benchClient sends searches one after another until ctx ends. A request cut off by the end of the run is
-// neither counted nor an error.
-func benchClient(ctx context.Context, client *http.Client, url, key string, bodies [][]byte, offset int) benchResult {
+// benchClient sends requests one after another until ctx ends: share of every 100 are chats, spread
+// evenly among the searches. A request cut off by the end of the run is neither counted nor an error.
+func benchClient(ctx context.Context, client *http.Client, targets [2]benchTarget, share int, key string, offset int) benchResult {
 	res := benchResult{errors: map[string]int{}}
 	for i := offset; ctx.Err() == nil; i++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(bodies[i%len(bodies)]))
+		kind := 0
+		if j := i - offset; (j+1)*share/100 > j*share/100 {
+			kind = 1
+		}
+		t := targets[kind]
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(t.bodies[i%len(t.bodies)]))
 		if err != nil {
 			res.errors["request"]++
 			return res
@@ -188,7 +216,7 @@ func benchClient(ctx context.Context, client *http.Client, url, key string, bodi
 		case resp.StatusCode != http.StatusOK:
 			res.errors[fmt.Sprintf("HTTP %d", resp.StatusCode)]++
 		default:
-			res.latencies = append(res.latencies, took)
+			res.latencies[kind] = append(res.latencies[kind], took)
 		}
 	}
 	return res
@@ -244,16 +272,6 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 func printBench(w io.Writer, lat []time.Duration, errs map[string]int, nerr int, elapsed time.Duration) {
-	slices.Sort(lat)
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-	var sum time.Duration
-	for _, d := range lat {
-		sum += d
-	}
-	mean := time.Duration(0)
-	if len(lat) > 0 {
-		mean = sum / time.Duration(len(lat))
-	}
 	total := len(lat) + nerr
 	fmt.Fprintf(w, "requests  %d in %.1f s (%.1f requests/s)\n", total, elapsed.Seconds(), float64(total)/elapsed.Seconds())
 	fmt.Fprintf(w, "errors    %d\n", nerr)
@@ -265,6 +283,21 @@ func printBench(w io.Writer, lat []time.Duration, errs map[string]int, nerr int,
 	for _, k := range keys {
 		fmt.Fprintf(w, "          %s: %d\n", k, errs[k])
 	}
-	fmt.Fprintf(w, "latency   p50 %s  p95 %s  p99 %s  max %s  mean %s (successful requests)\n",
+	fmt.Fprintf(w, "latency   %s (successful requests)\n", latencyLine(lat))
+}
+
+// latencyLine is the percentiles and mean of durations (sorted in place).
+func latencyLine(lat []time.Duration) string {
+	slices.Sort(lat)
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	mean := time.Duration(0)
+	if len(lat) > 0 {
+		mean = sum / time.Duration(len(lat))
+	}
+	return fmt.Sprintf("p50 %s  p95 %s  p99 %s  max %s  mean %s",
 		ms(percentile(lat, 50)), ms(percentile(lat, 95)), ms(percentile(lat, 99)), ms(percentile(lat, 100)), ms(mean))
 }

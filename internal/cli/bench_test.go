@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func benchServer(t *testing.T, mutate func(*config.Config)) string {
 	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
-	cfg.RateLimitSearch = 0
+	cfg.RateLimitSearch, cfg.RateLimitChat = 0, 0
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -71,6 +72,33 @@ func TestBenchHTTP(t *testing.T) {
 	m := regexp.MustCompile(`requests  (\d+) in [\d.]+ s \(([\d.]+) requests/s\)\nerrors    0\nlatency   p50 [\d.]+ ms  p95 [\d.]+ ms  p99 [\d.]+ ms  max [\d.]+ ms`).FindStringSubmatch(out)
 	if m == nil || m[1] == "0" {
 		t.Fatalf("unexpected report:\n%s", out)
+	}
+}
+
+// TestBenchHTTPChatShare mixes chats into the searches: both kinds succeed and are reported apart, in
+// the asked proportion (30 of every client's 100 requests, spread among them).
+func TestBenchHTTPChatShare(t *testing.T) {
+	url := benchServer(t, nil)
+	out, err := runCLI(t, "http", "--url", url, "--clients", "2", "--duration", "1500ms", "--chat-share", "0.3")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`requests  (\d+) in [\d.]+ s [^\n]*\nerrors    0\n[^\n]*\nsearch    (\d+) ok, p50 [\d.]+ ms[^\n]*\nchat      (\d+) ok, p50 [\d.]+ ms`).FindStringSubmatch(out)
+	if m == nil || m[2] == "0" || m[3] == "0" {
+		t.Fatalf("unexpected report:\n%s", out)
+	}
+	searches, _ := strconv.Atoi(m[2])
+	chats, _ := strconv.Atoi(m[3])
+	if pct := chats * 100 / (searches + chats); pct < 20 || pct > 35 {
+		t.Fatalf("%d%% chats, want about 30%%:\n%s", pct, out)
+	}
+	if !strings.Contains(out, "30% of them POST /api/chat") {
+		t.Fatalf("the header does not say the share:\n%s", out)
+	}
+	for _, bad := range []string{"-0.1", "1.01"} {
+		if _, err := runCLI(t, "http", "--url", url, "--chat-share", bad, "--duration", "100ms"); err == nil || !strings.Contains(err.Error(), "--chat-share") {
+			t.Errorf("--chat-share %s: %v", bad, err)
+		}
 	}
 }
 
