@@ -45,7 +45,7 @@ type subcommand struct{ name, summary string }
 
 func commands() []command {
 	return []command{
-		{name: "serve", summary: "run the HTTP API and web UI", synopsis: "[--addr HOST:PORT] [--no-worker]", run: runServe},
+		{name: "serve", summary: "run the HTTP API and web UI", synopsis: "[--addr HOST:PORT] [--no-worker] [--pprof 127.0.0.1:PORT]", run: runServe},
 		{name: "mcp", summary: "serve the MCP tools (search, ask, documents, ingest_text) over stdio (docs/integrations.md)", run: runMCP},
 		{name: "worker", summary: "run background jobs only (ingestion, periodic jobs)", synopsis: "[--concurrency N]", run: runWorker},
 		{name: "ingest", summary: "add files, folders and URLs to the index", synopsis: "[--collection C] [--tag T…] [--meta k=v…] [--meta-csv FILE [--meta-key COLUMN]] PATH|URL…", run: runIngest},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	c.register(fs, env)
 	fs.StringVar(&c.cfg.Addr, "addr", c.cfg.Addr, "listen address `HOST:PORT` (env RAGD_ADDR)")
 	noWorker := fs.Bool("no-worker", false, "only queue background jobs, for ragd worker processes to run (env RAGD_WORKER=false)")
+	pprofAddr := fs.String("pprof", "", "serve Go profiles (/debug/pprof/, with mutex and block contention) on the loopback `HOST:PORT`")
 	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
@@ -41,6 +43,16 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	if *noWorker {
 		cfg.Worker = false
+	}
+	if *pprofAddr != "" {
+		addr, stop, err := servePprof(*pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		runtime.SetMutexProfileFraction(100)
+		runtime.SetBlockProfileRate(int(100 * time.Microsecond))
+		fmt.Fprintf(env.Stdout, "profiles on http://%s/debug/pprof/\n", addr)
 	}
 	stopTracing, err := startTracing(ctx, env)
 	if err != nil {
