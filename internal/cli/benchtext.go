@@ -127,17 +127,7 @@ func (ix *bm25Index) search(terms []string, k int) []vindex.Hit {
 			score[p.row] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(ix.dl[p.row])/ix.avgdl))
 		}
 	}
-	hits := make([]vindex.Hit, 0, len(score))
-	for r, s := range score {
-		hits = append(hits, vindex.Hit{Row: r, Score: float32(s)})
-	}
-	slices.SortFunc(hits, func(a, b vindex.Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Row, b.Row)
-	})
-	return hits[:min(k, len(hits))]
+	return best(score, k)
 }
 
 // rrf fuses a vector and a keyword list by weighted reciprocal-rank fusion (0.7 / 0.3, rank constant 60:
@@ -150,15 +140,28 @@ func rrf(vec, kw []vindex.Hit, k int) []vindex.Hit {
 	for i, h := range kw {
 		score[h.Row] += 0.3 / float64(60+i+1)
 	}
-	out := make([]vindex.Hit, 0, len(score))
-	for r, s := range score {
-		out = append(out, vindex.Hit{Row: r, Score: float32(s)})
+	return best(score, k)
+}
+
+// best returns the k rows of highest score (compared in float64), ties to the lower row.
+func best(score map[int32]float64, k int) []vindex.Hit {
+	type rowScore struct {
+		row int32
+		s   float64
 	}
-	slices.SortFunc(out, func(a, b vindex.Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+	all := make([]rowScore, 0, len(score))
+	for r, s := range score {
+		all = append(all, rowScore{r, s})
+	}
+	slices.SortFunc(all, func(a, b rowScore) int {
+		if c := cmp.Compare(b.s, a.s); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Row, b.Row)
+		return cmp.Compare(a.row, b.row)
 	})
-	return out[:min(k, len(out))]
+	out := make([]vindex.Hit, min(k, len(all)))
+	for i := range out {
+		out[i] = vindex.Hit{Row: all[i].row, Score: float32(all[i].s)}
+	}
+	return out
 }
