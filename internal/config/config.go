@@ -86,7 +86,8 @@ type Config struct {
 	// 0 keeps them forever).
 	AuditRetention time.Duration
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
-	// (RAGD_MAX_PER_DOCUMENT); 0 (the default) or a negative value means no cap.
+	// (RAGD_MAX_PER_DOCUMENT); 0 means the retriever's default (2; a passage over it waits only behind
+	// passages scoring at least half its score), a negative value means no cap.
 	MaxPerDocument int
 	// Re-ranking (internal/rerank). RerankPreset names the blend of similarity, recency, importance and
 	// permission (RAGD_RERANK_PRESET: none, the default, or seed003). Reranker is the cross-encoder

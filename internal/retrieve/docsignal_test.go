@@ -118,7 +118,7 @@ func TestDuplicatePassages(t *testing.T) {
 }
 
 // TestMaxPerDocument: a long document that matches a question in every passage takes at most two places
-// ahead of another document's passage; without the cap it fills the top k.
+// ahead of another document's passage (the default); without the cap it fills the top k.
 func TestMaxPerDocument(t *testing.T) {
 	b := setup(t)
 	b.add(t, "c", "long.txt", paragraphs(30, "Section %d. The harbour levy applies to every vessel, and the harbour levy is collected monthly by the harbour office for section %d."), nil)
@@ -146,7 +146,10 @@ func TestMaxPerDocument(t *testing.T) {
 			t.Errorf("options %+v: documents %v, want the other document among the first %d", *opt, got, within)
 		}
 	}
-	if got := docsOf(retrieve.Options{}); slices.Contains(got, other.ID) { // off by default
+	if got := docsOf(retrieve.Options{}); len(got) != 5 || !slices.Contains(got[:3], other.ID) { // on by default
+		t.Errorf("defaults: documents %v, want the other document among the first 3 of 5", got)
+	}
+	if got := docsOf(retrieve.Options{MaxPerDocument: -1}); slices.Contains(got, other.ID) {
 		t.Errorf("uncapped: documents %v; the long document no longer fills the top 5, so the test shows nothing", got)
 	}
 }

@@ -64,12 +64,15 @@ type Options struct {
 	// set and page-level ranking (docs/retrieval.md); 0.2 is the weight measured best.
 	DocumentWeight float64
 	NamedDocuments int
-	// MaxPerDocument > 0 lets at most that many passages of one document precede the passages of other
-	// documents in a result (the rest follow them, in order): one long document cannot fill the top k while
-	// another document holds the answer. 0 or negative turns it off, the default: with every shared fixture
-	// ingested a cap of 2 lifted hit@5 by file but pushed weak passages of other documents above a
-	// document's third-best page, which lowered page-level nDCG@10 and Recall@5 (docs/retrieval.md).
+	// MaxPerDocument is how many passages of one document may precede the passages of other documents in a
+	// result (default 2; negative: no cap): one long document cannot fill the top k while another document
+	// holds the answer. A passage over the cap is not dropped: it waits behind the following passages of
+	// other documents whose score is at least CapShare (default 0.5) of its own, and keeps its place ahead of
+	// weaker ones, so a document's strong third page is not pushed below passages that barely match (a strict
+	// cap — every passage over it waits — lowered page-level nDCG@10 on the project's sets; docs/retrieval.md).
+	// A negative CapShare makes the cap strict.
 	MaxPerDocument int
+	CapShare       float64
 }
 
 // lexical reports whether vectors of space are lexical (the offline hash embedder) rather than semantic.
@@ -121,6 +124,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NamedDocuments == 0 {
 		o.NamedDocuments = 3
+	}
+	if o.MaxPerDocument == 0 {
+		o.MaxPerDocument = 2
+	}
+	if o.CapShare == 0 {
+		o.CapShare = 0.5
 	}
 	return o
 }
@@ -267,7 +276,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 		hits = passageSet{}.distinct(hits)
 		var over []rag.Hit
 		hits, over = capPerDocument(hits, r.capPerDocument(req))
-		hits = append(hits, over...)
+		hits = r.merge(hits, over)
 	}
 	if len(hits) > k {
 		hits = hits[:k]
@@ -276,12 +285,12 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	return res, nil
 }
 
-// capPerDocument is the most passages of one document a search returns (0: no cap).
+// capPerDocument is the most passages of one document that precede other documents' (0: no cap).
 func (r *Retriever) capPerDocument(req rag.SearchRequest) int {
 	if req.MaxPerDocument > 0 {
 		return req.MaxPerDocument
 	}
-	return r.opt.MaxPerDocument
+	return max(r.opt.MaxPerDocument, 0)
 }
 
 // fuseAndHydrate is the fusion stage: it fuses the candidate lists (re-scored by pseudo-relevance feedback
@@ -567,7 +576,7 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 	}
 	covered := r.opt.MinSimilarity < 0
 	seen := passageSet{}
-	// Passages beyond capN (MaxPerDocument) of one document wait in over, in order, behind every other hit.
+	// Passages beyond capN (MaxPerDocument) of one document wait in over, in order, and are merged back (merge).
 	perDoc := map[string]int{}
 	var over []rag.Hit
 	for off := 0; off < len(fused) && (reranks || len(hits) < k); off += window {
@@ -616,11 +625,29 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 			return nil, nil
 		}
 	}
-	hits = append(hits, over...)
+	hits = r.merge(hits, over)
 	if !reranks && len(hits) > k {
 		hits = hits[:k]
 	}
 	return hits, nil
+}
+
+// merge puts the passages over the per-document cap (over, in order) back among the others (within, in
+// order): each waits behind the passages of within whose score is at least CapShare of its own and precedes
+// the weaker ones.
+func (r *Retriever) merge(within, over []rag.Hit) []rag.Hit {
+	if len(over) == 0 {
+		return within
+	}
+	out := make([]rag.Hit, 0, len(within)+len(over))
+	for len(within) > 0 || len(over) > 0 {
+		if len(over) > 0 && (len(within) == 0 || within[0].Score < r.opt.CapShare*over[0].Score) {
+			out, over = append(out, over[0]), over[1:]
+		} else {
+			out, within = append(out, within[0]), within[1:]
+		}
+	}
+	return out
 }
 
 // capPerDocument splits ordered hits into those within max per document and the rest (all when max ≤ 0).

@@ -1,0 +1,41 @@
+package retrieve
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// TestMergeOverCap: a passage over the per-document cap waits behind other documents' passages scoring at
+// least CapShare of its score and stays ahead of weaker ones; a strict cap (negative share) puts it last.
+func TestMergeOverCap(t *testing.T) {
+	hit := func(doc string, score float64) rag.Hit {
+		h := rag.Hit{}
+		h.DocumentID, h.Text, h.Score = doc, fmt.Sprintf("%s %g", doc, score), score
+		return h
+	}
+	// In fused order: a, a, a (over), b (0.6 of a's third), a (over), c (0.3 of a's third).
+	hits := []rag.Hit{hit("a", 10), hit("a", 9), hit("a", 8), hit("b", 4.8), hit("a", 7), hit("c", 2.4)}
+	order := func(opt Options) []string {
+		r := &Retriever{opt: opt.withDefaults()}
+		within, over := capPerDocument(slices.Clone(hits), 2)
+		var out []string
+		for _, h := range r.merge(within, over) {
+			out = append(out, h.Text)
+		}
+		return out
+	}
+	soft := order(Options{})
+	if want := []string{"a 10", "a 9", "b 4.8", "a 8", "a 7", "c 2.4"}; !slices.Equal(soft, want) {
+		t.Errorf("soft cap: %v, want %v (b, above half of a's third passage, first; c, below half, last)", soft, want)
+	}
+	strict := order(Options{CapShare: -1})
+	if want := []string{"a 10", "a 9", "b 4.8", "c 2.4", "a 8", "a 7"}; !slices.Equal(strict, want) {
+		t.Errorf("strict cap: %v, want %v", strict, want)
+	}
+	if got := order(Options{CapShare: 1}); !slices.Equal(got[:3], []string{"a 10", "a 9", "a 8"}) {
+		t.Errorf("share 1: %v, want a's third passage ahead of b (b scores below it)", got)
+	}
+}
