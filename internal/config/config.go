@@ -87,7 +87,7 @@ type Config struct {
 	AuditRetention time.Duration
 	// MaxPerDocument is how many passages of one document may precede other documents' in a result
 	// (RAGD_MAX_PER_DOCUMENT); 0 means the retriever's default (2; a passage over it waits only behind
-	// passages scoring at least half its score), a negative value means no cap.
+	// passages scoring at least 0.7 of its score), a negative value means no cap.
 	MaxPerDocument int
 	// Re-ranking (internal/rerank). RerankPreset names the blend of similarity, recency, importance and
 	// permission (RAGD_RERANK_PRESET: none, the default, or seed003). Reranker is the cross-encoder

@@ -16,8 +16,8 @@ func TestMergeOverCap(t *testing.T) {
 		h.DocumentID, h.Text, h.Score = doc, fmt.Sprintf("%s %g", doc, score), score
 		return h
 	}
-	// In fused order: a, a, a (over), b (0.6 of a's third), a (over), c (0.3 of a's third).
-	hits := []rag.Hit{hit("a", 10), hit("a", 9), hit("a", 8), hit("b", 4.8), hit("a", 7), hit("c", 2.4)}
+	// In fused order: a, a, a (over the cap), b (0.8 of the third a), a (over), c (0.3 of the third a).
+	hits := []rag.Hit{hit("a", 10), hit("a", 9), hit("a", 8), hit("b", 6.4), hit("a", 7), hit("c", 2.4)}
 	order := func(opt Options) []string {
 		r := &Retriever{opt: opt.withDefaults()}
 		within, over := capPerDocument(slices.Clone(hits), 2)
@@ -28,11 +28,11 @@ func TestMergeOverCap(t *testing.T) {
 		return out
 	}
 	soft := order(Options{})
-	if want := []string{"a 10", "a 9", "b 4.8", "a 8", "a 7", "c 2.4"}; !slices.Equal(soft, want) {
-		t.Errorf("soft cap: %v, want %v (b, above half of a's third passage, first; c, below half, last)", soft, want)
+	if want := []string{"a 10", "a 9", "b 6.4", "a 8", "a 7", "c 2.4"}; !slices.Equal(soft, want) {
+		t.Errorf("soft cap: %v, want %v (b, at 0.8 of a's third passage, first; c, at 0.3, after it)", soft, want)
 	}
 	strict := order(Options{CapShare: -1})
-	if want := []string{"a 10", "a 9", "b 4.8", "c 2.4", "a 8", "a 7"}; !slices.Equal(strict, want) {
+	if want := []string{"a 10", "a 9", "b 6.4", "c 2.4", "a 8", "a 7"}; !slices.Equal(strict, want) {
 		t.Errorf("strict cap: %v, want %v", strict, want)
 	}
 	if got := order(Options{CapShare: 1}); !slices.Equal(got[:3], []string{"a 10", "a 9", "a 8"}) {

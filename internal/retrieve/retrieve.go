@@ -67,7 +67,7 @@ type Options struct {
 	// MaxPerDocument is how many passages of one document may precede the passages of other documents in a
 	// result (default 2; negative: no cap): one long document cannot fill the top k while another document
 	// holds the answer. A passage over the cap is not dropped: it waits behind the following passages of
-	// other documents whose score is at least CapShare (default 0.5) of its own, and keeps its place ahead of
+	// other documents whose score is at least CapShare (default 0.7) of its own, and keeps its place ahead of
 	// weaker ones, so a document's strong third page is not pushed below passages that barely match (a strict
 	// cap — every passage over it waits — lowered page-level nDCG@10 on the project's sets; docs/retrieval.md).
 	// A negative CapShare makes the cap strict.
@@ -129,7 +129,7 @@ func (o Options) withDefaults() Options {
 		o.MaxPerDocument = 2
 	}
 	if o.CapShare == 0 {
-		o.CapShare = 0.5
+		o.CapShare = 0.7
 	}
 	return o
 }
