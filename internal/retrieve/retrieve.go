@@ -275,8 +275,9 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 		rerankDone(nil)
 		hits = passageSet{}.distinct(hits)
 		var over []rag.Hit
-		hits, over = capPerDocument(hits, r.capPerDocument(req))
-		hits = r.merge(hits, over)
+		n, share := r.capPerDocument(req)
+		hits, over = capPerDocument(hits, n)
+		hits = merge(hits, over, share)
 	}
 	if len(hits) > k {
 		hits = hits[:k]
@@ -285,12 +286,16 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	return res, nil
 }
 
-// capPerDocument is the most passages of one document that precede other documents' (0: no cap).
-func (r *Retriever) capPerDocument(req rag.SearchRequest) int {
+// capPerDocument is the most passages of one document that precede other documents' (0: no cap) and the
+// share of their score another document's passage needs to stay ahead of those over it (see merge). A
+// request's own cap (the answer service's, rag.AnswerMaxPerDocument) is strict: which passages a generator
+// sees, and so its answers and refusals, stay as they were measured (a soft cap there moved two
+// unanswerable fixture questions from refused to answered; docs/retrieval.md).
+func (r *Retriever) capPerDocument(req rag.SearchRequest) (int, float64) {
 	if req.MaxPerDocument > 0 {
-		return req.MaxPerDocument
+		return req.MaxPerDocument, 0
 	}
-	return max(r.opt.MaxPerDocument, 0)
+	return max(r.opt.MaxPerDocument, 0), r.opt.CapShare
 }
 
 // fuseAndHydrate is the fusion stage: it fuses the candidate lists (re-scored by pseudo-relevance feedback
@@ -327,7 +332,8 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 	if fused, err = r.symbolsFirst(ctx, fused, query); err != nil {
 		return nil, err
 	}
-	return r.hydrate(ctx, fused, want, queries, r.capPerDocument(req))
+	capN, share := r.capPerDocument(req)
+	return r.hydrate(ctx, fused, want, queries, capN, share)
 }
 
 // feedback re-ranks the candidate pool (both lists) by a query vector moved towards the embeddings of the
@@ -567,7 +573,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string, capN int) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string, capN int, share float64) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
 	reranks := r.opt.Rerank.Weights.Any()
@@ -625,7 +631,7 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 			return nil, nil
 		}
 	}
-	hits = r.merge(hits, over)
+	hits = merge(hits, over, share)
 	if !reranks && len(hits) > k {
 		hits = hits[:k]
 	}
@@ -633,15 +639,15 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 }
 
 // merge puts the passages over the per-document cap (over, in order) back among the others (within, in
-// order): each waits behind the passages of within whose score is at least CapShare of its own and precedes
-// the weaker ones.
-func (r *Retriever) merge(within, over []rag.Hit) []rag.Hit {
+// order): each waits behind the passages of within whose score is at least share of its own and precedes
+// the weaker ones (share ≤ 0: behind all of them).
+func merge(within, over []rag.Hit, share float64) []rag.Hit {
 	if len(over) == 0 {
 		return within
 	}
 	out := make([]rag.Hit, 0, len(within)+len(over))
 	for len(within) > 0 || len(over) > 0 {
-		if len(over) > 0 && (len(within) == 0 || within[0].Score < r.opt.CapShare*over[0].Score) {
+		if len(over) > 0 && (len(within) == 0 || within[0].Score < share*over[0].Score) {
 			out, over = append(out, over[0]), over[1:]
 		} else {
 			out, within = append(out, within[0]), within[1:]
