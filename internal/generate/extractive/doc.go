@@ -90,7 +90,17 @@
 // retrieved by, not what is asked of it. A reworded question usually keeps its ask word or most of its
 // focus words (what it loses are verbs), so it is still answered. A follow-up ("그 법안은 누가
 // 대표발의했나요?") names its topic through the previous question: the words it carries from there that the
-// passages hold count among its focus words.
+// passages hold count among its focus words. Every focus word counts among the missing ones, verbs and
+// adverbs too ("…의 한국어 번역본은 언제 나왔나요?", "세금계산서 발행 되나요? 부가세 환급…"), but for the counter
+// after "몇" and a word of one syllable, which has no other form to be found in ("연" of "열었다").
+//
+// Nor is a question that gives a name or number — in English a capitalised word not opening a sentence
+// ("FAA", "Thunderbird"), in any question a number ("2020", "737") or a Latin word inside Korean ("GA4") —
+// that a passage holds but the answer does not: none of its sentences, nor its passages' titles and
+// sections (for a Latin word in a Korean question, nor the whole passage it quotes, since Korean drops the
+// subject its passage named). The answer is about another year or thing ("What is Mozilla's revenue for
+// 2020?" answered with 2011's). "How many", "how much" and "how often" ask for an amount: "many", "much"
+// and "often" are not focus words.
 //
 // # Measured
 //

@@ -70,6 +70,9 @@ type qword struct {
 	// how marks a predicate right after "어떻게" or "왜": what is asked about ("어떻게 풀어요?"), weighed as a
 	// focus word.
 	how bool
+	// name marks a focus word the question writes as a name or number (givenNames): the answer must hold
+	// it when the passages do (covered).
+	name bool
 }
 
 // sentence is a candidate sentence (or table row) of a passage.
@@ -100,6 +103,7 @@ func questionWords(question, previous string) []qword {
 	seen := map[string]bool{}
 	add := func(text string, history bool) {
 		keep := map[string]bool{}
+		names := givenNames(text)
 		for _, t := range textproc.QueryTerms(text) {
 			keep[t] = true
 		}
@@ -141,6 +145,7 @@ func questionWords(question, previous string) []qword {
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
+			q.name = q.focus && names[w]
 			if !q.focus && !q.frame && !q.fill {
 				q.verbs = verbStems(w)
 				q.how = len(q.verbs) > 0 && slices.ContainsFunc(howWords, func(h string) bool { return strings.HasPrefix(before, h) })
@@ -512,16 +517,21 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 }
 
 // covered is the weighted share of the question's focus words that the picked sentences hold (a word
-// found only in a sentence's title or section counts in part). Words every passage's title holds are left
-// out, and so are frame words, fillers and predicates unless the question has nothing else. A focus word
-// that no passage holds weighs most: a question about something the documents never name is not covered,
-// however many of its other words they share.
+// found only in a sentence's title or section counts in part), and how many of them. Words every passage's
+// title holds are left out, and so are frame words, fillers, predicates and quantifiers ("how many") unless
+// the question has nothing else. A focus word that no passage holds weighs most: a question about
+// something the documents never name is not covered, however many of its other words they share.
+//
+// A question that gives a name or number a passage holds but the answer does not (missingName) is not
+// covered at all (0, 0), whatever the share: the answer is about another thing or year ("What is
+// Mozilla's revenue for 2020?" answered with 2011's, "Who founded the Thunderbird project in 2003?" with
+// what the Mozilla Foundation became in 2003).
 func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passage) (share, words float64) {
 	// The question's own focus words; for a follow-up without any ("그건 언제였나요?"), those of the
 	// previous question it carries; failing both, every word.
 	var use func(qword) bool
 	for _, u := range []func(qword) bool{
-		func(w qword) bool { return w.focus && !w.given && !w.history },
+		func(w qword) bool { return w.focus && !w.given && !w.history && !quantifier(w) },
 		func(w qword) bool { return w.focus && !w.given },
 		func(w qword) bool { return !w.history },
 		func(qword) bool { return true },
@@ -536,6 +546,9 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		if titles[s.rank] == nil && s.rank < len(passages) {
 			titles[s.rank] = termSet(passages[s.rank].Title + "\n" + passages[s.rank].Section)
 		}
+	}
+	if missingName(picked, qw, passages) {
+		return 0, 0
 	}
 	have, total := 0.0, 0.0
 	for i, w := range qw {
@@ -553,6 +566,94 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		return 0, 0
 	}
 	return have / total, have
+}
+
+// quantifiers follow "how" in English questions ("how many", "how much", "how often"): they ask for an
+// amount, which the answer states as a number, not in these words.
+var quantifiers = map[string]bool{}
+
+func init() {
+	for _, w := range []string{"many", "much", "often"} {
+		for _, t := range textproc.IndexTerms(w) {
+			quantifiers[t] = true
+		}
+	}
+}
+
+// quantifier reports whether w is one of the quantifiers.
+func quantifier(w qword) bool {
+	return len(w.terms) == 1 && quantifiers[w.terms[0]]
+}
+
+// missingName reports whether a name or number the question gives (givenNames) is held by one of the
+// passages (whole, or half its terms) but not by the answer: by none of the picked sentences nor the
+// title or section of their passages. A Latin-script name in a Korean question is held by the whole
+// passage a picked sentence comes from: Korean sentences leave out the subject their passage has named
+// ("React" of a page on React's rendering), English ones name it. A name no passage holds is left to the
+// share: the question may spell it otherwise.
+func missingName(picked []sentence, qw []qword, passages []rag.Passage) bool {
+	korean := slices.ContainsFunc(qw, func(w qword) bool { return !w.history && isHangulWord(w.terms[0]) })
+	// heads[rank] are the terms of a passage's title and section, whole[rank] those with its text.
+	heads, whole := map[int]map[string]bool{}, map[int]map[string]bool{}
+	holds := func(rank int, w qword, text bool) bool {
+		sets, s := heads, passages[rank].Title+"\n"+passages[rank].Section
+		if text {
+			sets, s = whole, s+"\n"+passages[rank].Text
+		}
+		if sets[rank] == nil {
+			sets[rank] = termSet(s)
+		}
+		return degree(w, sets[rank]) >= askFound
+	}
+	for i, w := range qw {
+		if !w.name || w.given || w.history {
+			continue
+		}
+		latinInKorean := korean && !strings.ContainsFunc(w.terms[0], unicode.IsDigit)
+		if slices.ContainsFunc(picked, func(s sentence) bool {
+			return s.deg[i] >= askFound || holds(s.rank, w, latinInKorean)
+		}) {
+			continue
+		}
+		for rank := range passages {
+			if holds(rank, w, true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// givenNames returns the words (lower-cased, as questionWords splits them) that the question writes as
+// names or numbers: in an English question a word opening with a capital letter that does not open a
+// sentence ("Thunderbird", "FAA"), and in any question a word of digits ("2020", "737", "2018-23-51") or
+// one of Latin letters inside Korean text ("CPM이", "GA4랑"). Korean words carry no such mark.
+func givenNames(text string) map[string]bool {
+	names := map[string]bool{}
+	text = textproc.Normalize(text)
+	korean := strings.ContainsFunc(text, func(r rune) bool { return unicode.Is(unicode.Hangul, r) })
+	opening := true
+	for _, field := range strings.Fields(text) {
+		for j, w := range strings.FieldsFunc(field, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(wordJoiners, r)
+		}) {
+			first, _ := utf8.DecodeRuneInString(w)
+			hangul := strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Hangul, r) })
+			lw := strings.ToLower(w)
+			switch {
+			case hangul:
+				if _, ok := latinWithParticle(lw); ok && korean && !unicode.IsDigit(first) {
+					names[lw] = true
+				}
+			case unicode.IsDigit(first):
+				names[lw] = true
+			case korean || unicode.IsUpper(first) && !(opening && j == 0):
+				names[lw] = true
+			}
+		}
+		opening = strings.ContainsAny(field[len(field)-1:], ".?!")
+	}
+	return names
 }
 
 // addsFocus reports whether s holds a focus word of the question that none of picked holds: a sentence of
@@ -683,7 +784,9 @@ func (g *Generator) trimText(text string, qw []qword) string {
 // which are not ask words; nor is the counter after "몇" ("몇 대야"). The rule holds only when a question word
 // follows the ask word (asked). Apart from the ask word, a question more than half of whose focus words are
 // in none of the passages in any of those forms, among them all but one of its Korean nouns (two at least),
-// or all but one of whose English focus words (three at least) are not, is not covered either.
+// or all but one of whose English focus words (three at least) are not, is not covered either. Every focus
+// word counts among the missing ones ("한국어" of "…의 한국어 번역본은 언제 나왔나요?", "부가세", "환급"), not
+// only the nouns, except the counter after "몇" and a word of one syllable (oneSyllable).
 func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// A word right after "몇" or "얼마" is a counter or unit ("몇 대야", "몇 명인가요"), not an ask word.
 	counters := map[string]bool{}
@@ -710,7 +813,7 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 		}
 		return false
 	}
-	focus, missing := 0, 0
+	focus, missing, absent := 0, 0, 0
 	nouns, latin, absentLatin := 0, 0, 0
 	ask := -1
 	carried := 0 // focus words a follow-up carries from the previous question, found in the passages
@@ -722,6 +825,9 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 			continue
 		}
 		focus++
+		if !found(i) && !counters[w.terms[0]] && !oneSyllable(w.terms[0]) {
+			absent++
+		}
 		if isLatin(w.terms[0]) {
 			latin++
 			if !found(i) {
@@ -740,7 +846,7 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// None of the things the question names is in the passages in any form ("맛있는 김치찌개 레시피
 	// 알려줘" over a page that says "맛있는 요리"; "the best recipe for chocolate cake" over "Best
 	// Practices …"): the one shared word is a coincidence.
-	if nouns >= 2 && missing >= nouns-1 && 2*missing > focus || latin >= 3 && absentLatin >= latin-1 {
+	if nouns >= 2 && missing >= nouns-1 && 2*absent > focus || latin >= 3 && absentLatin >= latin-1 {
 		return true
 	}
 	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
@@ -748,7 +854,13 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	}
 	// A follow-up ("그 법안은 누가 대표발의했나요?") names its topic through the previous question: the words
 	// it carries that the passages hold count among its focus words.
-	return float64(missing) >= askMissing*float64(focus+carried)
+	return float64(absent) >= askMissing*float64(focus+carried)
+}
+
+// oneSyllable reports whether w is a Korean word of one syllable ("연", "돈"): it has no syllable pair to be
+// found by in another form ("연" of "열었다"), so unasked does not count it missing.
+func oneSyllable(w string) bool {
+	return isHangulWord(w) && utf8.RuneCountInString(w) == 1
 }
 
 // asked reports whether one of the two words after w in the question is a question word ("수강료는

@@ -1,0 +1,100 @@
+package extractive
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/ragd/ragd/internal/generate"
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// TestGivenNames: an English question's capitalised words that do not open a sentence, numbers, and Latin
+// words inside Korean text are names; the word opening an English sentence and Korean words are not.
+func TestGivenNames(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		question string
+		want     []string
+	}{
+		{"Who founded the Thunderbird project in 2003?", []string{"thunderbird", "2003"}},
+		{"When did the FAA lift the 737 MAX grounding? Boeing says soon.", []string{"faa", "737", "max"}}, // "Boeing" opens a sentence
+		{"What is AD 2018-23-51 about?", []string{"ad", "2018-23-51"}},
+		{"React에서 UI를 요청하는 단계는? CPM이 뭐예요", []string{"react에서", "ui를", "cpm이"}},
+		{"1963년부터 선포된 비상사태는 몇 년 갔나?", nil}, // a number with a Korean unit is worded freely
+		{"what is the revenue?", nil},
+	} {
+		got := slices.Sorted(maps.Keys(givenNames(tc.question)))
+		want := slices.Sorted(slices.Values(tc.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("givenNames(%q) = %q, want %q", tc.question, got, want)
+		}
+	}
+}
+
+// TestGenerateMissingName: a name or year the question gives that a passage holds but the answer's
+// sentences (and their passage's title) do not is not covered — the answer would be about another thing or
+// year; held by the answer, or by no passage at all, it does not refuse. A Latin name in a Korean question
+// is held by the passage the answer quotes (Korean sentences drop the subject their passage named).
+func TestGenerateMissingName(t *testing.T) {
+	t.Parallel()
+	mozilla := []rag.Passage{
+		{N: 1, Title: "Mozilla", Text: "Mozilla's total revenue for 2011 was $163 million, up from 2010."},
+		{N: 2, Title: "Firefox", Text: "Firefox 84 was released in 2020. In 2020 the browser moved to a new engine. Its logo changed in 2020."},
+	}
+	checkCovered(t, mozilla, []coverCase{
+		{"What was Mozilla's total revenue for 2011?", true},
+		{"What was Mozilla's total revenue for 2020?", false}, // 2020 is in passage 2; the revenue sentence is of 2011
+		{"What was Mozilla's total revenue for 2031?", true},  // no passage has 2031: the coverage share decides
+	})
+	thunderbird := []rag.Passage{
+		{N: 1, Title: "Mozilla", Text: "In 2003 the Mozilla Foundation was founded to steward the project."},
+		{N: 2, Title: "Mail", Text: "Thunderbird is an email client."},
+	}
+	checkCovered(t, thunderbird, []coverCase{
+		{"Who founded the Mozilla Foundation in 2003?", true},
+		{"Who founded the Thunderbird project in 2003?", false},
+	})
+	react := []rag.Passage{
+		{N: 1, Title: "렌더링과 커밋", Text: "React는 화면을 그리기 전에 렌더링을 합니다.\n\n이 과정에는 UI를 요청하고 제공하는 세 가지 단계가 있습니다."},
+		{N: 2, Title: "훅", Text: "React 훅은 상태를 다룹니다."},
+	}
+	checkCovered(t, react, []coverCase{{"React에서 UI를 요청하고 제공하는 단계는 몇 가지인가요?", true}})
+}
+
+// TestCoveredQuantifier: "how many" asks for an amount; "many" is no focus word the answer must hold. With
+// MinCoverage 0.6, "How many rudders…" holds its one focus word (share 1, not 0.5).
+func TestCoveredQuantifier(t *testing.T) {
+	t.Parallel()
+	for w, want := range map[string]bool{"many": true, "much": true, "often": true, "rudders": false, "manifold": false} {
+		if q := questionWords(w, ""); len(q) != 1 || quantifier(q[0]) != want {
+			t.Errorf("quantifier(%q) = %v, want %v", w, !want, want)
+		}
+	}
+	passages := []rag.Passage{{N: 1, Text: "The aircraft has two rudders."}}
+	text := generateStreamed(t, New(Options{MinCoverage: 0.6}), rag.GenerateRequest{Question: "How many rudders?", Passages: passages})
+	if text == generate.NotFound("en") {
+		t.Errorf("How many rudders: answer %q", text)
+	}
+}
+
+// TestGenerateAbsentFocus: a question more than half of whose focus words (not only its nouns) are in none
+// of the passages, among them all but one of its nouns, is not covered ("세금계산서", "부가세", "환급" over a
+// lecture on ad budgets); one that keeps most of them is answered. A word of one syllable ("연") is not
+// counted missing: it has no syllable pair to be found by in another form.
+func TestGenerateAbsentFocus(t *testing.T) {
+	t.Parallel()
+	lecture := []rag.Passage{{N: 1, Title: "예산 설정", Text: "메타 광고비는 일일 예산으로 정합니다. " +
+		"광고비는 카드로 결제되고 결제 내역은 광고 관리자에서 받을 수 있습니다."}}
+	checkCovered(t, lecture, []coverCase{
+		{"메타 광고비도 세금계산서 발행 되나요? 부가세 환급 받을 수 있는지 궁금해요", false},
+		{"메타 광고비 결제 내역은 어디서 받을 수 있나요?", true},
+	})
+	// The ask word ("번역본") and half the focus words (라이선스, 한국어, 번역본 of six) are missing.
+	license := []rag.Passage{{N: 1, Title: "Creative Commons Attribution 4.0 International Public License",
+		Text: "Creative Commons Attribution 4.0 International Public License. By exercising the Licensed Rights, You accept the terms."}}
+	checkCovered(t, license, []coverCase{
+		{"Creative Commons 라이선스 4.0의 한국어 번역본은 언제 나왔나요?", false},
+		{"Creative Commons 4.0 International Public License의 조건은 언제 받아들이나요?", true},
+	})
+}
