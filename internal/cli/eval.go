@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ragd/ragd/internal/eval"
 	"github.com/ragd/ragd/internal/rag"
@@ -137,4 +138,23 @@ func printReport(env *Env, rep *eval.Report) {
 	if rep.RefusedUnanswerable != nil {
 		fmt.Fprintf(env.Stdout, "unanswerable  refused %.4f, false answers %d of %d\n", *rep.RefusedUnanswerable, *rep.FalseAnswers, rep.Unanswerable)
 	}
+	if rep.FalseRefusalRate != nil {
+		fmt.Fprintf(env.Stdout, "refusals      false refusals %.4f%s\n", *rep.FalseRefusalRate, idList(rep.FalseRefusals))
+	}
+	if rep.FalseAnswerRate != nil {
+		fmt.Fprintf(env.Stdout, "              false answers %.4f%s\n", *rep.FalseAnswerRate, idList(rep.FalseAnswered))
+	}
+}
+
+// idList prints the first ids of a list of questions (": a b c …"), or nothing for none.
+func idList(ids []string) string {
+	const shown = 12
+	if len(ids) == 0 {
+		return ""
+	}
+	out := ": " + strings.Join(ids[:min(len(ids), shown)], " ")
+	if len(ids) > shown {
+		out += fmt.Sprintf(" … (%d in all)", len(ids))
+	}
+	return out
 }

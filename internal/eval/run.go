@@ -68,6 +68,12 @@ type Report struct {
 	Answered            *float64 `json:"answered,omitempty"`
 	RefusedUnanswerable *float64 `json:"refused_unanswerable,omitempty"`
 	FalseAnswers        *int     `json:"false_answers,omitempty"`
+	// FalseRefusalRate is the share of answerable questions refused (1 − Answered) and FalseRefusals their
+	// ids; FalseAnswerRate the share of unanswerable questions answered and FalseAnswered their ids.
+	FalseRefusalRate *float64 `json:"false_refusal_rate,omitempty"`
+	FalseRefusals    []string `json:"false_refusals,omitempty"`
+	FalseAnswerRate  *float64 `json:"false_answer_rate,omitempty"`
+	FalseAnswered    []string `json:"false_answered,omitempty"`
 }
 
 // Retrieval is a set of ranking figures averaged over Queries judged queries.
@@ -312,6 +318,8 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 			unanswerable++
 			if refused {
 				refusedUn++
+			} else {
+				rep.FalseAnswered = append(rep.FalseAnswered, q.ID)
 			}
 		} else {
 			total++
@@ -319,6 +327,7 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 			chars = append(chars, float64(utf8.RuneCountInString(a.Text)))
 			if refused {
 				notFound++
+				rep.FalseRefusals = append(rep.FalseRefusals, q.ID)
 			}
 			if ContainsAnswer(a.Text, q.Answers) {
 				contains++
@@ -331,13 +340,16 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 	if total > 0 {
 		share := float64(contains) / float64(total)
 		answered := float64(total-notFound) / float64(total)
+		falseRefusals := float64(notFound) / float64(total)
 		p50, p95 := percentile(chars, 50), percentile(times, 95)
 		rep.AnswerContains, rep.AnswerCharsP50, rep.AnswerMSP95, rep.NotFound, rep.Answered = &share, &p50, &p95, &notFound, &answered
+		rep.FalseRefusalRate = &falseRefusals
 	}
 	if unanswerable > 0 {
 		refused := float64(refusedUn) / float64(unanswerable)
 		falseAnswers := unanswerable - refusedUn
-		rep.RefusedUnanswerable, rep.FalseAnswers = &refused, &falseAnswers
+		falseRate := float64(falseAnswers) / float64(unanswerable)
+		rep.RefusedUnanswerable, rep.FalseAnswers, rep.FalseAnswerRate = &refused, &falseAnswers, &falseRate
 	}
 	return nil
 }

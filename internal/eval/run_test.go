@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -71,6 +72,17 @@ func TestRunQuestionSet(t *testing.T) {
 	}
 	if got := *rep.RefusedUnanswerable + float64(*rep.FalseAnswers); got != 1 {
 		t.Errorf("refused %.2f + false answers %d should cover the one unanswerable question", *rep.RefusedUnanswerable, *rep.FalseAnswers)
+	}
+	// The rates and the ids behind them agree with the counts.
+	if rep.FalseRefusalRate == nil || rep.FalseAnswerRate == nil {
+		t.Fatalf("false refusal / false answer rates missing: %+v", rep)
+	}
+	if got, want := *rep.FalseRefusalRate, 1-*rep.Answered; math.Abs(got-want) > 1e-9 || len(rep.FalseRefusals) != *rep.NotFound {
+		t.Errorf("false refusals %.3f %v, want %.3f and %d ids", got, rep.FalseRefusals, want, *rep.NotFound)
+	}
+	if got := *rep.FalseAnswerRate; got != float64(*rep.FalseAnswers) || len(rep.FalseAnswered) != *rep.FalseAnswers ||
+		*rep.FalseAnswers == 1 && rep.FalseAnswered[0] != "3" {
+		t.Errorf("false answers %.3f %v, want %d (question 3)", got, rep.FalseAnswered, *rep.FalseAnswers)
 	}
 	b, err := BaselineBM25(ctx, a.Store, ds, idx, opt)
 	if err != nil {
