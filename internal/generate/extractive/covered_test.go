@@ -80,8 +80,8 @@ func TestCoveredQuantifier(t *testing.T) {
 
 // TestGenerateAbsentFocus: a question more than half of whose focus words (not only its nouns) are in none
 // of the passages, among them all but one of its nouns, is not covered ("세금계산서", "부가세", "환급" over a
-// lecture on ad budgets); one that keeps most of them is answered. A word of one syllable ("연") is not
-// counted missing: it has no syllable pair to be found by in another form.
+// lecture on ad budgets); one that keeps most of them is answered. A word of one syllable ("연"), a verb
+// qualifying a noun and the closing predicate are not counted missing.
 func TestGenerateAbsentFocus(t *testing.T) {
 	t.Parallel()
 	lecture := []rag.Passage{{N: 1, Title: "예산 설정", Text: "메타 광고비는 일일 예산으로 정합니다. " +
@@ -89,6 +89,13 @@ func TestGenerateAbsentFocus(t *testing.T) {
 	checkCovered(t, lecture, []coverCase{
 		{"메타 광고비도 세금계산서 발행 되나요? 부가세 환급 받을 수 있는지 궁금해요", false},
 		{"메타 광고비 결제 내역은 어디서 받을 수 있나요?", true},
+	})
+	// A verb qualifying a noun ("지어준") and the closing predicate ("불렀는가") are what a reworded question
+	// changes first: neither counts as missing.
+	name := []rag.Passage{{N: 1, Title: "박형식", Text: "박형식이라는 이름은 절의 스님이 지어 주었다. 마을 사람들은 그를 돼지장수라 했다."}}
+	checkCovered(t, name, []coverCase{
+		{"박형식이라는 이름을 지어준 이의 직업은?", true},
+		{"마을 사람들은 박형식을 무엇이라고 불렀는가?", true},
 	})
 	// The ask word ("번역본") and half the focus words (라이선스, 한국어, 번역본 of six) are missing.
 	license := []rag.Passage{{N: 1, Title: "Creative Commons Attribution 4.0 International Public License",

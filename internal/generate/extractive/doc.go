@@ -92,7 +92,9 @@
 // 대표발의했나요?") names its topic through the previous question: the words it carries from there that the
 // passages hold count among its focus words. Every focus word counts among the missing ones, verbs and
 // adverbs too ("…의 한국어 번역본은 언제 나왔나요?", "세금계산서 발행 되나요? 부가세 환급…"), but for the counter
-// after "몇" and a word of one syllable, which has no other form to be found in ("연" of "열었다").
+// after "몇", a word of one syllable, which has no other form to be found in ("연" of "열었다"), a verb
+// qualifying a noun ("지어준", "굳힌") and the predicate closing a sentence of the question ("불렀는가"),
+// which reworded questions change first (the closing predicate counts for neither side).
 //
 // Nor is a question that gives a name or number — in English a capitalised word not opening a sentence
 // ("FAA", "Thunderbird"), in any question a number ("2020", "737") or a Latin word inside Korean ("GA4") —

@@ -786,7 +786,9 @@ func (g *Generator) trimText(text string, qw []qword) string {
 // in none of the passages in any of those forms, among them all but one of its Korean nouns (two at least),
 // or all but one of whose English focus words (three at least) are not, is not covered either. Every focus
 // word counts among the missing ones ("한국어" of "…의 한국어 번역본은 언제 나왔나요?", "부가세", "환급"), not
-// only the nouns, except the counter after "몇" and a word of one syllable (oneSyllable).
+// only the nouns, except the counter after "몇", a word of one syllable (oneSyllable), a verb qualifying a
+// noun (verbForm) and the predicate closing a sentence of the question (closingWords), which is left out
+// of the focus words the absent ones are measured against.
 func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// A word right after "몇" or "얼마" is a counter or unit ("몇 대야", "몇 명인가요"), not an ask word.
 	counters := map[string]bool{}
@@ -813,7 +815,8 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 		}
 		return false
 	}
-	focus, missing, absent := 0, 0, 0
+	focus, missing, absent, predicates := 0, 0, 0, 0
+	closing := closingWords(question)
 	nouns, latin, absentLatin := 0, 0, 0
 	ask := -1
 	carried := 0 // focus words a follow-up carries from the previous question, found in the passages
@@ -825,7 +828,13 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 			continue
 		}
 		focus++
-		if !found(i) && !counters[w.terms[0]] && !oneSyllable(w.terms[0]) {
+		// The question's closing predicate ("불렀는가") and verbs qualifying a noun ("굳힌") are what a reworded
+		// question changes first: they count neither found nor missing.
+		closes := closing[w.terms[0]] && !nounLike(w)
+		if closes {
+			predicates++
+		}
+		if !found(i) && !counters[w.terms[0]] && !oneSyllable(w.terms[0]) && !closes && !verbForm(w) {
 			absent++
 		}
 		if isLatin(w.terms[0]) {
@@ -846,7 +855,7 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// None of the things the question names is in the passages in any form ("맛있는 김치찌개 레시피
 	// 알려줘" over a page that says "맛있는 요리"; "the best recipe for chocolate cake" over "Best
 	// Practices …"): the one shared word is a coincidence.
-	if nouns >= 2 && missing >= nouns-1 && 2*absent > focus || latin >= 3 && absentLatin >= latin-1 {
+	if nouns >= 2 && missing >= nouns-1 && 2*absent > focus-predicates || latin >= 3 && absentLatin >= latin-1 {
 		return true
 	}
 	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
@@ -855,6 +864,24 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// A follow-up ("그 법안은 누가 대표발의했나요?") names its topic through the previous question: the words
 	// it carries that the passages hold count among its focus words.
 	return float64(absent) >= askMissing*float64(focus+carried)
+}
+
+// closingWords returns the last word of each sentence of the question: its predicate ("불렀는가",
+// "하였나"), which a reworded question changes first and documents say in other forms.
+func closingWords(question string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range strings.FieldsFunc(question, func(r rune) bool { return strings.ContainsRune(".?!\n", r) }) {
+		if words := splitWords(s); len(words) > 0 {
+			out[words[len(words)-1]] = true
+		}
+	}
+	return out
+}
+
+// verbForm reports whether the Korean question word w reads as a verb qualifying the noun after it
+// ("굳힌", "느낀", "만든"): no noun stem, and a last syllable closed by ㄴ or ㄹ.
+func verbForm(w qword) bool {
+	return w.stem == "" && isHangulWord(w.terms[0]) && adnominal(w.terms[0])
 }
 
 // oneSyllable reports whether w is a Korean word of one syllable ("연", "돈"): it has no syllable pair to be
