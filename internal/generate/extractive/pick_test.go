@@ -113,3 +113,17 @@ func TestGenerateFurtherHoldsFocus(t *testing.T) {
 		t.Errorf("answer %q: sentences matched by the section's title alone follow", text)
 	}
 }
+
+// TestGenerateJoinedWords: two Latin words of the question written as one in the text ("code name",
+// "codenamed") are both held by the sentence that writes them so.
+func TestGenerateJoinedWords(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("Mozilla", "Firefox Mobile",
+		"For example, version 1.0 used the same engine as Firefox 3.6, and the next release shared core code with Firefox 4.0.",
+		"Firefox Mobile (codenamed Fennec) is the build of the Firefox web browser for smartphones.")
+	q := "What is the code name of Firefox Mobile?"
+	answerHolds(t, passages, q, "codenamed Fennec")
+	if picked := New(Options{}).pick(q, "", passages); len(picked) == 0 || !strings.Contains(picked[0].text, "codenamed") {
+		t.Errorf("picked %+v: want the code name's sentence best", picked)
+	}
+}

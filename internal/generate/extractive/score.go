@@ -70,6 +70,10 @@ type qword struct {
 	// how marks a predicate right after "어떻게" or "왜": what is asked about ("어떻게 풀어요?"), weighed as a
 	// focus word.
 	how bool
+	// joined is the analyzer's term for this Latin word written together with the next word of the question
+	// ("code name" → "codename"), or "": a sentence holding it ("codenamed") holds both words.
+	joined string
+	next   string // the word after it in the question, when joined is set
 }
 
 // sentence is a candidate sentence (or table row) of a passage.
@@ -107,9 +111,10 @@ func questionWords(question, previous string) []qword {
 			keep[t] = true
 		}
 		prev := ""
-		for _, w := range strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
+		words := strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(wordJoiners, r)
-		}) {
+		})
+		for k, w := range words {
 			before := prev
 			prev = w
 			if seen[w] {
@@ -142,6 +147,11 @@ func questionWords(question, previous string) []qword {
 				stem = terms[1]
 			}
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
+			if k+1 < len(words) && isLatin(w) && isLatin(words[k+1]) {
+				if t := textproc.IndexTerms(w + words[k+1]); len(t) > 0 {
+					q.joined, q.next = t[0], words[k+1]
+				}
+			}
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
 			if !q.focus && !q.frame && !q.fill {
@@ -322,7 +332,14 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 			}
 			s.deg = make([]float64, len(qw))
 			for i, w := range qw {
-				s.deg[i] = degree(w, s.terms)
+				s.deg[i] = max(s.deg[i], degree(w, s.terms))
+				if w.joined != "" && s.terms[w.joined] {
+					// "codenamed" holds "code name": both words, the second when the question kept it.
+					s.deg[i] = 1
+					if i+1 < len(qw) && qw[i+1].terms[0] == w.next {
+						s.deg[i+1] = 1
+					}
+				}
 			}
 			sents = append(sents, s)
 		}
@@ -653,25 +670,25 @@ func echoes(h string, qw []qword) bool {
 // romanNumeral matches the Roman numeral that numbers a heading ("III. 검토의견").
 var romanNumeral = regexp.MustCompile(`^[IVXivx]{1,4}\.\s+`)
 
-// opening returns the first sentence of the section the heading h opens, in h's passage: sub-headings and
-// lines that answer nothing (answerable) skipped.
+// opening returns the best sentence of the section the heading h opens, in h's passage (the first of
+// those that score best): the sentences after it up to the next heading, sub-headings right after it
+// skipped, lines that answer nothing (answerable) left out.
 func (r ranking) opening(h sentence) (sentence, bool) {
+	var section []string
 	for pos := h.pos + 1; ; pos++ {
 		u, ok := r.at[[2]int{h.rank, pos}]
-		if !ok {
-			return sentence{}, false
+		if !ok || u.heading && len(section) > 0 {
+			break
 		}
-		if u.heading || !answerable(u, r.want) {
-			continue
+		if !u.heading && answerable(u, r.want) {
+			section = append(section, u.text)
 		}
-		if u.terms == nil {
-			// A sentence an overlapping chunk repeats is scored in its first copy.
-			if k := slices.IndexFunc(r.sents, func(s sentence) bool { return s.text == u.text }); k >= 0 {
-				return r.sents[k], true
-			}
-		}
-		return u, true
 	}
+	// A sentence an overlapping chunk repeats is scored in its first copy.
+	if k := slices.IndexFunc(r.sents, func(s sentence) bool { return slices.Contains(section, s.text) }); k >= 0 {
+		return r.sents[k], true
+	}
+	return sentence{}, false
 }
 
 // covered is the weighted share of the question's focus words that the picked sentences hold (a word
