@@ -550,7 +550,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			}) ||
 			// Another document's sentence adds nothing to chosen sentences that hold every focus word.
 			passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) && holdsAllFocus(picked, r.qw) ||
-			value && !(s.rank == best.rank && slices.Contains(siblings, s.pos)) && (!s.value || !holdsAsk(s, best, ask))
+			value && !valueAnswer(s, best, siblings, ask)
 		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars && hide {
 			unshown = append(unshown, s)
@@ -625,6 +625,17 @@ func askWords(question string, qw []qword) []int {
 		}
 	}
 	return out
+}
+
+// valueAnswer reports whether s may join the answer to a when/how-many question whose best sentence gives
+// a value: it stands in the best one's list, or follows it in its paragraph ("그래서 이를 … 일컫는다"), or
+// gives a value too — in another passage only while holding the ask words the best one holds (the
+// referral date of a bill is no answer to when the law takes effect).
+func valueAnswer(s, best sentence, siblings []int, ask []int) bool {
+	if s.rank == best.rank && (slices.Contains(siblings, s.pos) || s.pos == best.pos+1 && s.line == best.line) {
+		return true
+	}
+	return s.value && (s.rank == best.rank || holdsAsk(s, best, ask))
 }
 
 // holdsAsk reports whether s holds each of the ask words (askWords) that best holds.
