@@ -71,9 +71,11 @@
 // section titled "검토의견" scores by the title); another document's sentence that adds no focus word once
 // the chosen ones hold them all; and for a when/how-many question whose best sentence gives a value
 // (a date, a duration, "5500만 년", a number — a bare year before a Korean noun, "2050 탄소중립위원회",
-// is a name), any sentence outside the best one's list that gives none, or that lacks a word around the
-// question word the best one holds ("개정법률은 언제부터 시행되나요?" is answered by "제1조(시행일) … 공포 후
-// 6개월이 경과한 날부터 시행한다." alone, not by the sentence saying when the bill was referred). A
+// is a name), any sentence that gives none — but the best one's list and the sentence going on from it in
+// its paragraph — and another passage's that lacks a word around the question word the best one holds
+// ("개정법률은 언제부터 시행되나요?" is answered by "제1조(시행일) … 공포 후 6개월이 경과한 날부터 시행한다."
+// alone, not by the next article or the sentence saying when the bill was referred). Two Latin question
+// words the text writes as one ("code name", "codenamed") are held by a sentence that does. A
 // chosen sentence ending in ":" brings its
 // block, within 600 characters. A sentence longer
 // than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on

@@ -49,8 +49,14 @@ func TestAnswerable(t *testing.T) {
 		{"1) 주민등록표등본을 냅니다.", typeNone, true},
 		{"예산은 충분합니다.", typeNone, true},
 	} {
-		if got := answerable(sentence{text: c.text}, c.want); got != c.ok {
+		if got := answerable(sentence{text: c.text, whole: true}, c.want); got != c.ok {
 			t.Errorf("answerable(%q, %v) = %v, want %v", c.text, c.want, got, c.ok)
+		}
+	}
+	// A sentence the splitter cut inside brackets, in a longer line, is prose.
+	for _, u := range units("그는 입대하였다.(당시 그는 2년 뒤 전역을 약속받았다. 이는 특례였다) 그 뒤 이적하였다.") {
+		if !answerable(u, typeNone) {
+			t.Errorf("answerable(%q) = false inside a line of prose", u.text)
 		}
 	}
 }

@@ -91,6 +91,7 @@ type sentence struct {
 	item    bool  // it is (on) a list item
 	heading bool  // it is a heading
 	lineEnd bool  // it ends its line
+	whole   bool  // it is its line's only sentence
 	lead    bool  // it introduces the list or section in block
 	block   []int // positions of the units a lead-in or heading introduces
 	row     bool  // shown as a line of the block under the picked lead-in (a table row, a line of a form)

@@ -159,7 +159,7 @@ func units(text string) []sentence {
 		spans := joinNumbers(l.text, chunk.Sentences(l.text))
 		for j, sp := range spans {
 			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
-				lineEnd: j == len(spans)-1})
+				lineEnd: j == len(spans)-1, whole: len(spans) == 1})
 		}
 	}
 	for k := range out {
@@ -259,8 +259,9 @@ func joinNumbers(text string, spans []chunk.Span) []chunk.Span {
 }
 
 // answerable reports whether the unit s can be quoted as an answer sentence to a question asking for want:
-// not a line without words ("02)6788-5533", "- 3 -") unless the question asks for a value, nor a fragment.
-// A table row is read under its header and always can.
+// not a line without words ("02)6788-5533", "- 3 -") unless the question asks for a value, nor a line that
+// is a fragment. A table row is read under its header and always can; so can a sentence of a longer line
+// (what the splitter cut inside brackets is prose).
 func answerable(s sentence, want ansType) bool {
 	switch {
 	case s.header != "":
@@ -268,7 +269,7 @@ func answerable(s sentence, want ansType) bool {
 	case wordless(s.text):
 		return want != typeNone
 	}
-	return s.item || !fragment(s.text)
+	return s.item || !s.whole || !fragment(s.text)
 }
 
 // wordless reports whether text has fewer than two letters: a phone number, a page number, a rule.
