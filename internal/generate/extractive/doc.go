@@ -68,8 +68,8 @@
 // count in deciding whether the passages cover the question (as the sentences an answer of this length
 // would quote): a line that cannot answer (above); a sentence matching the question only through its
 // passage's title or section, unless it stands beside a chosen one holding a focus word (every line of a
-// section titled "검토의견" scores by the title); another document's sentence that adds no focus word once
-// the chosen ones hold them all; and for a when/how-many question whose best sentence gives a value
+// section titled "검토의견" scores by the title); another document's sentence that adds no focus word to a
+// list that answers holding them all; and for a when/how-many question whose best sentence gives a value
 // (a date, a duration, "5500만 년", a number — a bare year before a Korean noun, "2050 탄소중립위원회",
 // is a name), any sentence that gives none — but the best one's list and the sentence going on from it in
 // its paragraph — and another passage's that lacks a word around the question word the best one holds

@@ -549,8 +549,9 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			!matchesFocus(s, r.qw) && !slices.ContainsFunc(picked, func(o sentence) bool {
 				return o.rank == s.rank && (o.pos == s.pos-1 || o.pos == s.pos+1) && matchesFocus(o, r.qw)
 			}) ||
-			// Another document's sentence adds nothing to chosen sentences that hold every focus word.
-			passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) && holdsAllFocus(picked, r.qw) ||
+			// Another document's sentence adds nothing to a list that answers with every focus word.
+			(best.lead || len(siblings) > 0) && passages[s.rank].Title != passages[best.rank].Title &&
+				!addsFocus(s, picked, r.qw) && holdsAllFocus(picked, r.qw) ||
 			value && !valueAnswer(s, best, siblings, ask)
 		s = g.trim(s, r.qw)
 		if l := length(s); used+l <= g.opt.MaxChars && hide {
