@@ -46,7 +46,14 @@
 // opening with it gets 0.15 (a page titled "CTR, CPC, CPM …" is not about CPM in every sentence);
 // sentences of lower-ranked passages are weighted 1/(1 + 0.1·rank).
 //
-// The answer opens with the best sentence (a heading only when it holds a focus word itself), and with it:
+// The answer opens with the best sentence that can answer (units.go, answerable): not a line without
+// words ("02)6788-5533") unless the question asks for a value, nor a fragment — a line closing a bracket it
+// never opened ("위원회의 설치) 1 ∼ 4 (생 략)", a table cell read as a line), a table of contents' line, a
+// single word a page break cut off. A heading is the best sentence only when it holds a focus word; when
+// it says no more than the question ("III. 검토의견" for "검토의견은 무엇인가요?") it leads the list it heads
+// for a list question, and otherwise gives way to the first sentence of its section (sub-headings
+// skipped) or, failing one in its passage, to the next best sentence; a heading that says more
+// ("수석전문위원 오창석") may answer. With the best sentence come
 // the whole list it introduces, when it is a lead-in (up to 600 characters; a heading's section only for a
 // list question); else the sentence that follows it on its line when the question asks how, why or whether
 // ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself
@@ -57,7 +64,19 @@
 // word the chosen ones lack or scores 0.7 of the best — while they score at least 0.4 of the best, are
 // not headings, fit in
 // Options.MaxChars (or GenerateRequest.MaxChars: a comparison's parts share one answer's length) and are
-// not near-copies of one already chosen (overlapping chunks); a chosen sentence ending in ":" brings its
+// not near-copies of one already chosen (overlapping chunks). Some that pass are not shown, though they
+// count in deciding whether the passages cover the question (as the sentences an answer of this length
+// would quote): a line that cannot answer (above); a sentence matching the question only through its
+// passage's title or section, unless it stands beside a chosen one holding a focus word (every line of a
+// section titled "검토의견" scores by the title); another document's sentence that adds no focus word to a
+// list that answers holding them all; and for a when/how-many question whose best sentence gives a value
+// (a date, a duration, "5500만 년", a number — a bare year before a Korean noun, "2050 탄소중립위원회",
+// is a name), any sentence that gives none — but the best one's list and the sentence going on from it in
+// its paragraph — and another passage's that lacks a word around the question word the best one holds
+// ("개정법률은 언제부터 시행되나요?" is answered by "제1조(시행일) … 공포 후 6개월이 경과한 날부터 시행한다."
+// alone, not by the next article or the sentence saying when the bill was referred). Two Latin question
+// words the text writes as one ("code name", "codenamed") are held by a sentence that does. A
+// chosen sentence ending in ":" brings its
 // block, within 600 characters. A sentence longer
 // than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on
 // either side. Sentences of one passage that are neighbours are shown in their own order, list items one a

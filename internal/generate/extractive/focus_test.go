@@ -300,7 +300,7 @@ func TestGenerateOtherDocumentAddsFocus(t *testing.T) {
 		{N: 2, Title: "회의록", Text: "대통 환경보건법 시행령 환경 2024.\n\n대통 기상법 시행령 환경 2024."},
 		{N: 3, Title: "시행 안내", Text: "개정법률의 공포일은 2024년 3월 5일입니다."},
 	}
-	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "개정법률은 언제부터 시행되나요?", Passages: passages})
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "개정법률의 시행에 관해 알려 주세요", Passages: passages})
 	if !strings.Contains(text, "공포 후 6개월") || strings.Contains(text, "시행령") {
 		t.Errorf("answer %q: want the bill's sentence without the other document's table cells", text)
 	}

@@ -73,6 +73,10 @@ type qword struct {
 	// name marks a focus word the question writes as a name or number (givenNames): the answer must hold
 	// it when the passages do (covered).
 	name bool
+	// joined is the analyzer's term for this Latin word written together with the next word of the question
+	// ("code name" → "codename"), or "": a sentence holding it ("codenamed") holds both words.
+	joined string
+	next   string // the word after it in the question, when joined is set
 }
 
 // sentence is a candidate sentence (or table row) of a passage.
@@ -90,9 +94,13 @@ type sentence struct {
 	item    bool  // it is (on) a list item
 	heading bool  // it is a heading
 	lineEnd bool  // it ends its line
+	whole   bool  // it is its line's only sentence
 	lead    bool  // it introduces the list or section in block
 	block   []int // positions of the units a lead-in or heading introduces
 	row     bool  // shown as a line of the block under the picked lead-in (a table row, a line of a form)
+	// value marks a sentence holding what a when/how-many question asks for: a date or number the
+	// question does not.
+	value bool
 }
 
 // questionWords splits the question into words and keeps those with non-stop terms. A short question may be
@@ -108,9 +116,10 @@ func questionWords(question, previous string) []qword {
 			keep[t] = true
 		}
 		prev := ""
-		for _, w := range strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
+		words := strings.FieldsFunc(strings.ToLower(textproc.Normalize(text)), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(wordJoiners, r)
-		}) {
+		})
+		for k, w := range words {
 			before := prev
 			prev = w
 			if seen[w] {
@@ -143,6 +152,11 @@ func questionWords(question, previous string) []qword {
 				stem = terms[1]
 			}
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
+			if k+1 < len(words) && isLatin(w) && isLatin(words[k+1]) {
+				if t := textproc.IndexTerms(w + words[k+1]); len(t) > 0 {
+					q.joined, q.next = t[0], words[k+1]
+				}
+			}
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
 			q.name = q.focus && names[w]
@@ -274,6 +288,7 @@ type ranking struct {
 	sents []sentence
 	qw    []qword
 	at    map[[2]int]sentence // by passage rank and position
+	want  ansType             // what the question asks for, when it asks for a value
 }
 
 // rank scores the passages' sentences for the question.
@@ -323,7 +338,14 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 			}
 			s.deg = make([]float64, len(qw))
 			for i, w := range qw {
-				s.deg[i] = degree(w, s.terms)
+				s.deg[i] = max(s.deg[i], degree(w, s.terms))
+				if w.joined != "" && s.terms[w.joined] {
+					// "codenamed" holds "code name": both words, the second when the question kept it.
+					s.deg[i] = 1
+					if i+1 < len(qw) && qw[i+1].terms[0] == w.next {
+						s.deg[i+1] = 1
+					}
+				}
 			}
 			sents = append(sents, s)
 		}
@@ -395,6 +417,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 			s.score = ctx / total
 		}
 		if want != typeNone && hasNewType(s.text, want, qTypes) {
+			s.value = true
 			s.score += g.p.typeBonus
 		}
 		if formula && strings.ContainsAny(s.text, "=÷×") {
@@ -420,7 +443,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		byPos[[2]int{s.rank, s.pos}] = s
 	}
 	slices.SortStableFunc(sents, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
-	return ranking{sents: sents, qw: qw, at: byPos}
+	return ranking{sents: sents, qw: qw, at: byPos, want: want}
 }
 
 // pick chooses the sentences of the answer, best first: the best one with the list it introduces or,
@@ -433,13 +456,35 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		return nil
 	}
 	explain := explanatory(question)
-	// A heading that holds none of the question's focus words scored by its section and title; it is no
-	// answer.
-	best := r.sents[0]
-	if i := slices.IndexFunc(r.sents, func(s sentence) bool { return !s.heading || matchesFocus(s, r.qw) }); i > 0 {
-		best = r.sents[i]
-	}
 	_, list := wantsList(question)
+	// A heading that holds none of the question's focus words scored by its section and title; it is no
+	// answer, nor is a line without words or a piece of a table cell (answerable).
+	i := slices.IndexFunc(r.sents, func(s sentence) bool { return (!s.heading || matchesFocus(s, r.qw)) && answerable(s, r.want) })
+	if i < 0 {
+		return nil
+	}
+	best, ref := r.sents[i], r.sents[i].score
+	if best.heading && !(best.lead && list) && echoes(best.text, r.qw) {
+		// A heading that says no more than the question leads the list it heads for a list question;
+		// otherwise what it names is said by the first sentence of its section ("III. 검토의견" → "개정안은 …
+		// 규정하려는 것임"), or failing one in its passage, by the next best sentence. A heading that says more
+		// ("수석전문위원 오창석") may be the answer.
+		if first, ok := r.opening(best); ok {
+			best = first
+		} else if j := slices.IndexFunc(r.sents, func(s sentence) bool { return !s.heading && answerable(s, r.want) }); j >= 0 {
+			best = r.sents[j]
+		} else {
+			return nil
+		}
+	}
+	// A when/how-many question whose best sentence gives a value is answered by it; another sentence joins
+	// only when it gives a value too and holds the words around the question word that the best one holds
+	// (another answer to the same question: "언제부터 시행되나요?" asks when the law takes effect, not when
+	// it was referred), or stands in the best one's list.
+	value := r.want != typeNone && best.value
+	siblings := r.list(best)
+	ask := askWords(question, r.qw)
+	var unshown []sentence
 	var picked []sentence
 	taken := map[[2]int]bool{}
 	take := func(s sentence) {
@@ -462,14 +507,14 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			}
 		}
 	}
-	if best.lead && (list || !best.heading) {
+	if best.lead {
 		// The list under a lead-in or heading is the answer to "what documents", "which steps".
 		takeBlock(best)
-	} else if next, ok := r.at[[2]int{best.rank, best.pos + 1}]; ok && !next.heading &&
-		(next.line == best.line && explain || strings.HasSuffix(best.text, "?") || best.heading) {
+	} else if next, ok := r.at[[2]int{best.rank, best.pos + 1}]; ok && !next.heading && !value &&
+		(next.line == best.line && explain || strings.HasSuffix(best.text, "?")) {
 		// A question in the text is followed by its answer; so is what a lecture says before it explains.
 		next = g.trim(next, r.qw)
-		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") || best.heading {
+		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") {
 			take(next)
 			used += length(next)
 			// The explanation goes on in its paragraph: "이유는 여러 가지입니다. 메타는 기본적으로 …"; so does the
@@ -487,7 +532,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		}
 	}
 	for _, s := range r.sents {
-		if len(picked) >= g.opt.MaxSentences || s.score < g.p.secondRatio*best.score {
+		if len(picked)+len(unshown) >= g.opt.MaxSentences || s.score < g.p.secondRatio*ref {
 			break
 		}
 		if taken[[2]int{s.rank, s.pos}] || slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
@@ -496,11 +541,28 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if s.heading {
 			continue // a heading alone says nothing of the question
 		}
-		if passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) && s.score < g.p.otherDoc*best.score {
+		if passages[s.rank].Title != passages[best.rank].Title && !addsFocus(s, picked, r.qw) && s.score < g.p.otherDoc*ref {
 			continue // another document's sentence that repeats what is already matched (table-cell debris)
 		}
+		// Sentences the answer does not show though they would have joined it: they still count in
+		// deciding whether the passages cover the question (covered), which weighs the sentences an answer
+		// of this length quotes.
+		hide := !answerable(s, r.want) || // a contact line, table debris
+			// A sentence that matched through its passage's title or section alone joins only beside a chosen
+			// one that holds a focus word (it may drop the subject that one names): every line of a section
+			// titled "검토의견" scores by the title.
+			!matchesFocus(s, r.qw) && !slices.ContainsFunc(picked, func(o sentence) bool {
+				return o.rank == s.rank && (o.pos == s.pos-1 || o.pos == s.pos+1) && matchesFocus(o, r.qw)
+			}) ||
+			// Another document's sentence adds nothing to a list that answers with every focus word.
+			(best.lead || len(siblings) > 0) && passages[s.rank].Title != passages[best.rank].Title &&
+				!addsFocus(s, picked, r.qw) && holdsAllFocus(picked, r.qw) ||
+			value && !valueAnswer(s, best, siblings, ask)
 		s = g.trim(s, r.qw)
-		if l := length(s); used+l <= g.opt.MaxChars {
+		if l := length(s); used+l <= g.opt.MaxChars && hide {
+			unshown = append(unshown, s)
+			used += l
+		} else if used+l <= g.opt.MaxChars {
 			take(s)
 			used += l
 			if strings.HasSuffix(s.text, ":") {
@@ -509,11 +571,142 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			}
 		}
 	}
+	shown := picked
+	picked = append(slices.Clip(picked), unshown...)
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
 		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) || unnamedTopic(question, r, passages) {
 		return nil
 	}
-	return picked
+	return shown
+}
+
+// list returns the positions of the list the item s stands in: the items around it and the lead-in that
+// introduces them, or nil when s is no item.
+func (r ranking) list(s sentence) []int {
+	if !s.item {
+		return nil
+	}
+	out := []int{s.pos}
+	for _, d := range []int{-1, 1} {
+		for pos := s.pos + d; ; pos += d {
+			u, ok := r.at[[2]int{s.rank, pos}]
+			if !ok {
+				break
+			}
+			if u.item || d < 0 && u.lead && slices.Contains(u.block, s.pos) {
+				out = append(out, pos)
+			}
+			if !u.item {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// askWords returns the indexes in qw of the focus words nearest the question's question word ("언제",
+// "몇", "얼마"): the last before it and the first after it. They name what is asked ("임대보증금은 얼마",
+// "언제부터 시행되나요"); the words further away name what it is asked of.
+func askWords(question string, qw []qword) []int {
+	words := splitWords(question)
+	at := slices.IndexFunc(words, func(w string) bool {
+		return slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(w, p) })
+	})
+	if at < 0 {
+		return nil
+	}
+	index := func(w string) int {
+		return slices.IndexFunc(qw, func(q qword) bool { return q.terms[0] == w && !q.history && (q.focus || q.how) })
+	}
+	var out []int
+	for i := at - 1; i >= 0; i-- {
+		if k := index(words[i]); k >= 0 {
+			out = append(out, k)
+			break
+		}
+	}
+	for i := at + 1; i < len(words); i++ {
+		if k := index(words[i]); k >= 0 {
+			out = append(out, k)
+			break
+		}
+	}
+	return out
+}
+
+// valueAnswer reports whether s may join the answer to a when/how-many question whose best sentence gives
+// a value: it stands in the best one's list, or follows it in its paragraph ("그래서 이를 … 일컫는다"), or
+// gives a value too — in another passage only while holding the ask words the best one holds (the
+// referral date of a bill is no answer to when the law takes effect).
+func valueAnswer(s, best sentence, siblings []int, ask []int) bool {
+	if s.rank == best.rank && (slices.Contains(siblings, s.pos) || s.pos == best.pos+1 && s.line == best.line) {
+		return true
+	}
+	return s.value && (s.rank == best.rank || holdsAsk(s, best, ask))
+}
+
+// holdsAsk reports whether s holds each of the ask words (askWords) that best holds.
+func holdsAsk(s, best sentence, ask []int) bool {
+	for _, i := range ask {
+		if best.deg[i] >= 0.5 && s.deg[i] < 0.5 {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsAllFocus reports whether the picked sentences together hold every focus word of the question (words
+// every passage's title holds aside).
+func holdsAllFocus(picked []sentence, qw []qword) bool {
+	for i, w := range qw {
+		if w.focus && !w.given && !w.history && !slices.ContainsFunc(picked, func(o sentence) bool { return o.deg[i] >= 0.5 }) {
+			return false
+		}
+	}
+	return true
+}
+
+// echoes reports whether every word of the heading h is one of the question's words: it names what the
+// question asks about and says nothing of it ("III. 검토의견" for "검토의견은 무엇인가요?").
+func echoes(h string, qw []qword) bool {
+	h = romanNumeral.ReplaceAllString(h, "")
+	if n, _ := listMarker(h); n > 0 {
+		h = h[n:]
+	}
+	for _, w := range splitWords(h) {
+		terms := termSet(w)
+		if !strings.ContainsFunc(w, unicode.IsLetter) {
+			continue
+		}
+		if !slices.ContainsFunc(qw, func(q qword) bool { return degree(q, terms) >= 0.5 }) {
+			return false
+		}
+	}
+	return true
+}
+
+// romanNumeral matches the Roman numeral that numbers a heading ("III. 검토의견").
+var romanNumeral = regexp.MustCompile(`^[IVXivx]{1,4}\.\s+`)
+
+// opening returns the best sentence of the section the heading h opens, in h's passage (the first of
+// those that score best): the sentences after it up to the next heading, sub-headings right after it
+// skipped, lines that answer nothing (answerable) left out.
+func (r ranking) opening(h sentence) (sentence, bool) {
+	var section []string
+	for pos := h.pos + 1; ; pos++ {
+		u, ok := r.at[[2]int{h.rank, pos}]
+		if !ok || u.heading && len(section) > 0 {
+			break
+		}
+		if !u.heading && answerable(u, r.want) {
+			section = append(section, u.text)
+		}
+	}
+	// A sentence an overlapping chunk repeats is scored in its first copy.
+	if k := slices.IndexFunc(r.sents, func(s sentence) bool { return slices.Contains(section, s.text) }); k >= 0 {
+		return r.sents[k], true
+	}
+	return sentence{}, false
 }
 
 // covered is the weighted share of the question's focus words that the picked sentences hold (a word

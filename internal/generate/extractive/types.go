@@ -3,6 +3,8 @@ package extractive
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -22,8 +24,9 @@ var typeCues = []struct {
 	t    ansType
 	cues []string
 }{
-	{typeTime, []string{"언제", "몇 년", "몇년", "연도", "년도", "날짜", "몇 월", "몇월", "며칠", "시기", "시점", "날은",
-		"when", "what year", "which year", "what date", "what day", "what month", "what century", "what time"}},
+	{typeTime, []string{"언제", "몇 년", "몇년", "연도", "년도", "날짜", "몇 월", "몇월", "며칠", "시기", "시점", "날은", "기간",
+		"when", "what year", "which year", "what date", "what day", "what month", "what century", "what time", "what period",
+		"which period"}},
 	{typeNumber, []string{"몇", "얼마", "수는", "개수", "갯수", "숫자", "인원", "규모", "비율", "퍼센트", "금액", "가격",
 		"오래 걸", "how many", "how much", "what number", "what percentage", "how long", "how far", "how old", "how tall",
 		"how big", "how large", "how high", "how fast"}},
@@ -45,7 +48,7 @@ func answerType(question string) ansType {
 }
 
 var (
-	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(년대|년|월|일|세기|시|분|초)?`)
+	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(?:[천만억]\s?)?(년대|년|개월|월|주|일|세기|시간|시|분|초)?`)
 	monthRe  = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d`)
 )
 
@@ -61,8 +64,8 @@ func typedTokens(text string) map[string]bool {
 
 // hasNewType reports whether text holds a token of type t that the question (its tokens in seen) does not.
 func hasNewType(text string, t ansType, seen map[string]bool) bool {
-	for _, m := range numberRe.FindAllStringSubmatch(text, -1) {
-		tok := strings.ReplaceAll(m[0], " ", "")
+	for _, ix := range numberRe.FindAllStringSubmatchIndex(text, -1) {
+		tok := strings.ReplaceAll(text[ix[0]:ix[1]], " ", "")
 		if seen[tok] {
 			continue
 		}
@@ -70,12 +73,21 @@ func hasNewType(text string, t ansType, seen map[string]bool) bool {
 		case typeNumber:
 			return true
 		case typeTime:
-			if m[1] != "" || isYear(strings.TrimRight(tok, ".,")) {
+			// A bare year names a thing when a Korean noun follows it ("2050 탄소중립위원회"); as a date it
+			// takes "년" or stands alone ("in 2014").
+			if ix[2] >= 0 || isYear(strings.TrimRight(tok, ".,")) && !beforeHangul(text[ix[1]:]) {
 				return true
 			}
 		}
 	}
 	return t == typeTime && monthRe.MatchString(text)
+}
+
+// beforeHangul reports whether rest (the text after a number) goes on with a Hangul word after a space.
+func beforeHangul(rest string) bool {
+	rest = strings.TrimLeft(rest, " ")
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.Is(unicode.Hangul, r)
 }
 
 func isYear(s string) bool {

@@ -159,7 +159,7 @@ func units(text string) []sentence {
 		spans := joinNumbers(l.text, chunk.Sentences(l.text))
 		for j, sp := range spans {
 			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
-				lineEnd: j == len(spans)-1})
+				lineEnd: j == len(spans)-1, whole: len(spans) == 1})
 		}
 	}
 	for k := range out {
@@ -237,6 +237,9 @@ func blockAfter(units []sentence, ls []line, i int, heading bool) []int {
 	return out
 }
 
+// leaderDots are the dots that lead a table of contents' entry to its page number.
+var leaderDots = regexp.MustCompile(`[.·…‥]{4,}|(\. ){4,}`)
+
 // dottedNumberEnd matches text ending in a number with its period ("발의연월일 : 2023.", "제 3.").
 var dottedNumberEnd = regexp.MustCompile(`(^|[^\pL\d])\d{1,4}\.$`)
 
@@ -253,4 +256,48 @@ func joinNumbers(text string, spans []chunk.Span) []chunk.Span {
 		out = append(out, sp)
 	}
 	return out
+}
+
+// answerable reports whether the unit s can be quoted as an answer sentence to a question asking for want:
+// not a line without words ("02)6788-5533", "- 3 -") unless the question asks for a value, nor a line that
+// is a fragment. A table row is read under its header and always can; so can a sentence of a longer line
+// (what the splitter cut inside brackets is prose).
+func answerable(s sentence, want ansType) bool {
+	switch {
+	case s.header != "":
+		return true
+	case wordless(s.text):
+		return want != typeNone
+	}
+	return s.item || !s.whole || !fragment(s.text)
+}
+
+// wordless reports whether text has fewer than two letters: a phone number, a page number, a rule.
+func wordless(text string) bool {
+	n := 0
+	for _, r := range text {
+		if unicode.IsLetter(r) {
+			if n++; n >= 2 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fragment reports whether text is a piece of a line cut from its context: it closes a bracket before
+// opening one ("위원회의 설치) 1 ∼ 4 (생 략)", the rest of a table cell read as a line), it is a line of a
+// table of contents (leader dots), or it is a single word without closing punctuation ("The", what a page
+// break left of a sentence).
+func fragment(text string) bool {
+	if n, _ := listMarker(text); n > 0 {
+		text = text[n:]
+	}
+	if i := strings.IndexAny(text, ")]）"); i >= 0 && !strings.ContainsAny(text[:i], "([（") {
+		return true
+	}
+	if leaderDots.MatchString(text) {
+		return true // a table of contents' line: "I. 제안경위 ········· 1"
+	}
+	return len(strings.Fields(text)) < 2 && !endsSentence(text)
 }
