@@ -1,12 +1,15 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -228,6 +231,28 @@ func TestRowSecurity(t *testing.T) {
 		_, err = Open(context.Background(), url, Options{Schema: schema, ReaderRole: "Bad-Name"})
 		if rag.ErrorCode(err) != rag.CodeInvalid {
 			t.Fatalf("Open with reader role Bad-Name: %v; want invalid", err)
+		}
+	})
+	t.Run("OptionalRoleFallsBackAndSaysWhy", func(t *testing.T) {
+		// RAGD_PG_ROW_SECURITY=auto: a reader role that cannot be used starts the store without row
+		// security, with one warning that says why and what to run.
+		var super string
+		if err := s.pool.QueryRow(ctx, "SELECT rolname FROM pg_roles WHERE rolsuper LIMIT 1").Scan(&super); err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		o, err := Open(context.Background(), url, Options{Schema: schema, ReaderRole: super, ReaderOptional: true,
+			Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatalf("Open with an unusable optional reader role: %v", err)
+		}
+		defer o.Close()
+		if o.RowSecurity() != "" || s.RowSecurity() != testReaderRole {
+			t.Errorf("RowSecurity: %q with the unusable role, %q with %s", o.RowSecurity(), s.RowSecurity(), testReaderRole)
+		}
+		if got := log.String(); strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "row-level security is off") ||
+			!strings.Contains(got, "CREATE ROLE") || !strings.Contains(got, "RAGD_PG_ROW_SECURITY=off") {
+			t.Errorf("start-up log %q: want one warning saying row security is off, why, the SQL to run and the opt-out", got)
 		}
 	})
 }
