@@ -27,7 +27,12 @@ func scanQuestion(row pgx.Row, extra ...any) (*rag.Question, error) {
 }
 
 func (s *Store) queryQuestions(ctx context.Context, withVector bool, sql string, args ...any) ([]*rag.Question, error) {
-	rows, err := s.pool.Query(ctx, s.q(sql), args...)
+	return s.queryQuestionsOn(ctx, s.pool, withVector, sql, args...)
+}
+
+// queryQuestionsOn is queryQuestions on db (the pool, or a row-secured read's transaction).
+func (s *Store) queryQuestionsOn(ctx context.Context, db querier, withVector bool, sql string, args ...any) ([]*rag.Question, error) {
+	rows, err := db.Query(ctx, s.q(sql), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +87,18 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 		limit = 100
 	}
 	a := args{q.CollectionID, string(q.Status), limit}
-	viewer := "TRUE"
+	viewer, reader := "TRUE", rag.LocalPrincipal
 	if q.Viewer != nil && !q.Viewer.Admin {
-		viewer = "collection_id IN (" + visibleCollections(&a, *q.Viewer) + ")"
+		viewer, reader = "collection_id IN ("+visibleCollections(&a, *q.Viewer)+")", *q.Viewer
 	}
-	out, err := s.queryQuestions(ctx, false, `SELECT `+questionColumns+` FROM {S}.questions
-		WHERE ($1 = '' OR collection_id = $1) AND ($2 = '' OR status = $2) AND `+viewer+`
-		ORDER BY created_at DESC, id DESC LIMIT $3`, a...)
+	var out []*rag.Question
+	err := s.read(ctx, reader, func(db querier) error {
+		var err error
+		out, err = s.queryQuestionsOn(ctx, db, false, `SELECT `+questionColumns+` FROM {S}.questions
+			WHERE ($1 = '' OR collection_id = $1) AND ($2 = '' OR status = $2) AND `+viewer+`
+			ORDER BY created_at DESC, id DESC LIMIT $3`, a...)
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list questions: %w", err))
 	}

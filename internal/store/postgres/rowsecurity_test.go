@@ -159,6 +159,131 @@ func TestRowSecurity(t *testing.T) {
 		})
 	}
 
+	// The tables of migration 0019: a collection's graph, record tables and board follow the collection's
+	// owner and visibility (a grant on a document opens neither); ratings and conversations are their
+	// principal's; a blob follows the documents and versions that refer to it.
+	label := map[string]string{} // an ID a query answers → what the test calls it
+	for _, c := range []*rag.Collection{mine, eng, open} {
+		label[c.ID] = c.Name
+		g := &rag.StoredGraph{Sections: []rag.GraphSection{{ID: "s", Name: "S", Path: "S"}},
+			Entities:  []rag.GraphEntity{{ID: "e", Name: "E", Type: "thing"}},
+			Relations: []rag.GraphRelation{{Source: "e", Target: "e", Type: "self"}},
+			Chunks:    []rag.GraphChunk{{ID: "c", SectionID: "s", Content: "figures of " + c.Name}},
+			Postings:  []rag.GraphPosting{{Term: "e", EntityID: "e", Weight: 1}}}
+		if err := s.ReplaceGraph(ctx, c.ID, g); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceRecords(ctx, c.ID, "prices", []rag.Record{{Key: "E", NormKey: "e"}}); err != nil {
+			t.Fatal(err)
+		}
+		q := &rag.Question{CollectionID: c.ID, Title: "figures of " + c.Name + "?"}
+		if err := s.CreateQuestion(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddAnswer(ctx, &rag.BoardAnswer{QuestionID: q.ID, IsAI: true, Body: "in " + c.Name}); err != nil {
+			t.Fatal(err)
+		}
+		label[q.ID] = c.Name
+	}
+	for _, p := range []rag.Principal{alice, bob, eve} {
+		f := &rag.Feedback{Principal: p.ID, Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "figures?"}}
+		if err := s.PutFeedback(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		c := &rag.Conversation{Principal: p.ID, Title: "figures"}
+		if err := s.CreateConversation(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendMessages(ctx, p.ID, c.ID, "", []*rag.Message{{Role: rag.RoleUser, Content: "figures?"}}); err != nil {
+			t.Fatal(err)
+		}
+		label[p.ID], label[c.ID] = p.ID, p.ID
+	}
+	for ext, id := range docs { // each document's original, and one blob no document refers to
+		text := "quarterly figures of " + ext
+		if err := s.PutBlob(ctx, hash(text), []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		label[hash(text)] = ext
+		label[id] = ext
+	}
+	if err := s.PutBlob(ctx, hash("orphan"), []byte("orphan")); err != nil {
+		t.Fatal(err)
+	}
+	label[hash("orphan")] = "orphan"
+	more := map[string]string{
+		"graph_meta":            `SELECT collection_id FROM {S}.graph_meta`,
+		"graph_sections":        `SELECT collection_id FROM {S}.graph_sections`,
+		"graph_entities":        `SELECT collection_id FROM {S}.graph_entities`,
+		"graph_relations":       `SELECT collection_id FROM {S}.graph_relations`,
+		"graph_chunks":          `SELECT collection_id FROM {S}.graph_chunks`,
+		"graph_terms":           `SELECT collection_id FROM {S}.graph_terms`,
+		"record_rows":           `SELECT collection_id FROM {S}.record_rows`,
+		"questions":             `SELECT collection_id FROM {S}.questions`,
+		"answers":               `SELECT question_id FROM {S}.answers`,
+		"feedback":              `SELECT principal FROM {S}.feedback`,
+		"conversations":         `SELECT id FROM {S}.conversations`,
+		"conversation_messages": `SELECT conversation_id FROM {S}.conversation_messages`,
+		"blobs":                 `SELECT hash FROM {S}.blobs`,
+	}
+	wantMore := map[string]map[string][]string{ // principal → table → labels
+		alice.ID: {"collections": {"mine", "open"}, "own": {alice.ID}, "blobs": {"granted", "public", "secret"}},
+		bob.ID:   {"collections": {"eng", "open"}, "own": {bob.ID}, "blobs": {"engdoc", "public"}},
+		eve.ID:   {"collections": {"open"}, "own": {eve.ID}, "blobs": {"granted", "public"}},
+		anon.ID:  {"collections": {"open"}, "own": nil, "blobs": {"public"}},
+		"user:root": {"collections": {"eng", "mine", "open"}, "own": {alice.ID, bob.ID, eve.ID},
+			"blobs": {"engdoc", "granted", "orphan", "public", "secret"}},
+	}
+	labelled := func(t *testing.T, db querier, sql string) []string {
+		t.Helper()
+		rows, err := db.Query(ctx, s.q(sql))
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var out []string
+		for _, id := range ids {
+			l, ok := label[id]
+			if !ok {
+				t.Fatalf("%s: unknown ID %q", sql, id)
+			}
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"/MoreTables", func(t *testing.T) {
+			w := wantMore[tc.p.ID]
+			for table, sql := range more {
+				want := w["collections"]
+				switch table {
+				case "feedback", "conversations", "conversation_messages":
+					want = w["own"]
+				case "blobs":
+					want = w["blobs"]
+				}
+				err := s.read(ctx, tc.p, func(db querier) error {
+					if got := labelled(t, db, sql); !slices.Equal(got, want) {
+						t.Errorf("%s without predicate as %q: %v; want %v", table, tc.p.ID, got, want)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+	for table, sql := range more {
+		queries[table] = sql // for the checks below: without the role all, naming no principal nothing
+	}
+
 	t.Run("WithoutReaderRoleEverythingShows", func(t *testing.T) {
 		// The same forgetful query on a store without the reader role sees every row: the wall is the
 		// policies under the reader role, nothing else.
@@ -166,6 +291,12 @@ func TestRowSecurity(t *testing.T) {
 		err := plain.read(ctx, bob, func(db querier) error {
 			if got := forgetful(t, db, queries["chunks"]); !slices.Equal(got, all) {
 				t.Errorf("chunks without row security: %v; want all %v", got, all)
+			}
+			for _, table := range []string{"graph_entities", "questions", "feedback", "blobs"} {
+				if got := labelled(t, db, more[table]); len(got) != len(wantMore["user:root"][map[string]string{
+					"graph_entities": "collections", "questions": "collections", "feedback": "own", "blobs": "blobs"}[table]]) {
+					t.Errorf("%s without row security: %v; want every row", table, got)
+				}
 			}
 			return nil
 		})
@@ -187,6 +318,17 @@ func TestRowSecurity(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("ReaderCannotReadKeysOrAudit", func(t *testing.T) {
+		for _, table := range []string{"api_keys", "audit_log"} {
+			err := s.read(ctx, alice, func(db querier) error {
+				_, err := db.Exec(ctx, s.q(`SELECT count(*) FROM {S}.`+table))
+				return err
+			})
+			if err == nil {
+				t.Errorf("the reader role read %s", table)
+			}
 		}
 	})
 	t.Run("ReaderCannotWrite", func(t *testing.T) {
