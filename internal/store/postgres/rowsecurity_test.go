@@ -100,7 +100,8 @@ func TestRowSecurity(t *testing.T) {
 		"postings":          `SELECT chunk_id::text FROM {S}.postings`,
 		"vectors":           `SELECT chunk_id::text FROM ` + sp.table,
 	}
-	forgetful := func(t *testing.T, db querier, sql string) []string {
+	// distinct runs sql on db and returns the distinct names of the IDs it answers, sorted.
+	distinct := func(t *testing.T, db querier, sql string, name func(id string) string) []string {
 		t.Helper()
 		rows, err := db.Query(ctx, s.q(sql))
 		if err != nil {
@@ -112,15 +113,33 @@ func TestRowSecurity(t *testing.T) {
 		}
 		var out []string
 		for _, id := range ids {
-			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-				id = chunkDoc[n]
-			}
-			if !slices.Contains(out, id) {
-				out = append(out, id)
+			if n := name(id); !slices.Contains(out, n) {
+				out = append(out, n)
 			}
 		}
 		sort.Strings(out)
 		return out
+	}
+	forgetful := func(t *testing.T, db querier, sql string) []string {
+		return distinct(t, db, sql, func(id string) string {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				return chunkDoc[n]
+			}
+			return id
+		})
+	}
+	// sees checks that sql, run as p's read, answers exactly want (IDs named by list).
+	sees := func(t *testing.T, p rag.Principal, table, sql string, list func(*testing.T, querier, string) []string, want []string) {
+		t.Helper()
+		err := s.read(ctx, p, func(db querier) error {
+			if got := list(t, db, sql); !slices.Equal(got, want) {
+				t.Errorf("%s without predicate as %q: %v; want %v", table, p.ID, got, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	want := func(exts ...string) []string {
 		var out []string
@@ -146,15 +165,7 @@ func TestRowSecurity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for table, sql := range queries {
-				err := s.read(ctx, tc.p, func(db querier) error {
-					if got := forgetful(t, db, sql); !slices.Equal(got, tc.want) {
-						t.Errorf("%s without predicate as %q: documents %v; want %v", table, tc.p.ID, got, tc.want)
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				sees(t, tc.p, table, sql, forgetful, tc.want)
 			}
 		})
 	}
@@ -212,19 +223,15 @@ func TestRowSecurity(t *testing.T) {
 	}
 	label[hash("orphan")] = "orphan"
 	more := map[string]string{
-		"graph_meta":            `SELECT collection_id FROM {S}.graph_meta`,
-		"graph_sections":        `SELECT collection_id FROM {S}.graph_sections`,
-		"graph_entities":        `SELECT collection_id FROM {S}.graph_entities`,
-		"graph_relations":       `SELECT collection_id FROM {S}.graph_relations`,
-		"graph_chunks":          `SELECT collection_id FROM {S}.graph_chunks`,
-		"graph_terms":           `SELECT collection_id FROM {S}.graph_terms`,
-		"record_rows":           `SELECT collection_id FROM {S}.record_rows`,
-		"questions":             `SELECT collection_id FROM {S}.questions`,
 		"answers":               `SELECT question_id FROM {S}.answers`,
 		"feedback":              `SELECT principal FROM {S}.feedback`,
 		"conversations":         `SELECT id FROM {S}.conversations`,
 		"conversation_messages": `SELECT conversation_id FROM {S}.conversation_messages`,
 		"blobs":                 `SELECT hash FROM {S}.blobs`,
+	}
+	for _, table := range []string{"graph_meta", "graph_sections", "graph_entities", "graph_relations", "graph_chunks",
+		"graph_terms", "record_rows", "questions"} {
+		more[table] = `SELECT collection_id FROM {S}.` + table
 	}
 	wantMore := map[string]map[string][]string{ // principal → table → labels
 		alice.ID: {"collections": {"mine", "open"}, "own": {alice.ID}, "blobs": {"granted", "public", "secret"}},
@@ -235,27 +242,13 @@ func TestRowSecurity(t *testing.T) {
 			"blobs": {"engdoc", "granted", "orphan", "public", "secret"}},
 	}
 	labelled := func(t *testing.T, db querier, sql string) []string {
-		t.Helper()
-		rows, err := db.Query(ctx, s.q(sql))
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		var out []string
-		for _, id := range ids {
+		return distinct(t, db, sql, func(id string) string {
 			l, ok := label[id]
 			if !ok {
 				t.Fatalf("%s: unknown ID %q", sql, id)
 			}
-			if !slices.Contains(out, l) {
-				out = append(out, l)
-			}
-		}
-		sort.Strings(out)
-		return out
+			return l
+		})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"/MoreTables", func(t *testing.T) {
@@ -268,15 +261,7 @@ func TestRowSecurity(t *testing.T) {
 				case "blobs":
 					want = w["blobs"]
 				}
-				err := s.read(ctx, tc.p, func(db querier) error {
-					if got := labelled(t, db, sql); !slices.Equal(got, want) {
-						t.Errorf("%s without predicate as %q: %v; want %v", table, tc.p.ID, got, want)
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				sees(t, tc.p, table, sql, labelled, want)
 			}
 		})
 	}
