@@ -268,7 +268,7 @@ func (s *Service) answered(ctx context.Context, a *rag.BoardAnswer) {
 	if s.opt.Answered == nil {
 		return
 	}
-	q, err := s.store.GetQuestion(ctx, a.QuestionID)
+	q, err := s.store.GetQuestion(ctx, nil, a.QuestionID)
 	if err != nil {
 		s.opt.Logger.Warn("qa: answer not reported", slog.String("question", a.QuestionID), slog.Any("err", err))
 		return

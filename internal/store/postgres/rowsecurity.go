@@ -106,9 +106,10 @@ func (s *Store) setUpReader(ctx context.Context) error {
 				return fail(err, fmt.Sprintf("cannot make %s a member of the role: run GRANT %s TO %s", user, role, pgx.Identifier{user}.Sanitize()))
 			}
 		}
-		// Every table but the key hashes and the audit log, which no row-secured read touches.
+		// Every table but the key hashes, the audit log and the webhooks (whose URLs may carry a receiver's
+		// token), which no row-secured read touches.
 		if _, err := tx.Exec(ctx, s.q("GRANT USAGE ON SCHEMA {S} TO "+role+"; GRANT SELECT ON ALL TABLES IN SCHEMA {S} TO "+role+
-			"; REVOKE ALL ON {S}.api_keys, {S}.audit_log FROM "+role)); err != nil {
+			"; REVOKE ALL ON {S}.api_keys, {S}.audit_log, {S}.webhooks, {S}.webhook_deliveries FROM "+role)); err != nil {
 			return fail(err, "cannot grant the role read access to the schema (run ragd as the owner of its tables)")
 		}
 		// The vector operators live in the extension's schema (often public, whose USAGE every role has).

@@ -306,7 +306,7 @@ func TestRowSecurity(t *testing.T) {
 		}
 	})
 	t.Run("ReaderCannotReadKeysOrAudit", func(t *testing.T) {
-		for _, table := range []string{"api_keys", "audit_log"} {
+		for _, table := range []string{"api_keys", "audit_log", "webhooks", "webhook_deliveries"} {
 			err := s.read(ctx, alice, func(db querier) error {
 				_, err := db.Exec(ctx, s.q(`SELECT count(*) FROM {S}.`+table))
 				return err
