@@ -212,7 +212,7 @@ func (a *App) openStore(ctx context.Context) error {
 	if a.Config.DatabaseURL != "" {
 		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL), Logger: a.Logger,
 			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch, Keys: keys,
-			ReaderRole: a.Config.PGReaderRole})
+			ReaderRole: readerRole(a.Config), ReaderOptional: a.Config.PGRowSecurity == "auto"})
 		if err != nil {
 			return fmt.Errorf("open postgres: %w", err)
 		}
@@ -231,6 +231,14 @@ func (a *App) openStore(ctx context.Context) error {
 	a.Store = st
 	a.closers = append(a.closers, st.Close)
 	return nil
+}
+
+// readerRole is the role PostgreSQL's row-secured reads run as, "" with RAGD_PG_ROW_SECURITY=off.
+func readerRole(c config.Config) string {
+	if c.PGRowSecurity == "off" {
+		return ""
+	}
+	return c.PGReaderRole
 }
 
 // URLSchema returns the schema named first in the search_path parameter of a PostgreSQL URL or DSN
@@ -464,6 +472,15 @@ func (a *App) Close() error {
 func (a *App) Principals() rag.PrincipalStore {
 	ps, _ := a.Store.(rag.PrincipalStore)
 	return ps
+}
+
+// RowSecurity returns the role a non-admin's reads run as under PostgreSQL's row-level security policies,
+// or "" when they do not (SQLite, RAGD_PG_ROW_SECURITY=off, or a reader role ragd could not set up).
+func (a *App) RowSecurity() string {
+	if a.pg == nil {
+		return ""
+	}
+	return a.pg.RowSecurity()
 }
 
 // Access returns the store's write and collection checks (both stores answer them), or nil.

@@ -19,6 +19,9 @@ import (
 // announceAccess stores the bootstrap admin key (RAGD_ADMIN_KEY) when the store has no key yet, and says
 // at start-up whether the API needs keys or ragd is the single-user local tool.
 func announceAccess(ctx context.Context, a *app.App) error {
+	if role := a.RowSecurity(); role != "" {
+		a.Logger.Info("PostgreSQL row-level security on: non-admin reads run as role "+role, slog.String("reader_role", role))
+	}
 	ps := a.Principals()
 	if ps == nil {
 		return nil

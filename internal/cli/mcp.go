@@ -14,7 +14,9 @@ import (
 
 // runMCP serves the MCP server (internal/mcpserver) over stdio — JSON-RPC on standard input and output, logs
 // on standard error — as the local principal, like every other command. ingest_text indexes its text
-// before it answers (the `ragd ingest` path), so no job runner is needed.
+// before it answers (the `ragd ingest` path), so no job runner is needed. Every tool call and resource read
+// is recorded in the audit log as the local operator (principal local, client StdioClient), through the
+// buffered writer that serve uses, flushed when the client closes the stream.
 func runMCP(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("mcp")
 	c := common{quiet: true}
@@ -31,15 +33,23 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer a.Close()
-	srv := mcpserver.New(mcpserver.Deps{Search: a.Spaces, Answers: a.Answers, Collections: a.Store, Documents: a.Store,
+	d := mcpserver.Deps{Search: a.Spaces, Answers: a.Answers, Collections: a.Store, Documents: a.Store,
 		Ingest: cliIngester{a.Ingest}, Principal: &rag.LocalPrincipal,
-		MaxTextBytes: min(a.Config.MaxUploadBytes, mcpserver.MaxTextBytes)})
+		MaxTextBytes: min(a.Config.MaxUploadBytes, mcpserver.MaxTextBytes)}
+	if log := a.OpenAudit(); log != nil {
+		d.Audit = func(_ context.Context, c mcpserver.Call) { log.Record(c.Event(StdioClient)) }
+	}
+	srv := mcpserver.New(d)
 	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil
 }
+
+// StdioClient is the client address of the audit events of `ragd mcp`: the calls come from the process
+// that started it, on this machine.
+const StdioClient = "stdio"
 
 // cliIngester indexes a text synchronously.
 type cliIngester struct{ pipe *ingest.Pipeline }

@@ -55,7 +55,7 @@ func runQuestions(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(out, "%d question(s)\n", len(qs))
 	case "show":
-		th, err := a.Board.Get(ctx, pos[0])
+		th, err := a.Board.Get(ctx, nil, pos[0])
 		if err != nil {
 			return err
 		}

@@ -24,8 +24,13 @@ type Config struct {
 	// (RAGD_HNSW_M, default 16; RAGD_HNSW_EF_CONSTRUCTION, default 128); HNSWEfSearch is hnsw.ef_search of
 	// vector searches (RAGD_HNSW_EF_SEARCH, default 100; a search request's ef_search overrides it).
 	HNSWM, HNSWEfConstruction, HNSWEfSearch int
-	// PGReaderRole turns on PostgreSQL row-level security for reads: a non-admin principal's reads run as
-	// this role, bound by the policies (RAGD_PG_READER_ROLE; "" off; docs/security.md).
+	// PGRowSecurity is PostgreSQL row-level security for reads (RAGD_PG_ROW_SECURITY, docs/security.md):
+	// "auto" (default) runs a non-admin principal's reads as PGReaderRole, bound by the policies, when ragd
+	// can set that role up, and says once at start-up why not (with the SQL to run) when it cannot; "on"
+	// refuses to start without it; "off" reads as ragd's own role.
+	PGRowSecurity string
+	// PGReaderRole is the role row-secured reads run as (RAGD_PG_READER_ROLE, default ragd_reader). Setting
+	// it makes row security required, as "on" does.
 	PGReaderRole string
 	// Addr is the HTTP listen address (RAGD_ADDR, default 127.0.0.1:8080).
 	Addr string
@@ -210,6 +215,10 @@ type QA struct {
 	MaxAttempts int
 }
 
+// DefaultPGReaderRole is the role PostgreSQL's row-secured reads run as unless RAGD_PG_READER_ROLE names
+// another.
+const DefaultPGReaderRole = "ragd_reader"
+
 // MaxIngestWorkers is the most documents processed at once (RAGD_INGEST_WORKERS, and the CLI flags that set it).
 const MaxIngestWorkers = 64
 
@@ -227,6 +236,8 @@ func Default() Config {
 		RateLimitChat:   30,
 		RateLimitSearch: 120,
 		Worker:          true,
+		PGRowSecurity:   "auto",
+		PGReaderRole:    DefaultPGReaderRole,
 
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
@@ -250,6 +261,11 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.HNSWM, "RAGD_HNSW_M")
 	e.int(&c.HNSWEfConstruction, "RAGD_HNSW_EF_CONSTRUCTION")
 	e.int(&c.HNSWEfSearch, "RAGD_HNSW_EF_SEARCH")
+	e.str(&c.PGRowSecurity, "RAGD_PG_ROW_SECURITY")
+	c.PGRowSecurity = strings.ToLower(c.PGRowSecurity)
+	if strings.TrimSpace(e.getenv("RAGD_PG_READER_ROLE")) != "" && c.PGRowSecurity == "auto" {
+		c.PGRowSecurity = "on" // a role named on purpose is required
+	}
 	e.str(&c.PGReaderRole, "RAGD_PG_READER_ROLE")
 	e.str(&c.Addr, "RAGD_ADDR")
 	e.str(&c.Embedder, "RAGD_EMBEDDER")
@@ -361,6 +377,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_ANSWER_CACHE_TTL must not be negative (got %s)", c.AnswerCacheTTL)
 	case c.AdminKey != "" && len(strings.TrimSpace(c.AdminKey)) < MinAdminKeyLen:
 		return fmt.Errorf("RAGD_ADMIN_KEY must be at least %d characters (got %d)", MinAdminKeyLen, len(strings.TrimSpace(c.AdminKey)))
+	case c.PGRowSecurity != "auto" && c.PGRowSecurity != "on" && c.PGRowSecurity != "off":
+		return fmt.Errorf("RAGD_PG_ROW_SECURITY must be auto, on or off (got %q)", c.PGRowSecurity)
 	case c.AuditRetention < 0:
 		return fmt.Errorf("RAGD_AUDIT_RETENTION must not be negative (got %s)", c.AuditRetention)
 	case c.PurgeAfter < 0:

@@ -320,3 +320,29 @@ func TestAdminKey(t *testing.T) {
 		t.Error("both RAGD_ADMIN_KEY and its _FILE must be an error")
 	}
 }
+
+func TestPGRowSecurity(t *testing.T) {
+	for _, tc := range []struct {
+		env        map[string]string
+		mode, role string
+		bad        bool
+	}{
+		{map[string]string{}, "auto", DefaultPGReaderRole, false},
+		{map[string]string{"RAGD_PG_ROW_SECURITY": "OFF"}, "off", DefaultPGReaderRole, false},
+		{map[string]string{"RAGD_PG_ROW_SECURITY": "on"}, "on", DefaultPGReaderRole, false},
+		{map[string]string{"RAGD_PG_READER_ROLE": "rls_reads"}, "on", "rls_reads", false}, // named on purpose: required
+		{map[string]string{"RAGD_PG_READER_ROLE": "rls_reads", "RAGD_PG_ROW_SECURITY": "off"}, "off", "rls_reads", false},
+		{map[string]string{"RAGD_PG_ROW_SECURITY": "sometimes"}, "", "", true},
+	} {
+		c, err := Load(envOf(tc.env))
+		if tc.bad {
+			if err == nil || !strings.Contains(err.Error(), "RAGD_PG_ROW_SECURITY") {
+				t.Errorf("%v: %v; want an error naming RAGD_PG_ROW_SECURITY", tc.env, err)
+			}
+			continue
+		}
+		if err != nil || c.PGRowSecurity != tc.mode || c.PGReaderRole != tc.role {
+			t.Errorf("%v: mode %q role %q (%v); want %q %q", tc.env, c.PGRowSecurity, c.PGReaderRole, err, tc.mode, tc.role)
+		}
+	}
+}

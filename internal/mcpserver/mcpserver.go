@@ -7,6 +7,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/buildinfo"
 	"github.com/ragd/ragd/internal/filter"
 	"github.com/ragd/ragd/internal/ingest"
@@ -92,6 +94,33 @@ type Call struct {
 	Documents []string
 	// Code is the error code of a failed call ("" when it succeeded).
 	Code rag.Code
+}
+
+// actions names the audit action of a tool call (Call.Tool); others are "request".
+var actions = map[string]string{
+	"search":         audit.Search,
+	"ask":            audit.Chat,
+	"get_document":   audit.DocumentRead,
+	"resource":       audit.DocumentRead,
+	"list_documents": audit.DocumentList,
+	"ingest_text":    audit.DocumentUpload,
+}
+
+// Event is c as an audit event from client (docs/security.md "Audit log"): the tool is the detail, the
+// documents it read or added, the error code of a failed call (denied for unauthorized and forbidden).
+func (c Call) Event(client string) audit.Event {
+	e := audit.Event{At: time.Now(), Principal: c.Principal.ID, Action: cmp.Or(actions[c.Tool], "request"), Documents: c.Documents,
+		Client: client, Outcome: audit.OK, Detail: "mcp " + c.Tool}
+	if e.Action == audit.DocumentRead && len(c.Documents) == 1 {
+		e.Target = c.Documents[0]
+	}
+	if c.Code != "" {
+		e.Outcome, e.Detail = audit.Failed, e.Detail+": "+string(c.Code)
+		if c.Code == rag.CodeUnauthorized || c.Code == rag.CodeForbidden {
+			e.Outcome = audit.Denied
+		}
+	}
+	return e
 }
 
 // callNote collects the documents a call touches, for Deps.Audit.

@@ -213,13 +213,14 @@ type Thread struct {
 	Answers []*rag.BoardAnswer `json:"answers"`
 }
 
-// Get returns a question with its answers. ErrNotFound.
-func (s *Service) Get(ctx context.Context, id string) (*Thread, error) {
-	q, err := s.store.GetQuestion(ctx, id)
+// Get returns a question with its answers as viewer reads them (nil: any board's; see
+// rag.QuestionStore.GetQuestion). ErrNotFound, also when viewer does not see the question's board.
+func (s *Service) Get(ctx context.Context, viewer *rag.Principal, id string) (*Thread, error) {
+	q, err := s.store.GetQuestion(ctx, viewer, id)
 	if err != nil {
 		return nil, err
 	}
-	as, err := s.store.ListAnswers(ctx, id)
+	as, err := s.store.ListAnswers(ctx, viewer, id)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +268,7 @@ func (s *Service) answered(ctx context.Context, a *rag.BoardAnswer) {
 	if s.opt.Answered == nil {
 		return
 	}
-	q, err := s.store.GetQuestion(ctx, a.QuestionID)
+	q, err := s.store.GetQuestion(ctx, nil, a.QuestionID)
 	if err != nil {
 		s.opt.Logger.Warn("qa: answer not reported", slog.String("question", a.QuestionID), slog.Any("err", err))
 		return
@@ -297,9 +298,10 @@ type Similar struct {
 // MaxSimilar is the most similar questions one call returns.
 const MaxSimilar = 50
 
-// SimilarTo returns the questions of the question's board most like it, best first, at most k.
-func (s *Service) SimilarTo(ctx context.Context, id string, k int) ([]Similar, error) {
-	q, err := s.store.GetQuestion(ctx, id)
+// SimilarTo returns the questions of the question's board most like it, best first, at most k; ErrNotFound
+// when viewer (nil: anyone) does not see the board.
+func (s *Service) SimilarTo(ctx context.Context, viewer *rag.Principal, id string, k int) ([]Similar, error) {
+	q, err := s.store.GetQuestion(ctx, viewer, id)
 	if err != nil {
 		return nil, err
 	}

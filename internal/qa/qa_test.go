@@ -123,7 +123,7 @@ func aiAnswers(t testing.TB, st store, ids []string) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, id := range ids {
-		as, err := st.ListAnswers(context.Background(), id)
+		as, err := st.ListAnswers(context.Background(), nil, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func TestPass(t *testing.T) {
 		if err != nil || run.Answered != 2 || run.FinishedAt == nil {
 			t.Fatalf("first pass (batch 2) = %+v, %v", run, err)
 		}
-		th, _ := b.svc.Get(ctx, q1.ID)
+		th, _ := b.svc.Get(ctx, nil, q1.ID)
 		if th.Status != rag.QuestionAnswered || len(th.Answers) != 1 || len(th.Answers[0].SourceRefs) == 0 {
 			t.Fatalf("oldest question first: %+v", th)
 		}
@@ -156,7 +156,7 @@ func TestPass(t *testing.T) {
 		if ref.Metadata["week"] != "6주차" || ref.Title == "" || ref.Similarity <= 0 {
 			t.Errorf("source ref = %+v", ref)
 		}
-		if th, _ := b.svc.Get(ctx, q3.ID); th.Status != rag.QuestionOpen {
+		if th, _ := b.svc.Get(ctx, nil, q3.ID); th.Status != rag.QuestionOpen {
 			t.Errorf("the third question was answered beyond the batch")
 		}
 		if run, _ = b.svc.Pass(ctx, qa.TriggerCLI); run.Answered != 1 {
@@ -177,7 +177,7 @@ func TestPass(t *testing.T) {
 		if _, err := b.svc.Pass(t.Context(), qa.TriggerCLI); err != nil {
 			t.Fatal(err)
 		}
-		th, _ := b.svc.Get(t.Context(), q.ID)
+		th, _ := b.svc.Get(t.Context(), nil, q.ID)
 		if len(th.Answers) != 1 || !th.Answers[0].NotFound || th.Answers[0].Body != reply || len(th.Answers[0].SourceRefs) != 0 {
 			t.Errorf("answer = %+v, want the collection's reply and no source", th.Answers)
 		}
@@ -197,7 +197,7 @@ func TestPass(t *testing.T) {
 			if err != nil || run.Failed != 1 || len(run.Errors) != 1 {
 				t.Fatalf("pass %d = %+v, %v", pass+1, run, err)
 			}
-			th, _ := b.svc.Get(t.Context(), q.ID)
+			th, _ := b.svc.Get(t.Context(), nil, q.ID)
 			if th.Status != want || th.Attempts != pass+1 || th.LastError == "" {
 				t.Fatalf("after pass %d: %+v, want %s", pass+1, th.Question, want)
 			}
@@ -333,7 +333,7 @@ func TestSimilarPassages(t *testing.T) {
 	if len(phase.Passages) == 0 || phase.Passages[0].DocumentID == "" {
 		t.Fatalf("question passages = %+v", phase.Passages)
 	}
-	sim, err := b.svc.SimilarTo(ctx, phase.ID, 3)
+	sim, err := b.svc.SimilarTo(ctx, nil, phase.ID, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func BenchmarkSimilar(b *testing.B) {
 		last = ask(b, bd, fmt.Sprintf("%s %d", titles[i%len(titles)], i))
 	}
 	for b.Loop() {
-		if sim, err := bd.svc.SimilarTo(context.Background(), last.ID, 5); err != nil || len(sim) != 5 {
+		if sim, err := bd.svc.SimilarTo(context.Background(), nil, last.ID, 5); err != nil || len(sim) != 5 {
 			b.Fatalf("similar = %v, %v", sim, err)
 		}
 	}

@@ -69,7 +69,7 @@ func measurePairs(t *testing.T, docs []pairDoc, qs []pairQuestion) pairFigures {
 			f.Groups++
 			found[q.group] = true
 		}
-		sim, err := svc.SimilarTo(ctx, ids[i], qa.MaxSimilar)
+		sim, err := svc.SimilarTo(ctx, nil, ids[i], qa.MaxSimilar)
 		if err != nil {
 			t.Fatal(err)
 		}

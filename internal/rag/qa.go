@@ -171,8 +171,11 @@ type QuestionStore interface {
 	// CreateQuestion stores q (status open), assigning ID and timestamps. ErrNotFound if the collection
 	// does not exist.
 	CreateQuestion(ctx context.Context, q *Question) error
-	// GetQuestion returns a question. ErrNotFound.
-	GetQuestion(ctx context.Context, id string) (*Question, error)
+	// GetQuestion returns a question. viewer, when set, is who reads it: the question is returned only when
+	// it sees the question's board (its collection, whole — as QuestionQuery.Viewer), decided inside the
+	// query; ErrNotFound otherwise, as for a question that does not exist. nil: any board's (the answer job,
+	// the CLI).
+	GetQuestion(ctx context.Context, viewer *Principal, id string) (*Question, error)
 	// ListQuestions returns the questions q selects, newest first (vectors not filled).
 	ListQuestions(ctx context.Context, q QuestionQuery) ([]*Question, error)
 	// DeleteQuestion removes a question with its answers. ErrNotFound.
@@ -193,7 +196,8 @@ type QuestionStore interface {
 	// if the question does not exist.
 	AddAnswer(ctx context.Context, a *BoardAnswer) error
 	// ListAnswers returns a question's answers, oldest first (the AI answer first when it is the oldest).
-	ListAnswers(ctx context.Context, questionID string) ([]*BoardAnswer, error)
+	// viewer as for GetQuestion: none when it does not see the question's board.
+	ListAnswers(ctx context.Context, viewer *Principal, questionID string) ([]*BoardAnswer, error)
 
 	// ClaimQuestions claims open questions for c.Worker (see Claim). Two concurrent callers never get the
 	// same question while a claim lives.

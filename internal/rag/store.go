@@ -95,6 +95,11 @@ type Store interface {
 	PutBlob(ctx context.Context, hash string, data []byte) error
 	// GetBlob returns the bytes stored under hash. ErrNotFound.
 	GetBlob(ctx context.Context, hash string) ([]byte, error)
+	// DocumentBlob returns a stored original or extracted text of a document as p reads it: the blob hash
+	// when it is the document's current original or an original or text of one of its versions and p sees
+	// the (live) document, decided inside the query (and under PostgreSQL's row-level security).
+	// ErrNotFound otherwise, as for a blob that does not exist.
+	DocumentBlob(ctx context.Context, p Principal, documentID, hash string) ([]byte, error)
 
 	// VectorCandidates returns up to q.K chunks of visible documents matching q.Filter whose vectors in
 	// q.Space are nearest to q.Vector by cosine similarity (Score), best first, Rank 1-based.

@@ -57,32 +57,11 @@ var routeActions = map[string]string{
 	"DELETE /api/admin/teams/{name}/members/{user}":   audit.MemberRemoved,
 }
 
-// mcpActions names the audit action of an MCP tool call (mcpserver.Call.Tool); others are "request".
-var mcpActions = map[string]string{
-	"search":         audit.Search,
-	"ask":            audit.Chat,
-	"get_document":   audit.DocumentRead,
-	"resource":       audit.DocumentRead,
-	"list_documents": audit.DocumentList,
-	"ingest_text":    audit.DocumentUpload,
-}
-
-// auditMCP records an MCP tool call or resource read (mcpserver.Deps.Audit): the tool is the detail, the
-// documents it read or added, the client address that routesMCP put in ctx.
+// auditMCP records an MCP tool call or resource read (mcpserver.Deps.Audit) with the client address that
+// routesMCP put in ctx.
 func (s *Server) auditMCP(ctx context.Context, c mcpserver.Call) {
 	client, _ := ctx.Value(clientAddrKey{}).(string)
-	e := audit.Event{At: time.Now(), Principal: c.Principal.ID, Action: cmp.Or(mcpActions[c.Tool], "request"), Documents: c.Documents,
-		Client: client, Outcome: audit.OK, Detail: "mcp " + c.Tool}
-	if e.Action == audit.DocumentRead && len(c.Documents) == 1 {
-		e.Target = c.Documents[0]
-	}
-	if c.Code != "" {
-		e.Outcome, e.Detail = audit.Failed, e.Detail+": "+string(c.Code)
-		if c.Code == rag.CodeUnauthorized || c.Code == rag.CodeForbidden {
-			e.Outcome = audit.Denied
-		}
-	}
-	s.deps.Audit.Record(e)
+	s.deps.Audit.Record(c.Event(client))
 }
 
 // clientAddrKey holds the client's address in the context of an MCP call (mcpserver's handlers see the

@@ -23,9 +23,9 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// Files reads the stored originals of documents by content hash (rag.Store implements it).
+// Files reads the stored originals of documents as a principal sees them (rag.Store implements it).
 type Files interface {
-	GetBlob(ctx context.Context, hash string) ([]byte, error)
+	DocumentBlob(ctx context.Context, p rag.Principal, documentID, hash string) ([]byte, error)
 }
 
 // PDFPages renders the pages of PDFs as PNG images and finds texts on them (*extract.Extractor implements
@@ -109,7 +109,7 @@ func (s *Server) handleDocumentFile(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.CodeNotFound, "document %s has no stored file", d.ID))
 		return
 	}
-	data, err := s.deps.Files.GetBlob(r.Context(), hash)
+	data, err := s.deps.Files.DocumentBlob(r.Context(), principalOf(r), d.ID, hash)
 	if errors.Is(err, rag.ErrNotFound) {
 		err = rag.WrapError(rag.CodeNotFound, err, "the file of document %s is no longer stored", d.ID)
 	}
@@ -314,7 +314,7 @@ func (s *Server) pdfPage(r *http.Request, num string) (*rag.Document, int, error
 func (s *Server) withPDF(r *http.Request, d *rag.Document, n int, fn func(ctx context.Context, pdf []byte) error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), PageRenderTime)
 	defer cancel()
-	data, err := s.deps.Files.GetBlob(ctx, d.ContentHash)
+	data, err := s.deps.Files.DocumentBlob(ctx, principalOf(r), d.ID, d.ContentHash)
 	if errors.Is(err, rag.ErrNotFound) {
 		return rag.WrapError(rag.CodeNotFound, err, "the file of %s is no longer stored", d.Title)
 	}

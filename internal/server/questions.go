@@ -20,10 +20,10 @@ const MaxBoardJSON = 64 * 1024
 type Board interface {
 	Ask(ctx context.Context, p rag.Principal, nq qa.NewQuestion) (*rag.Question, error)
 	List(ctx context.Context, p rag.Principal, collection string, status rag.QuestionStatus, limit int) ([]*rag.Question, error)
-	Get(ctx context.Context, id string) (*qa.Thread, error)
+	Get(ctx context.Context, viewer *rag.Principal, id string) (*qa.Thread, error)
 	Answer(ctx context.Context, p rag.Principal, questionID, body string) (*rag.BoardAnswer, error)
 	Delete(ctx context.Context, id string) error
-	SimilarTo(ctx context.Context, id string, k int) ([]qa.Similar, error)
+	SimilarTo(ctx context.Context, viewer *rag.Principal, id string, k int) ([]qa.Similar, error)
 	SimilarText(ctx context.Context, collection, text string, k int) ([]qa.Similar, error)
 	Begin(ctx context.Context, trigger string) (*rag.QARun, error)
 	Complete(ctx context.Context, run *rag.QARun) error
@@ -67,9 +67,10 @@ func (s *Server) handleListQuestions(w http.ResponseWriter, r *http.Request) {
 }
 
 // questionThread returns a question with its answers when p sees its board (the collection, whole);
-// not_found otherwise, as for a question that does not exist.
+// not_found otherwise, as for a question that does not exist. The store reads them as p (the board
+// predicate inside the query, and PostgreSQL's row-level security), and the board is checked again.
 func (s *Server) questionThread(ctx context.Context, p rag.Principal, id string) (*qa.Thread, error) {
-	t, err := s.deps.Board.Get(ctx, id)
+	t, err := s.deps.Board.Get(ctx, &p, id)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func (s *Server) handleSimilarQuestions(w http.ResponseWriter, r *http.Request) 
 	p := principalOf(r)
 	if id := r.PathValue("id"); id != "" {
 		if _, err = s.questionThread(r.Context(), p, id); err == nil {
-			out, err = s.deps.Board.SimilarTo(r.Context(), id, k)
+			out, err = s.deps.Board.SimilarTo(r.Context(), &p, id, k)
 		}
 	} else {
 		coll := r.URL.Query().Get("collection")

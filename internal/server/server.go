@@ -32,7 +32,7 @@ type Documents interface {
 	UpdateDocument(ctx context.Context, p rag.Principal, id string, u rag.DocumentUpdate) (*rag.Document, error)
 	TrashDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 	RestoreDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
-	GetBlob(ctx context.Context, hash string) ([]byte, error)
+	DocumentBlob(ctx context.Context, p rag.Principal, documentID, hash string) ([]byte, error)
 	ListVersions(ctx context.Context, p rag.Principal, id string) ([]*rag.DocumentVersion, error)
 	DocumentHistory(ctx context.Context, p rag.Principal, id string, limit int) ([]*rag.DocumentEvent, error)
 	ListChunks(ctx context.Context, p rag.Principal, id string) ([]*rag.Chunk, error)

@@ -88,7 +88,7 @@ func (s *Server) handleGetVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	out := versionView{DocumentVersion: v, Current: v.Version == d.Version}
 	if v.TextHash != "" {
-		b, err := s.deps.Documents.GetBlob(r.Context(), v.TextHash)
+		b, err := s.deps.Documents.DocumentBlob(r.Context(), principalOf(r), d.ID, v.TextHash)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -102,12 +102,12 @@ func (s *Server) handleGetVersion(w http.ResponseWriter, r *http.Request) {
 // handleVersionFile sends the original file of a version as an attachment of its media type. The sandbox
 // policy keeps a browser from running what an HTML or SVG original contains even if it is opened in place.
 func (s *Server) handleVersionFile(w http.ResponseWriter, r *http.Request) {
-	_, v, err := s.version(r)
+	d, v, err := s.version(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	b, err := s.deps.Documents.GetBlob(r.Context(), v.ContentHash)
+	b, err := s.deps.Documents.DocumentBlob(r.Context(), principalOf(r), d.ID, v.ContentHash)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -34,20 +34,22 @@ func TestIsolation(t *testing.T) {
 		t.Skip("runs the binary on both stores (~40 s); the -short race run covers the same code in internal/server and the stores")
 	}
 	t.Run("sqlite", func(t *testing.T) {
-		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_ADMIN_KEY="+adminKey))
+		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_ADMIN_KEY="+adminKey), false)
 	})
+	// PostgreSQL with row-level security turned off: the SQL predicate alone.
 	t.Run("postgres", func(t *testing.T) {
 		base := testkit.DatabaseURL(t)
 		url := testkit.SearchPath(base, testkit.Schema(t, base, "isolation_"))
-		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey))
+		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey,
+			"RAGD_PG_ROW_SECURITY=off"), false)
 	})
-	// The same with PostgreSQL row-level security on (docs/security.md): every non-admin read runs as the
-	// reader role under the policies, behind the same predicate; nothing the suite expects changes.
+	// PostgreSQL as configured by default, with row-level security on (docs/security.md): every non-admin
+	// read of the covered tables runs as the reader role under the policies, behind the same predicate;
+	// nothing the suite expects changes.
 	t.Run("postgres_row_security", func(t *testing.T) {
 		base := testkit.DatabaseURL(t)
 		url := testkit.SearchPath(base, testkit.Schema(t, base, "isolation_"))
-		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey,
-			"RAGD_PG_READER_ROLE=ragd_reader"))
+		run(t, testkit.CleanEnv("RAGD_DATA_DIR="+t.TempDir(), "RAGD_DATABASE_URL="+url, "RAGD_ADMIN_KEY="+adminKey), true)
 	})
 }
 
@@ -144,11 +146,14 @@ const (
 
 func (o outcome) String() string { return [...]string{"see", "hide", "refuse"}[o] }
 
-func run(t *testing.T, env []string) {
+func run(t *testing.T, env []string, rowSecurity bool) {
 	srv := testkit.Serve(t, env)
 	c := client{t: t, base: srv.URL}
 	if !strings.Contains(srv.Output.String(), "stored RAGD_ADMIN_KEY") {
 		t.Errorf("no bootstrap of RAGD_ADMIN_KEY in the start-up log:\n%s", srv.Output.String())
+	}
+	if on := strings.Contains(srv.Output.String(), "PostgreSQL row-level security on"); on != rowSecurity {
+		t.Fatalf("row-level security on: %v; want %v. Start-up log:\n%s", on, rowSecurity, srv.Output.String())
 	}
 
 	// Principals, made with the CLI while the server runs on the same data.

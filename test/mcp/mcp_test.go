@@ -210,6 +210,46 @@ func TestStdio(t *testing.T) {
 	if !strings.Contains(ask.Answer, "15일") || len(ask.Sources) == 0 || ask.Sources[0].DocumentID != ing.ID {
 		t.Errorf("ask after ingest_text: %+v", ask)
 	}
+
+	// Every tool call is in the audit log, as the local operator from stdio, once the client has closed
+	// the stream (ragd mcp writes what is queued as it ends).
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	audit := exec.Command(testkit.Binary(t), "audit", "--json", "--limit", "1000")
+	audit.Env = testkit.CleanEnv("RAGD_DATA_DIR=" + dir)
+	out, err := audit.Output()
+	if err != nil {
+		t.Fatalf("ragd audit: %v", err)
+	}
+	var log struct {
+		Events []struct {
+			Principal, Action, Client, Outcome, Detail string
+			Documents                                  []string
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(out, &log); err != nil {
+		t.Fatalf("ragd audit --json: %v\n%s", err, out)
+	}
+	seen := map[string]int{}
+	for _, e := range log.Events {
+		if e.Client != "stdio" || e.Principal != "local" || !strings.HasPrefix(e.Detail, "mcp ") {
+			t.Errorf("event %+v: want principal local, client stdio, detail mcp TOOL", e)
+			continue
+		}
+		seen[e.Action]++
+		if e.Detail == "mcp ingest_text" && (e.Outcome != "ok" || !slices.Contains(e.Documents, ing.ID)) {
+			t.Errorf("ingest_text event %+v: want ok naming %s", e, ing.ID)
+		}
+		if e.Detail == "mcp ask" && e.Outcome == "ok" && len(e.Documents) == 0 {
+			t.Errorf("ask event %+v names no document", e)
+		}
+	}
+	for _, action := range []string{"search", "chat", "document.read", "document.list", "document.upload"} {
+		if seen[action] == 0 {
+			t.Errorf("no %s event from ragd mcp; events: %+v", action, log.Events)
+		}
+	}
 }
 
 // bearer adds an API key to every request.

@@ -37,7 +37,8 @@ import (
 //	RAGD_BENCH_EF           hnsw.ef_search (default: the store's, 100)
 //	RAGD_BENCH_EXACT_BELOW  the store's ExactBelow (default: the store's, 2000)
 //	RAGD_BENCH_REBUILD=1    rebuild the corpus (it is kept in schema ragd_bench_<chunks>_<dim>_g1 between runs)
-//	RAGD_BENCH_READER_ROLE  the store's ReaderRole: row-level security on for user one's reads (default off)
+//	RAGD_BENCH_READER_ROLE  the store's ReaderRole: row-level security on for user one's reads (default off,
+//	                        to compare; ragd itself turns it on by default)
 //
 // e.g. RAGD_DATABASE_URL=postgres://… RAGD_BENCH_CHUNKS=100000 go test -run '^$' -bench Candidates -benchtime 200x ./internal/store/postgres/
 func BenchmarkCandidates(b *testing.B) {
@@ -45,6 +46,29 @@ func BenchmarkCandidates(b *testing.B) {
 	ctx := context.Background()
 	rare := rag.Filter{Tags: []string{"rare"}}
 	const k = 10
+	// hybrid is what one search asks of the store as p: both candidate lists (retrieval fetches 4·k of
+	// each) and the hits.
+	hybrid := func(p rag.Principal) func(q benchQuery, fl rag.Filter) error {
+		return func(q benchQuery, fl rag.Filter) error {
+			vc, err := f.s.VectorCandidates(ctx, p, rag.VectorQuery{Space: f.space, Vector: q.vec, Filter: fl, K: 4 * k})
+			if err != nil {
+				return err
+			}
+			kc, err := f.s.KeywordCandidates(ctx, p, rag.KeywordQuery{Terms: q.terms, Filter: fl, K: 4 * k})
+			if err != nil {
+				return err
+			}
+			ids := make([]int64, 0, 2*k)
+			for i := 0; i < k && i < len(vc); i++ {
+				ids = append(ids, vc[i].ChunkID)
+			}
+			for i := 0; i < k && i < len(kc); i++ {
+				ids = append(ids, kc[i].ChunkID)
+			}
+			_, err = f.s.Hits(ctx, ids)
+			return err
+		}
+	}
 	cases := []struct {
 		name   string
 		filter rag.Filter
@@ -60,26 +84,7 @@ func BenchmarkCandidates(b *testing.B) {
 			return err
 		}},
 		{"KeywordRare5pct", rare, nil},
-		{"Hybrid", rag.Filter{}, func(q benchQuery, fl rag.Filter) error {
-			// What one search asks of the store: both candidate lists (retrieval fetches 4·k of each) and the hits.
-			vc, err := f.s.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: f.space, Vector: q.vec, Filter: fl, K: 4 * k})
-			if err != nil {
-				return err
-			}
-			kc, err := f.s.KeywordCandidates(ctx, rag.LocalPrincipal, rag.KeywordQuery{Terms: q.terms, Filter: fl, K: 4 * k})
-			if err != nil {
-				return err
-			}
-			ids := make([]int64, 0, 2*k)
-			for i := 0; i < k && i < len(vc); i++ {
-				ids = append(ids, vc[i].ChunkID)
-			}
-			for i := 0; i < k && i < len(kc); i++ {
-				ids = append(ids, kc[i].ChunkID)
-			}
-			_, err = f.s.Hits(ctx, ids)
-			return err
-		}},
+		{"Hybrid", rag.Filter{}, hybrid(rag.LocalPrincipal)},
 	}
 	cases[1].run, cases[3].run = cases[0].run, cases[2].run
 	// Under a 1% grant, top-k stays full: k candidates (the granted passages outnumber k from 2,000 chunks
@@ -106,7 +111,12 @@ func BenchmarkCandidates(b *testing.B) {
 		}{"KeywordGrant1pct", rag.Filter{}, func(q benchQuery, fl rag.Filter) error {
 			_, err := f.s.KeywordCandidates(ctx, benchOne, rag.KeywordQuery{Terms: q.terms, Filter: fl, K: k})
 			return err
-		}})
+		}},
+		struct {
+			name   string
+			filter rag.Filter
+			run    func(q benchQuery, f rag.Filter) error
+		}{"HybridGrant1pct", rag.Filter{}, hybrid(benchOne)})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var lat []time.Duration

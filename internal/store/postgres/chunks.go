@@ -373,12 +373,33 @@ func (s *Store) insertBlob(ctx context.Context, db interface {
 
 // GetBlob returns the bytes stored under hash. ErrNotFound.
 func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
+	return s.blob(ctx, rag.LocalPrincipal, `SELECT data, key_id FROM {S}.blobs WHERE hash = $1`, hash, args{hash})
+}
+
+// DocumentBlob implements rag.Store; a non-admin's read runs under row-level security when it is on.
+func (s *Store) DocumentBlob(ctx context.Context, p rag.Principal, documentID, hash string) ([]byte, error) {
+	a := args{hash, documentID}
+	conds, err := docConditions(&a, p, rag.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	conds = append(conds, "d.id = $2", live, `(d.content_hash = $1 OR EXISTS (SELECT 1 FROM {S}.document_versions v
+		WHERE v.document_id = d.id AND (v.content_hash = $1 OR (v.text_hash <> '' AND v.text_hash = $1))))`)
+	return s.blob(ctx, p, `SELECT data, key_id FROM {S}.blobs WHERE hash = $1 AND EXISTS (SELECT 1 FROM {S}.documents d WHERE `+
+		where(conds)+`)`, hash, a)
+}
+
+// blob reads the blob hash with query (its data and key_id) as p's read, and opens it. ErrNotFound.
+func (s *Store) blob(ctx context.Context, p rag.Principal, query, hash string, a args) ([]byte, error) {
 	var data []byte
 	var keyID string
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT data, key_id FROM {S}.blobs WHERE hash = $1`), hash).Scan(&data, &keyID); err != nil {
-		return nil, interpretError(fmt.Errorf("get blob: %w", err))
+	err := s.read(ctx, p, func(db querier) error {
+		return db.QueryRow(ctx, s.q(query), a...).Scan(&data, &keyID)
+	})
+	if err != nil {
+		return nil, interpretError(fmt.Errorf("get blob %s: %w", hash, err))
 	}
-	data, err := s.opts.Keys.Open(data, keyID)
+	data, err = s.opts.Keys.Open(data, keyID)
 	if err != nil {
 		return nil, rag.WrapError(rag.CodeDBError, err, "blob %s", hash)
 	}

@@ -57,12 +57,16 @@ func (s *Store) ListConversations(ctx context.Context, principal string, limit i
 	if limit <= 0 || limit > rag.MaxConversationList {
 		limit = rag.MaxConversationList
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+conversationColumns+` FROM {S}.conversations c WHERE c.principal = $1
-		ORDER BY c.updated_at DESC, c.id DESC LIMIT $2`), principal, limit)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list conversations: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Conversation, error) { return scanConversation(r) })
+	var out []*rag.Conversation
+	err := s.read(ctx, ownRows(principal), func(db querier) error {
+		rows, err := db.Query(ctx, s.q(`SELECT `+conversationColumns+` FROM {S}.conversations c WHERE c.principal = $1
+			ORDER BY c.updated_at DESC, c.id DESC LIMIT $2`), principal, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Conversation, error) { return scanConversation(r) })
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list conversations: %w", err))
 	}
@@ -96,6 +100,9 @@ func (s *Store) getConversation(ctx context.Context, tx pgx.Tx, principal, id st
 func (s *Store) GetConversation(ctx context.Context, principal, id string) (*rag.Conversation, error) {
 	var c *rag.Conversation
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := s.becomeReader(ctx, tx, ownRows(principal)); err != nil {
+			return err
+		}
 		var err error
 		if c, err = s.getConversation(ctx, tx, principal, id, false); err != nil {
 			return err

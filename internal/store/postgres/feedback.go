@@ -59,13 +59,17 @@ func (s *Store) ListFeedback(ctx context.Context, q rag.FeedbackQuery) ([]*rag.F
 		limit = 100
 	}
 	limit = min(limit, rag.MaxFeedbackList)
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+feedbackColumns+` FROM {S}.feedback
-		WHERE ($1 = '' OR principal = $1) AND ($2 = '' OR target = $2) AND ($3 = 0 OR rating = $3)
-		ORDER BY updated_at DESC, id DESC LIMIT $4`), q.Principal, string(q.Target), q.Rating, limit)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list feedback: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Feedback, error) { return scanFeedback(r) })
+	var out []*rag.Feedback
+	err := s.read(ctx, ownRows(q.Principal), func(db querier) error {
+		rows, err := db.Query(ctx, s.q(`SELECT `+feedbackColumns+` FROM {S}.feedback
+			WHERE ($1 = '' OR principal = $1) AND ($2 = '' OR target = $2) AND ($3 = 0 OR rating = $3)
+			ORDER BY updated_at DESC, id DESC LIMIT $4`), q.Principal, string(q.Target), q.Rating, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.Feedback, error) { return scanFeedback(r) })
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list feedback: %w", err))
 	}

@@ -25,13 +25,18 @@ func graphScope(a *args, p rag.Principal, collectionID string) []string {
 	return w
 }
 
-// collect runs query and scans each row with scan; what names the read in errors.
-func collect[T any](ctx context.Context, s *Store, what, query string, a args, scan func(r pgx.CollectableRow) (T, error)) ([]T, error) {
-	rows, err := s.pool.Query(ctx, s.q(query), a...)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
-	}
-	out, err := pgx.CollectRows(rows, scan)
+// collect runs query as p's read (under row security when it is on) and scans each row with scan; what
+// names the read in errors.
+func collect[T any](ctx context.Context, s *Store, p rag.Principal, what, query string, a args, scan func(r pgx.CollectableRow) (T, error)) ([]T, error) {
+	var out []T
+	err := s.read(ctx, p, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(query), a...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scan)
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("%s: %w", what, err))
 	}
@@ -215,7 +220,7 @@ func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.Graph
 func (s *Store) GraphVectors(ctx context.Context, p rag.Principal, collectionID string, space rag.Space) ([]rag.GraphEntity, error) {
 	var a args
 	w := append(graphScope(&a, p, collectionID), "g.space = "+a.add(space.ID()), "g.vector IS NOT NULL")
-	return collect(ctx, s, "graph vectors", `SELECT g.id, g.name, g.type, g.vector FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
+	return collect(ctx, s, p, "graph vectors", `SELECT g.id, g.name, g.type, g.vector FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
 		e := rag.GraphEntity{Space: space.ID()}
 		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Vector)
 		return e, err
@@ -232,18 +237,22 @@ func (s *Store) GraphPostings(ctx context.Context, p rag.Principal, collectionID
 	var total int
 	var ca args
 	all := graphScope(&ca, p, collectionID)
-	if err := s.pool.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.graph_entities g WHERE `+where(all)), ca...).Scan(&total); err != nil {
-		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT g.entity_id, g.term, g.weight FROM {S}.graph_terms g WHERE `+where(w)+
-		` ORDER BY g.term COLLATE "C", g.entity_id COLLATE "C"`), a...)
-	if err != nil {
-		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphPosting, error) {
-		var gp rag.GraphPosting
-		err := r.Scan(&gp.EntityID, &gp.Term, &gp.Weight)
-		return gp, err
+	var out []rag.GraphPosting
+	err := s.read(ctx, p, func(db querier) error {
+		if err := db.QueryRow(ctx, s.q(`SELECT count(*) FROM {S}.graph_entities g WHERE `+where(all)), ca...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := db.Query(ctx, s.q(`SELECT g.entity_id, g.term, g.weight FROM {S}.graph_terms g WHERE `+where(w)+
+			` ORDER BY g.term COLLATE "C", g.entity_id COLLATE "C"`), a...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.GraphPosting, error) {
+			var gp rag.GraphPosting
+			err := r.Scan(&gp.EntityID, &gp.Term, &gp.Weight)
+			return gp, err
+		})
+		return err
 	})
 	if err != nil {
 		return nil, 0, interpretError(fmt.Errorf("graph postings: %w", err))
@@ -258,7 +267,7 @@ func (s *Store) GraphEntities(ctx context.Context, p rag.Principal, collectionID
 	if !anyOf(&a, &w, "g.id", ids) {
 		return nil, nil
 	}
-	return collect(ctx, s, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, g.document_id
+	return collect(ctx, s, p, "graph entities", `SELECT g.id, g.name, g.type, g.properties, g.source_section, g.text_hash, g.space, g.document_id
 		FROM {S}.graph_entities g WHERE `+where(w)+` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphEntity, error) {
 		var e rag.GraphEntity
 		err := r.Scan(&e.ID, &e.Name, &e.Type, &e.Properties, &e.SourceSection, &e.TextHash, &e.Space, &e.DocumentID)
@@ -278,7 +287,7 @@ func (s *Store) GraphEdges(ctx context.Context, p rag.Principal, collectionID st
 		ph := a.add(ids)
 		w = append(w, "(g.source = ANY("+ph+"::text[]) OR g.target = ANY("+ph+"::text[]))")
 	}
-	return collect(ctx, s, "graph relations", `SELECT g.source, g.target, g.type, g.properties, g.document_id FROM {S}.graph_relations g WHERE `+where(w)+
+	return collect(ctx, s, p, "graph relations", `SELECT g.source, g.target, g.type, g.properties, g.document_id FROM {S}.graph_relations g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphRelation, error) {
 		var rel rag.GraphRelation
 		err := r.Scan(&rel.Source, &rel.Target, &rel.Type, &rel.Properties, &rel.DocumentID)
@@ -294,7 +303,7 @@ func (s *Store) GraphSections(ctx context.Context, p rag.Principal, collectionID
 	if !anyOf(&a, &w, "g.id", ids) {
 		return nil, nil
 	}
-	return collect(ctx, s, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level, g.document_id FROM {S}.graph_sections g WHERE `+where(w)+
+	return collect(ctx, s, p, "graph sections", `SELECT g.id, g.name, g.parent_id, g.path, g.level, g.document_id FROM {S}.graph_sections g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphSection, error) {
 		var sc rag.GraphSection
 		err := r.Scan(&sc.ID, &sc.Name, &sc.ParentID, &sc.Path, &sc.Level, &sc.DocumentID)
@@ -309,7 +318,7 @@ func (s *Store) GraphChunks(ctx context.Context, p rag.Principal, collectionID s
 	if !anyOf(&a, &w, "g.section_id", sectionIDs) {
 		return nil, nil
 	}
-	return collect(ctx, s, "graph chunks", `SELECT g.id, g.section_id, g.content, g.document_id FROM {S}.graph_chunks g WHERE `+where(w)+
+	return collect(ctx, s, p, "graph chunks", `SELECT g.id, g.section_id, g.content, g.document_id FROM {S}.graph_chunks g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.GraphChunk, error) {
 		var c rag.GraphChunk
 		err := r.Scan(&c.ID, &c.SectionID, &c.Content, &c.DocumentID)
@@ -344,7 +353,7 @@ func (s *Store) Records(ctx context.Context, p rag.Principal, collectionID, tabl
 	if !anyOf(&a, &w, "g.norm_key", keys) {
 		return nil, nil
 	}
-	return collect(ctx, s, "records", `SELECT g.key, g.norm_key, g.variant, g.vals FROM {S}.record_rows g WHERE `+where(w)+
+	return collect(ctx, s, p, "records", `SELECT g.key, g.norm_key, g.variant, g.vals FROM {S}.record_rows g WHERE `+where(w)+
 		` ORDER BY g.ord`, a, func(r pgx.CollectableRow) (rag.Record, error) {
 		var rec rag.Record
 		err := r.Scan(&rec.Key, &rec.NormKey, &rec.Variant, &rec.Values)

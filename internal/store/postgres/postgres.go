@@ -67,6 +67,10 @@ type Options struct {
 	// grants it SELECT on the schema. "" (default): reads run as the connecting role, which owns the tables
 	// and is not bound.
 	ReaderRole string
+	// ReaderOptional: when ReaderRole cannot be set up (ragd's role may not create it or join it, or it is
+	// a superuser), Open logs once, at warning level, why and the SQL an operator runs, and reads without
+	// row security instead of failing (RAGD_PG_ROW_SECURITY=auto). RowSecurity tells which happened.
+	ReaderOptional bool
 }
 
 // WithDefaults returns o with every zero field set to its default.
@@ -186,12 +190,22 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	if opts.ReaderRole != "" {
 		if err := s.setUpReader(ctx); err != nil {
-			pool.Close()
-			return nil, err
+			if !opts.ReaderOptional || ctx.Err() != nil {
+				pool.Close()
+				return nil, err
+			}
+			s.opts.Logger.Warn("PostgreSQL row-level security is off: "+err.Error()+
+				"; then restart ragd (RAGD_PG_ROW_SECURITY=off runs without it and drops this warning; docs/security.md)",
+				"reader_role", opts.ReaderRole)
+			s.opts.ReaderRole = ""
 		}
 	}
 	return s, nil
 }
+
+// RowSecurity returns the role a non-admin principal's reads run as under the row-level security policies,
+// or "" when they run as the connecting role (Options.ReaderRole unset, or not set up under ReaderOptional).
+func (s *Store) RowSecurity() string { return s.opts.ReaderRole }
 
 // newPool makes a pool whose connections know the vector types. PGlite multiplexes every connection onto
 // one session, so there the pool is cut to one connection and named prepared statements are turned off

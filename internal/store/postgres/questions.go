@@ -27,7 +27,12 @@ func scanQuestion(row pgx.Row, extra ...any) (*rag.Question, error) {
 }
 
 func (s *Store) queryQuestions(ctx context.Context, withVector bool, sql string, args ...any) ([]*rag.Question, error) {
-	rows, err := s.pool.Query(ctx, s.q(sql), args...)
+	return s.queryQuestionsOn(ctx, s.pool, withVector, sql, args...)
+}
+
+// queryQuestionsOn is queryQuestions on db (the pool, or a row-secured read's transaction).
+func (s *Store) queryQuestionsOn(ctx context.Context, db querier, withVector bool, sql string, args ...any) ([]*rag.Question, error) {
+	rows, err := db.Query(ctx, s.q(sql), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +71,26 @@ func (s *Store) CreateQuestion(ctx context.Context, q *rag.Question) error {
 	return nil
 }
 
-// GetQuestion returns a question. ErrNotFound.
-func (s *Store) GetQuestion(ctx context.Context, id string) (*rag.Question, error) {
-	q, err := scanQuestion(s.pool.QueryRow(ctx, s.q(`SELECT `+questionColumns+` FROM {S}.questions WHERE id = $1`), id))
+// boardOf is the condition that restricts collection (a column or a scalar subquery) to the boards viewer
+// sees whole, and the principal the read runs as (row-secured for a non-admin viewer): "TRUE" and the
+// whole store's for nil or an admin.
+func boardOf(a *args, viewer *rag.Principal, collection string) (string, rag.Principal) {
+	if viewer == nil || viewer.Admin {
+		return "TRUE", rag.LocalPrincipal
+	}
+	return collection + " IN (" + visibleCollections(a, *viewer) + ")", *viewer
+}
+
+// GetQuestion returns a question. ErrNotFound, also when viewer does not see its board.
+func (s *Store) GetQuestion(ctx context.Context, viewer *rag.Principal, id string) (*rag.Question, error) {
+	a := args{id}
+	board, reader := boardOf(&a, viewer, "collection_id")
+	var q *rag.Question
+	err := s.read(ctx, reader, func(db querier) error {
+		var err error
+		q, err = scanQuestion(db.QueryRow(ctx, s.q(`SELECT `+questionColumns+` FROM {S}.questions WHERE id = $1 AND `+board), a...))
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("get question: %w", err))
 	}
@@ -82,13 +104,15 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 		limit = 100
 	}
 	a := args{q.CollectionID, string(q.Status), limit}
-	viewer := "TRUE"
-	if q.Viewer != nil && !q.Viewer.Admin {
-		viewer = "collection_id IN (" + visibleCollections(&a, *q.Viewer) + ")"
-	}
-	out, err := s.queryQuestions(ctx, false, `SELECT `+questionColumns+` FROM {S}.questions
-		WHERE ($1 = '' OR collection_id = $1) AND ($2 = '' OR status = $2) AND `+viewer+`
-		ORDER BY created_at DESC, id DESC LIMIT $3`, a...)
+	viewer, reader := boardOf(&a, q.Viewer, "collection_id")
+	var out []*rag.Question
+	err := s.read(ctx, reader, func(db querier) error {
+		var err error
+		out, err = s.queryQuestionsOn(ctx, db, false, `SELECT `+questionColumns+` FROM {S}.questions
+			WHERE ($1 = '' OR collection_id = $1) AND ($2 = '' OR status = $2) AND `+viewer+`
+			ORDER BY created_at DESC, id DESC LIMIT $3`, a...)
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list questions: %w", err))
 	}
@@ -198,12 +222,19 @@ func (s *Store) AddAnswer(ctx context.Context, a *rag.BoardAnswer) error {
 }
 
 // ListAnswers returns a question's answers, oldest first.
-func (s *Store) ListAnswers(ctx context.Context, questionID string) ([]*rag.BoardAnswer, error) {
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+liveAnswerColumns+` FROM {S}.answers WHERE question_id = $1 ORDER BY created_at, id`), questionID)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("list answers: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.BoardAnswer, error) { return scanAnswer(r) })
+func (s *Store) ListAnswers(ctx context.Context, viewer *rag.Principal, questionID string) ([]*rag.BoardAnswer, error) {
+	a := args{questionID}
+	board, reader := boardOf(&a, viewer, "(SELECT q.collection_id FROM {S}.questions q WHERE q.id = answers.question_id)")
+	var out []*rag.BoardAnswer
+	err := s.read(ctx, reader, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(`SELECT `+liveAnswerColumns+` FROM {S}.answers WHERE question_id = $1 AND `+board+
+			` ORDER BY created_at, id`), a...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (*rag.BoardAnswer, error) { return scanAnswer(r) })
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("list answers: %w", err))
 	}

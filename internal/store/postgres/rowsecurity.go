@@ -47,6 +47,16 @@ func (s *Store) read(ctx context.Context, p rag.Principal, fn func(q querier) er
 // rowSecured says whether p's reads run under the row-level security policies.
 func (s *Store) rowSecured(p rag.Principal) bool { return s.opts.ReaderRole != "" && !p.Admin }
 
+// ownRows is the reader of a principal's own rows (its ratings, its conversations), which are read by its
+// ID alone: the principal as a non-admin, so that the read runs under the policies; the whole store's
+// (LocalPrincipal, not row-secured) when id is "" (an admin's export of everyone's).
+func ownRows(id string) rag.Principal {
+	if id == "" {
+		return rag.LocalPrincipal
+	}
+	return rag.Principal{ID: id}
+}
+
 // becomeReader switches tx to the reader role and names p in the settings the policies read, all local to
 // tx; a no-op when p's reads are not row-secured.
 func (s *Store) becomeReader(ctx context.Context, tx pgx.Tx, p rag.Principal) error {
@@ -96,7 +106,10 @@ func (s *Store) setUpReader(ctx context.Context) error {
 				return fail(err, fmt.Sprintf("cannot make %s a member of the role: run GRANT %s TO %s", user, role, pgx.Identifier{user}.Sanitize()))
 			}
 		}
-		if _, err := tx.Exec(ctx, s.q("GRANT USAGE ON SCHEMA {S} TO "+role+"; GRANT SELECT ON ALL TABLES IN SCHEMA {S} TO "+role)); err != nil {
+		// Every table but the key hashes, the audit log and the webhooks (whose URLs may carry a receiver's
+		// token), which no row-secured read touches.
+		if _, err := tx.Exec(ctx, s.q("GRANT USAGE ON SCHEMA {S} TO "+role+"; GRANT SELECT ON ALL TABLES IN SCHEMA {S} TO "+role+
+			"; REVOKE ALL ON {S}.api_keys, {S}.audit_log, {S}.webhooks, {S}.webhook_deliveries FROM "+role)); err != nil {
 			return fail(err, "cannot grant the role read access to the schema (run ragd as the owner of its tables)")
 		}
 		// The vector operators live in the extension's schema (often public, whose USAGE every role has).

@@ -1,12 +1,15 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -97,7 +100,8 @@ func TestRowSecurity(t *testing.T) {
 		"postings":          `SELECT chunk_id::text FROM {S}.postings`,
 		"vectors":           `SELECT chunk_id::text FROM ` + sp.table,
 	}
-	forgetful := func(t *testing.T, db querier, sql string) []string {
+	// distinct runs sql on db and returns the distinct names of the IDs it answers, sorted.
+	distinct := func(t *testing.T, db querier, sql string, name func(id string) string) []string {
 		t.Helper()
 		rows, err := db.Query(ctx, s.q(sql))
 		if err != nil {
@@ -109,15 +113,33 @@ func TestRowSecurity(t *testing.T) {
 		}
 		var out []string
 		for _, id := range ids {
-			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-				id = chunkDoc[n]
-			}
-			if !slices.Contains(out, id) {
-				out = append(out, id)
+			if n := name(id); !slices.Contains(out, n) {
+				out = append(out, n)
 			}
 		}
 		sort.Strings(out)
 		return out
+	}
+	forgetful := func(t *testing.T, db querier, sql string) []string {
+		return distinct(t, db, sql, func(id string) string {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				return chunkDoc[n]
+			}
+			return id
+		})
+	}
+	// sees checks that sql, run as p's read, answers exactly want (IDs named by list).
+	sees := func(t *testing.T, p rag.Principal, table, sql string, list func(*testing.T, querier, string) []string, want []string) {
+		t.Helper()
+		err := s.read(ctx, p, func(db querier) error {
+			if got := list(t, db, sql); !slices.Equal(got, want) {
+				t.Errorf("%s without predicate as %q: %v; want %v", table, p.ID, got, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	want := func(exts ...string) []string {
 		var out []string
@@ -143,17 +165,108 @@ func TestRowSecurity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for table, sql := range queries {
-				err := s.read(ctx, tc.p, func(db querier) error {
-					if got := forgetful(t, db, sql); !slices.Equal(got, tc.want) {
-						t.Errorf("%s without predicate as %q: documents %v; want %v", table, tc.p.ID, got, tc.want)
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				sees(t, tc.p, table, sql, forgetful, tc.want)
 			}
 		})
+	}
+
+	// The tables of migration 0019: a collection's graph, record tables and board follow the collection's
+	// owner and visibility (a grant on a document opens neither); ratings and conversations are their
+	// principal's; a blob follows the documents and versions that refer to it.
+	label := map[string]string{} // an ID a query answers → what the test calls it
+	for _, c := range []*rag.Collection{mine, eng, open} {
+		label[c.ID] = c.Name
+		g := &rag.StoredGraph{Sections: []rag.GraphSection{{ID: "s", Name: "S", Path: "S"}},
+			Entities:  []rag.GraphEntity{{ID: "e", Name: "E", Type: "thing"}},
+			Relations: []rag.GraphRelation{{Source: "e", Target: "e", Type: "self"}},
+			Chunks:    []rag.GraphChunk{{ID: "c", SectionID: "s", Content: "figures of " + c.Name}},
+			Postings:  []rag.GraphPosting{{Term: "e", EntityID: "e", Weight: 1}}}
+		if err := s.ReplaceGraph(ctx, c.ID, g); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReplaceRecords(ctx, c.ID, "prices", []rag.Record{{Key: "E", NormKey: "e"}}); err != nil {
+			t.Fatal(err)
+		}
+		q := &rag.Question{CollectionID: c.ID, Title: "figures of " + c.Name + "?"}
+		if err := s.CreateQuestion(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddAnswer(ctx, &rag.BoardAnswer{QuestionID: q.ID, IsAI: true, Body: "in " + c.Name}); err != nil {
+			t.Fatal(err)
+		}
+		label[q.ID] = c.Name
+	}
+	for _, p := range []rag.Principal{alice, bob, eve} {
+		f := &rag.Feedback{Principal: p.ID, Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "figures?"}}
+		if err := s.PutFeedback(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		c := &rag.Conversation{Principal: p.ID, Title: "figures"}
+		if err := s.CreateConversation(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendMessages(ctx, p.ID, c.ID, "", []*rag.Message{{Role: rag.RoleUser, Content: "figures?"}}); err != nil {
+			t.Fatal(err)
+		}
+		label[p.ID], label[c.ID] = p.ID, p.ID
+	}
+	for ext, id := range docs { // each document's original, and one blob no document refers to
+		text := "quarterly figures of " + ext
+		if err := s.PutBlob(ctx, hash(text), []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+		label[hash(text)] = ext
+		label[id] = ext
+	}
+	if err := s.PutBlob(ctx, hash("orphan"), []byte("orphan")); err != nil {
+		t.Fatal(err)
+	}
+	label[hash("orphan")] = "orphan"
+	more := map[string]string{
+		"answers":               `SELECT question_id FROM {S}.answers`,
+		"feedback":              `SELECT principal FROM {S}.feedback`,
+		"conversations":         `SELECT id FROM {S}.conversations`,
+		"conversation_messages": `SELECT conversation_id FROM {S}.conversation_messages`,
+		"blobs":                 `SELECT hash FROM {S}.blobs`,
+	}
+	for _, table := range []string{"graph_meta", "graph_sections", "graph_entities", "graph_relations", "graph_chunks",
+		"graph_terms", "record_rows", "questions"} {
+		more[table] = `SELECT collection_id FROM {S}.` + table
+	}
+	wantMore := map[string]map[string][]string{ // principal → table → labels
+		alice.ID: {"collections": {"mine", "open"}, "own": {alice.ID}, "blobs": {"granted", "public", "secret"}},
+		bob.ID:   {"collections": {"eng", "open"}, "own": {bob.ID}, "blobs": {"engdoc", "public"}},
+		eve.ID:   {"collections": {"open"}, "own": {eve.ID}, "blobs": {"granted", "public"}},
+		anon.ID:  {"collections": {"open"}, "own": nil, "blobs": {"public"}},
+		"user:root": {"collections": {"eng", "mine", "open"}, "own": {alice.ID, bob.ID, eve.ID},
+			"blobs": {"engdoc", "granted", "orphan", "public", "secret"}},
+	}
+	labelled := func(t *testing.T, db querier, sql string) []string {
+		return distinct(t, db, sql, func(id string) string {
+			l, ok := label[id]
+			if !ok {
+				t.Fatalf("%s: unknown ID %q", sql, id)
+			}
+			return l
+		})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"/MoreTables", func(t *testing.T) {
+			w := wantMore[tc.p.ID]
+			for table, sql := range more {
+				want := w["collections"]
+				switch table {
+				case "feedback", "conversations", "conversation_messages":
+					want = w["own"]
+				case "blobs":
+					want = w["blobs"]
+				}
+				sees(t, tc.p, table, sql, labelled, want)
+			}
+		})
+	}
+	for table, sql := range more {
+		queries[table] = sql // for the checks below: without the role all, naming no principal nothing
 	}
 
 	t.Run("WithoutReaderRoleEverythingShows", func(t *testing.T) {
@@ -163,6 +276,12 @@ func TestRowSecurity(t *testing.T) {
 		err := plain.read(ctx, bob, func(db querier) error {
 			if got := forgetful(t, db, queries["chunks"]); !slices.Equal(got, all) {
 				t.Errorf("chunks without row security: %v; want all %v", got, all)
+			}
+			for _, table := range []string{"graph_entities", "questions", "feedback", "blobs"} {
+				if got := labelled(t, db, more[table]); len(got) != len(wantMore["user:root"][map[string]string{
+					"graph_entities": "collections", "questions": "collections", "feedback": "own", "blobs": "blobs"}[table]]) {
+					t.Errorf("%s without row security: %v; want every row", table, got)
+				}
 			}
 			return nil
 		})
@@ -184,6 +303,17 @@ func TestRowSecurity(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("ReaderCannotReadKeysOrAudit", func(t *testing.T) {
+		for _, table := range []string{"api_keys", "audit_log", "webhooks", "webhook_deliveries"} {
+			err := s.read(ctx, alice, func(db querier) error {
+				_, err := db.Exec(ctx, s.q(`SELECT count(*) FROM {S}.`+table))
+				return err
+			})
+			if err == nil {
+				t.Errorf("the reader role read %s", table)
+			}
 		}
 	})
 	t.Run("ReaderCannotWrite", func(t *testing.T) {
@@ -228,6 +358,28 @@ func TestRowSecurity(t *testing.T) {
 		_, err = Open(context.Background(), url, Options{Schema: schema, ReaderRole: "Bad-Name"})
 		if rag.ErrorCode(err) != rag.CodeInvalid {
 			t.Fatalf("Open with reader role Bad-Name: %v; want invalid", err)
+		}
+	})
+	t.Run("OptionalRoleFallsBackAndSaysWhy", func(t *testing.T) {
+		// RAGD_PG_ROW_SECURITY=auto: a reader role that cannot be used starts the store without row
+		// security, with one warning that says why and what to run.
+		var super string
+		if err := s.pool.QueryRow(ctx, "SELECT rolname FROM pg_roles WHERE rolsuper LIMIT 1").Scan(&super); err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		o, err := Open(context.Background(), url, Options{Schema: schema, ReaderRole: super, ReaderOptional: true,
+			Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatalf("Open with an unusable optional reader role: %v", err)
+		}
+		defer o.Close()
+		if o.RowSecurity() != "" || s.RowSecurity() != testReaderRole {
+			t.Errorf("RowSecurity: %q with the unusable role, %q with %s", o.RowSecurity(), s.RowSecurity(), testReaderRole)
+		}
+		if got := log.String(); strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "row-level security is off") ||
+			!strings.Contains(got, "CREATE ROLE") || !strings.Contains(got, "RAGD_PG_ROW_SECURITY=off") {
+			t.Errorf("start-up log %q: want one warning saying row security is off, why, the SQL to run and the opt-out", got)
 		}
 	})
 }

@@ -420,9 +420,26 @@ func (s *Store) insertBlob(ctx context.Context, tx *sql.Tx, hash string, data []
 
 // GetBlob returns the bytes stored under hash. ErrNotFound.
 func (s *Store) GetBlob(ctx context.Context, hash string) ([]byte, error) {
+	return s.blob(ctx, `SELECT data, key_id FROM blobs WHERE hash = ?`, hash, hash)
+}
+
+// DocumentBlob implements rag.Store.
+func (s *Store) DocumentBlob(ctx context.Context, p rag.Principal, documentID, hash string) ([]byte, error) {
+	var w where
+	w.add(`d.id = ?`, documentID)
+	w.add(live)
+	w.visible(p)
+	w.add(`d.content_hash = ? OR EXISTS (SELECT 1 FROM document_versions v WHERE v.doc_seq = d.seq
+		AND (v.content_hash = ? OR (v.text_hash <> '' AND v.text_hash = ?)))`, hash, hash, hash)
+	return s.blob(ctx, `SELECT data, key_id FROM blobs WHERE hash = ? AND EXISTS (SELECT 1 FROM documents d WHERE `+w.sql()+`)`,
+		hash, append([]any{hash}, w.args...)...)
+}
+
+// blob reads the blob hash with query (its data and key_id; args its arguments) and opens it.
+func (s *Store) blob(ctx context.Context, query, hash string, args ...any) ([]byte, error) {
 	var data []byte
 	var keyID string
-	err := s.r.QueryRowContext(ctx, `SELECT data, key_id FROM blobs WHERE hash = ?`, hash).Scan(&data, &keyID)
+	err := s.r.QueryRowContext(ctx, query, args...).Scan(&data, &keyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("blob %s: %w", hash, rag.ErrNotFound)
 	}

@@ -87,8 +87,11 @@ func (s *Store) CreateQuestion(ctx context.Context, q *rag.Question) error {
 }
 
 // GetQuestion returns a question. ErrNotFound.
-func (s *Store) GetQuestion(ctx context.Context, id string) (*rag.Question, error) {
-	q, err := scanQuestion(s.r.QueryRowContext(ctx, `SELECT `+questionCols+` FROM questions WHERE id = ?`, id))
+func (s *Store) GetQuestion(ctx context.Context, viewer *rag.Principal, id string) (*rag.Question, error) {
+	var w where
+	w.add(`id = ?`, id)
+	boardOf(&w, viewer, "collection_id")
+	q, err := scanQuestion(s.r.QueryRowContext(ctx, `SELECT `+questionCols+` FROM questions WHERE `+w.sql(), w.args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("question %q: %w", id, rag.ErrNotFound)
 	}
@@ -96,6 +99,15 @@ func (s *Store) GetQuestion(ctx context.Context, id string) (*rag.Question, erro
 		return nil, dbError(err, "get question")
 	}
 	return q, nil
+}
+
+// boardOf restricts w to the boards viewer sees whole: collection (a column or a scalar subquery) is one
+// of the collections it sees by owner and visibility. Nothing for nil or an admin.
+func boardOf(w *where, viewer *rag.Principal, collection string) {
+	if viewer != nil && !viewer.Admin {
+		cols, args := visibleCollections(*viewer)
+		w.add(collection+` IN (`+cols+`)`, args...)
+	}
 }
 
 // ListQuestions returns the questions q selects, newest first.
@@ -107,10 +119,7 @@ func (s *Store) ListQuestions(ctx context.Context, q rag.QuestionQuery) ([]*rag.
 	var w where
 	w.add(`? = '' OR collection_id = ?`, q.CollectionID, q.CollectionID)
 	w.add(`? = '' OR status = ?`, string(q.Status), string(q.Status))
-	if q.Viewer != nil && !q.Viewer.Admin {
-		cols, args := visibleCollections(*q.Viewer)
-		w.add(`collection_id IN (`+cols+`)`, args...)
-	}
+	boardOf(&w, q.Viewer, "collection_id")
 	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+` FROM questions WHERE `+w.sql()+`
 		ORDER BY created_at DESC, id DESC LIMIT ?`, append(w.args, limit)...)
 	out, err := collectQuestions(rows, err, false)
@@ -251,8 +260,11 @@ func (s *Store) AddAnswer(ctx context.Context, a *rag.BoardAnswer) error {
 }
 
 // ListAnswers returns a question's answers, oldest first.
-func (s *Store) ListAnswers(ctx context.Context, questionID string) ([]*rag.BoardAnswer, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+liveAnswerCols+` FROM answers WHERE question_id = ? ORDER BY created_at, id`, questionID)
+func (s *Store) ListAnswers(ctx context.Context, viewer *rag.Principal, questionID string) ([]*rag.BoardAnswer, error) {
+	var w where
+	w.add(`question_id = ?`, questionID)
+	boardOf(&w, viewer, "(SELECT q.collection_id FROM questions q WHERE q.id = answers.question_id)")
+	rows, err := s.r.QueryContext(ctx, `SELECT `+liveAnswerCols+` FROM answers WHERE `+w.sql()+` ORDER BY created_at, id`, w.args...)
 	if err != nil {
 		return nil, dbError(err, "list answers")
 	}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -111,6 +112,50 @@ func testDelete(t *testing.T, open func(t *testing.T) rag.Store) {
 }
 
 func testBlobs(t *testing.T, open func(t *testing.T) rag.Store) {
+	t.Run("DocumentBlob", func(t *testing.T) {
+		// A document's originals and texts are read as a principal sees the document: a blob the document
+		// does not refer to, a document the principal does not see, or a deleted one is not found.
+		s := open(t)
+		ctx := t.Context()
+		c := mustCollection(t, s, "private") // alice's, private
+		put := func(content string) string {
+			h := hashOf(content)
+			if err := s.PutBlob(ctx, h, []byte(content)); err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}
+		v1, v2, stranger := put("first bytes"), put("second bytes"), put("someone else's bytes")
+		d := newDoc(t, s, c.ID, "d.txt", func(d *rag.Document) { d.PendingHash = v1 })
+		for _, h := range []string{v1, v2} {
+			if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: h, Title: "d",
+				MediaType: "text/plain", Space: spaceA, Chunks: chunksOf(spaceA, []string{"delta"}, nil)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		other := newDoc(t, s, c.ID, "o.txt", func(d *rag.Document) { d.PendingHash = stranger })
+		for _, tc := range []struct {
+			p         rag.Principal
+			doc, hash string
+			want      string // "" for not found
+		}{
+			{alice, d.ID, v2, "second bytes"}, {alice, d.ID, v1, "first bytes"}, {admin, d.ID, v1, "first bytes"},
+			{dave, d.ID, v2, ""}, {bob, d.ID, v1, ""},
+			{alice, d.ID, stranger, ""}, {alice, other.ID, v1, ""}, {admin, d.ID, stranger, ""},
+		} {
+			got, err := s.DocumentBlob(ctx, tc.p, tc.doc, tc.hash)
+			if tc.want == "" {
+				wantNotFound(t, fmt.Sprintf("DocumentBlob(%s, %s)", tc.p.ID, tc.hash[:8]), err)
+			} else if err != nil || string(got) != tc.want {
+				t.Errorf("DocumentBlob(%s, %s) = %q, %v; want %q", tc.p.ID, tc.hash[:8], got, err, tc.want)
+			}
+		}
+		if _, err := s.TrashDocument(ctx, alice, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.DocumentBlob(ctx, admin, d.ID, v2)
+		wantNotFound(t, "DocumentBlob of a deleted document", err)
+	})
 	t.Run("OK", func(t *testing.T) {
 		s := open(t)
 		big := bytes.Repeat([]byte{0, 1, 2, 0xff, 'x'}, 300_000)

@@ -41,6 +41,54 @@ func ask(t *testing.T, qs rag.QuestionStore, c *rag.Collection, title string) *r
 }
 
 func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
+	t.Run("Viewer", func(t *testing.T) {
+		// A board is read by whoever sees its collection whole (owner and visibility), inside the query: a
+		// question of a board the viewer does not see is not found, its answers are none, the list leaves
+		// it out. nil reads every board.
+		s := open(t)
+		ctx := t.Context()
+		qs := questionStore(t, s)
+		mine := &rag.Collection{Name: "mine", Owner: alice.ID}
+		open := &rag.Collection{Name: "open", Owner: alice.ID, Visibility: rag.VisibilityPublic}
+		for _, c := range []*rag.Collection{mine, open} {
+			if err := s.CreateCollection(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hidden, shown := ask(t, qs, mine, "hidden"), ask(t, qs, open, "shown")
+		for _, q := range []*rag.Question{hidden, shown} {
+			if err := qs.AddAnswer(ctx, &rag.BoardAnswer{QuestionID: q.ID, IsAI: true, Body: "answer to " + q.Title}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			viewer *rag.Principal
+			sees   []*rag.Question
+		}{
+			{nil, []*rag.Question{hidden, shown}}, {&admin, []*rag.Question{hidden, shown}},
+			{&alice, []*rag.Question{hidden, shown}}, {&dave, []*rag.Question{shown}}, {&bob, []*rag.Question{shown}},
+		} {
+			name := "nil"
+			if tc.viewer != nil {
+				name = tc.viewer.ID
+			}
+			for _, q := range []*rag.Question{hidden, shown} {
+				want := slices.Contains(tc.sees, q)
+				got, err := qs.GetQuestion(ctx, tc.viewer, q.ID)
+				if want && (err != nil || got.ID != q.ID) || !want && !errors.Is(err, rag.ErrNotFound) {
+					t.Errorf("GetQuestion(%s, %s): %v, %v; want seen %v (else not found)", name, q.Title, got, err, want)
+				}
+				as, err := qs.ListAnswers(ctx, tc.viewer, q.ID)
+				if err != nil || (len(as) == 1) != want || as == nil {
+					t.Errorf("ListAnswers(%s, %s): %d answers, %v; want seen %v", name, q.Title, len(as), err, want)
+				}
+			}
+			list, err := qs.ListQuestions(ctx, rag.QuestionQuery{Viewer: tc.viewer})
+			if err != nil || len(list) != len(tc.sees) {
+				t.Errorf("ListQuestions(%s): %d questions, %v; want %d", name, len(list), err, len(tc.sees))
+			}
+		}
+	})
 	t.Run("OK", func(t *testing.T) {
 		qs, c := newBoard(t, open)
 		ctx := t.Context()
@@ -52,7 +100,7 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if q1.ID == "" || q1.Status != rag.QuestionOpen || q1.CreatedAt.IsZero() {
 			t.Fatalf("created %+v", q1)
 		}
-		got, err := qs.GetQuestion(ctx, q2.ID)
+		got, err := qs.GetQuestion(ctx, nil, q2.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +120,7 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := qs.DeleteQuestion(ctx, q1.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := qs.GetQuestion(ctx, q1.ID); !errors.Is(err, rag.ErrNotFound) {
+		if _, err := qs.GetQuestion(ctx, nil, q1.ID); !errors.Is(err, rag.ErrNotFound) {
 			t.Errorf("deleted question: %v, want ErrNotFound", err)
 		}
 	})
@@ -154,7 +202,7 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := qs.AddAnswer(ctx, human); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := qs.GetQuestion(ctx, q.ID); got.Status != rag.QuestionOpen {
+		if got, _ := qs.GetQuestion(ctx, nil, q.ID); got.Status != rag.QuestionOpen {
 			t.Errorf("a person's answer changed the status to %s", got.Status)
 		}
 		refs := []rag.SourceRef{{DocumentID: "d1", Title: "Lecture 1", Metadata: map[string]any{"week": "1주차"}, ChunkIndex: 3, Similarity: 0.5}}
@@ -168,7 +216,7 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := qs.AddAnswer(ctx, &rag.BoardAnswer{QuestionID: q.ID, Body: "no author"}); rag.ErrorCode(err) != rag.CodeInvalid {
 			t.Errorf("anonymous person's answer: %v, want invalid", err)
 		}
-		list, err := qs.ListAnswers(ctx, q.ID)
+		list, err := qs.ListAnswers(ctx, nil, q.ID)
 		if err != nil || len(list) != 2 {
 			t.Fatalf("answers = %v, %v", list, err)
 		}
@@ -180,13 +228,13 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 			got.SourceRefs[0].Metadata["week"] != "1주차" || !got.CreatedAt.Equal(ai.CreatedAt) {
 			t.Errorf("AI answer = %+v", got)
 		}
-		if got, _ := qs.GetQuestion(ctx, q.ID); got.Status != rag.QuestionAnswered {
+		if got, _ := qs.GetQuestion(ctx, nil, q.ID); got.Status != rag.QuestionAnswered {
 			t.Errorf("status after the AI answer = %s", got.Status)
 		}
 		if err := qs.DeleteQuestion(ctx, q.ID); err != nil {
 			t.Fatal(err)
 		}
-		if list, _ := qs.ListAnswers(ctx, q.ID); len(list) != 0 {
+		if list, _ := qs.ListAnswers(ctx, nil, q.ID); len(list) != 0 {
 			t.Errorf("answers of a deleted question: %d", len(list))
 		}
 	})

@@ -116,7 +116,7 @@ func testTrash(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 		refs := func() []string {
 			t.Helper()
-			as, err := qs.ListAnswers(ctx, q.ID)
+			as, err := qs.ListAnswers(ctx, nil, q.ID)
 			if err != nil || len(as) != 1 {
 				t.Fatalf("ListAnswers = %v, %v", as, err)
 			}
