@@ -131,6 +131,9 @@ func printReport(env *Env, rep *eval.Report) {
 		fmt.Fprintf(env.Stdout, "answers       contain gold %.4f, median %.0f chars, p95 %.1f ms, not found %d\n",
 			*rep.AnswerContains, *rep.AnswerCharsP50, *rep.AnswerMSP95, *rep.NotFound)
 		fmt.Fprintf(env.Stdout, "              answered %.4f of answerable\n", *rep.Answered)
+		if len(rep.GoldMissed) > 0 {
+			fmt.Fprintf(env.Stdout, "              answered without the gold span%s\n", idList(rep.GoldMissed))
+		}
 	}
 	if rep.Avoided != nil {
 		fmt.Fprintf(env.Stdout, "rated down    avoided@5 %.4f of %d questions (no passage rated down in the top 5)\n", *rep.Avoided, rep.AvoidQueries)

@@ -74,6 +74,8 @@ type Report struct {
 	FalseRefusals    []string `json:"false_refusals,omitempty"`
 	FalseAnswerRate  *float64 `json:"false_answer_rate,omitempty"`
 	FalseAnswered    []string `json:"false_answered,omitempty"`
+	// GoldMissed lists the answerable questions answered (not refused) without any of their gold spans.
+	GoldMissed []string `json:"gold_missed,omitempty"`
 }
 
 // Retrieval is a set of ranking figures averaged over Queries judged queries.
@@ -331,6 +333,8 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 			}
 			if ContainsAnswer(a.Text, q.Answers) {
 				contains++
+			} else if !refused {
+				rep.GoldMissed = append(rep.GoldMissed, q.ID)
 			}
 		}
 		if opt.Progress != nil {

@@ -84,6 +84,10 @@ func TestRunQuestionSet(t *testing.T) {
 		*rep.FalseAnswers == 1 && rep.FalseAnswered[0] != "3" {
 		t.Errorf("false answers %.3f %v, want %d (question 3)", got, rep.FalseAnswered, *rep.FalseAnswers)
 	}
+	// Every answerable question is counted once: with its gold span, refused, or listed as missing it.
+	if answerable := 3; math.Round(*rep.AnswerContains*float64(answerable))+float64(*rep.NotFound+len(rep.GoldMissed)) != float64(answerable) {
+		t.Errorf("gold %.3f, %d refused and missed %v do not add up to %d answerable questions", *rep.AnswerContains, *rep.NotFound, rep.GoldMissed, answerable)
+	}
 	b, err := BaselineBM25(ctx, a.Store, ds, idx, opt)
 	if err != nil {
 		t.Fatal(err)
