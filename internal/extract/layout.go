@@ -28,16 +28,18 @@ type pchar struct {
 func (c pchar) h() float64  { return c.y1 - c.y0 }
 func (c pchar) cy() float64 { return (c.y0 + c.y1) / 2 }
 
-// pageChars is one page as read: its size and characters.
+// pageChars is one page as read: its size, characters and ruling lines.
 type pageChars struct {
 	w, h  float64
 	chars []pchar
+	rules []rule
 }
 
 // seg is a run of a row's text without a wide gap in it: a line of one column, or one table cell.
 type seg struct {
 	x0, x1 float64
 	text   string
+	grid   int // the number (index + 1) of the ruled table this segment stands for; 0 for text
 }
 
 // row is a horizontal line of text across the page (all columns); y0..y1 is its vertical extent.
@@ -361,6 +363,7 @@ type line struct {
 	text           string
 	x0, x1, y0, y1 float64
 	h              float64
+	grid           int // the number of the ruled table this line stands for (seg.grid)
 }
 
 var listStartRe = regexp.MustCompile(`^(?:\d{1,3}[.)]\s|\d{1,3}[.)]$|[가나다라마바사아자차카타파하][.)]\s|\(\d{1,3}\)|\([가나다라마바사아자차카타파하]\)|[①-⑳⑴-⒇㉠-㉭㈀-㈍]|[○●◦□■▪◆◇◎※•·∙ㆍ▶▷►-]\s?|[-–—*]\s|[IVX]{1,4}\.\s|[a-z][.)]\s|제\s?\d+\s?[조장절항관편])`)
@@ -492,10 +495,14 @@ func joinText(text, next string, st *spacing) string {
 // layoutDocument turns the characters of every page into blocks.
 func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error) {
 	pages := make([][]row, len(doc.pages))
+	grids := make([][]grid, len(doc.pages))
 	heights := make([]float64, len(doc.pages))
 	chars := 0
 	for i, pc := range doc.pages {
-		pages[i] = buildRows(pc)
+		// Ruled tables are read cell by cell; the rest of the page stands round them.
+		var rest []pchar
+		grids[i], rest = findGrids(pc)
+		pages[i] = withGrids(buildRows(pageChars{w: pc.w, h: pc.h, chars: rest}), grids[i])
 		heights[i] = pc.h
 		for _, c := range pc.chars {
 			if !unicode.IsSpace(c.r) {
@@ -508,6 +515,11 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 	}
 	dropRunning(pages, heights)
 	st := newSpacing(pages)
+	for _, gs := range grids {
+		for _, g := range gs {
+			g.addSpacing(st)
+		}
+	}
 	body := bodyHeight(pages)
 
 	l := blockList{budget: b}
@@ -522,17 +534,24 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 				l.table(p+1, it.table, it.headerRows)
 				continue
 			}
-			for _, pa := range formParagraphs(it.flow, st) {
-				t := normText(pa.text)
-				if t == "" {
+			for _, part := range splitGrids(it.flow) {
+				if part.grid > 0 {
+					rows := grids[p][part.grid-1].table(st)
+					l.table(p+1, rows, guessHeader(rows))
 					continue
 				}
-				if it.plain && body > 0 && pa.h >= 1.12*body && pa.lines <= 2 && utf8.RuneCountInString(t) <= 100 && !strings.HasSuffix(t, ".") {
-					heads = append(heads, headCand{len(l.blocks), pa.h})
-					l.heading(p+1, 1, t)
-					continue
+				for _, pa := range formParagraphs(part.lines, st) {
+					t := normText(pa.text)
+					if t == "" {
+						continue
+					}
+					if it.plain && body > 0 && pa.h >= 1.12*body && pa.lines <= 2 && utf8.RuneCountInString(t) <= 100 && !strings.HasSuffix(t, ".") {
+						heads = append(heads, headCand{len(l.blocks), pa.h})
+						l.heading(p+1, 1, t)
+						continue
+					}
+					l.paragraph(p+1, t)
 				}
-				l.paragraph(p+1, t)
 			}
 		}
 	}
@@ -704,7 +723,11 @@ func proseGutters(gut []span, left, right float64) bool {
 }
 
 func rowLine(r row) line {
-	return line{text: r.text(), x0: r.segs[0].x0, x1: r.segs[len(r.segs)-1].x1, y0: r.y0, y1: r.y1, h: r.h}
+	l := line{text: r.text(), x0: r.segs[0].x0, x1: r.segs[len(r.segs)-1].x1, y0: r.y0, y1: r.y1, h: r.h}
+	if len(r.segs) == 1 {
+		l.grid = r.segs[0].grid
+	}
+	return l
 }
 
 func bandItems(rows []row, gut []span, left, right float64, st *spacing) []item {
@@ -766,11 +789,24 @@ func bandItems(rows []row, gut []span, left, right float64, st *spacing) []item 
 				for k, s := range ss {
 					parts[k] = s.text
 				}
-				flow = append(flow, line{text: strings.Join(parts, " "), x0: ss[0].x0, x1: ss[len(ss)-1].x1, y0: r.y0, y1: r.y1, h: r.h})
+				l := line{text: strings.Join(parts, " "), x0: ss[0].x0, x1: ss[len(ss)-1].x1, y0: r.y0, y1: r.y1, h: r.h}
+				if len(ss) == 1 {
+					l.grid = ss[0].grid
+				}
+				flow = append(flow, l)
 			}
 			items = append(items, item{flow: flow})
 		}
 		return items
+	}
+	// A ruled table standing in the band comes after it.
+	var after []item
+	for _, r := range rows {
+		for _, s := range r.segs {
+			if s.grid > 0 {
+				after = append(after, item{flow: []line{{grid: s.grid}}})
+			}
+		}
 	}
 	table := make([][]string, len(rows))
 	for i := range rows {
@@ -804,7 +840,7 @@ func bandItems(rows []row, gut []span, left, right float64, st *spacing) []item 
 		}
 		merged = append(merged, r)
 	}
-	return []item{{table: merged, headerRows: guessHeader(merged)}}
+	return append([]item{{table: merged, headerRows: guessHeader(merged)}}, after...)
 }
 
 var numericCellRe = regexp.MustCompile(`^[\s$€₩£¥%()+\-–.,:/0-9]+$`)

@@ -293,6 +293,9 @@ func readPageText(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_
 	if pc.chars, err = readChars(ctx, src, n.Count); err != nil {
 		return pc, err
 	}
+	if len(pc.chars) > 0 {
+		pc.rules = readRules(ctx, inst, page)
+	}
 	upright(&pc)
 	return pc, nil
 }
@@ -346,7 +349,7 @@ func readChars(ctx context.Context, src charSource, n int) ([]pchar, error) {
 }
 
 // upright turns a page whose text runs at a right angle (a landscape table on a page with /Rotate 90, say)
-// so that its dominant text direction is horizontal, and drops characters at other angles (margin stamps,
+// so that its dominant text direction is horizontal (its ruling lines with it), and drops characters at other angles (margin stamps,
 // vertical labels), which would scatter into one-character lines.
 func upright(pc *pageChars) {
 	var count [4]int
@@ -387,6 +390,13 @@ func upright(pc *pageChars) {
 		kept = append(kept, c)
 	}
 	pc.chars = kept
+	if dom != 0 {
+		for i, r := range pc.rules {
+			ax, ay := rot(r.x0, r.y0)
+			bx, by := rot(r.x1, r.y1)
+			pc.rules[i] = rule{x0: min(ax, bx) - minX, x1: max(ax, bx) - minX, y0: min(ay, by) - minY, y1: max(ay, by) - minY}
+		}
+	}
 	if dom == 1 || dom == 3 {
 		pc.w, pc.h = pc.h, pc.w
 	}

@@ -1,0 +1,471 @@
+package extract
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
+	"github.com/klippa-app/go-pdfium/references"
+	"github.com/klippa-app/go-pdfium/requests"
+)
+
+// rule is a straight horizontal or vertical stroke drawn on a page (a table's ruling line, a cell border),
+// as a box in PDF user space, y pointing up; a line drawn as a path has a thin box.
+type rule struct{ x0, y0, x1, y1 float64 }
+
+// Ruling lines and grids, in points.
+const (
+	ruleThick    = 3.0 // a rule is at most this thick ...
+	ruleMinLen   = 8.0 // ... and at least this long
+	ruleTol      = 2.0 // lines this close are one line; a line reaches another when it ends this close
+	maxPageObjs  = 50000
+	maxPathSegs  = 32    // paths with more segments (curves, drawings) are not read for edges
+	maxPageRules = 4000  // rules kept per page
+	maxGrids     = 64    // tables looked for per page
+	maxGridCells = 10000 // a grid of more cells is not read as a table
+)
+
+// readRules reads the horizontal and vertical strokes of a page's path objects: a path whose box is thin is
+// one rule, and the straight axis-aligned edges of a short path (a rectangle drawn round a cell) are rules.
+// Paths inside form XObjects are not read.
+func readRules(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_PAGE) []rule {
+	ref := requests.Page{ByReference: &page}
+	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: ref})
+	if err != nil {
+		return nil
+	}
+	var rules []rule
+	for i := 0; i < min(n.Count, maxPageObjs) && len(rules) < maxPageRules; i++ {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil
+		}
+		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: ref, Index: i})
+		if err != nil {
+			continue
+		}
+		ty, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
+		if err != nil || ty.Type != enums.FPDF_PAGEOBJ_PATH {
+			continue
+		}
+		b, err := inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: o.PageObject})
+		if err != nil {
+			continue
+		}
+		r := rule{x0: float64(min(b.Left, b.Right)), x1: float64(max(b.Left, b.Right)),
+			y0: float64(min(b.Bottom, b.Top)), y1: float64(max(b.Bottom, b.Top))}
+		if r.horizontal() || r.vertical() {
+			rules = append(rules, r)
+			continue
+		}
+		rules = append(rules, pathEdges(inst, o.PageObject)...)
+	}
+	return rules
+}
+
+// pathEdges returns the axis-aligned straight edges of a path of at most maxPathSegs segments, on the page.
+func pathEdges(inst pdfium.Pdfium, obj references.FPDF_PAGEOBJECT) []rule {
+	n, err := inst.FPDFPath_CountSegments(&requests.FPDFPath_CountSegments{PageObject: obj})
+	if err != nil || n.Count > maxPathSegs {
+		return nil
+	}
+	m, err := inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj})
+	if err != nil {
+		return nil
+	}
+	t := m.Matrix
+	onPage := func(x, y float32) (float64, float64) {
+		return float64(t.A*x + t.C*y + t.E), float64(t.B*x + t.D*y + t.F)
+	}
+	var out []rule
+	edge := func(ax, ay, bx, by float64) {
+		if math.Abs(ax-bx) < 0.5 || math.Abs(ay-by) < 0.5 {
+			r := rule{x0: min(ax, bx), x1: max(ax, bx), y0: min(ay, by), y1: max(ay, by)}
+			if r.horizontal() || r.vertical() {
+				out = append(out, r)
+			}
+		}
+	}
+	var px, py, sx, sy float64
+	have := false
+	for i := 0; i < n.Count; i++ {
+		seg, err := inst.FPDFPath_GetPathSegment(&requests.FPDFPath_GetPathSegment{PageObject: obj, Index: i})
+		if err != nil {
+			return out
+		}
+		pt, err1 := inst.FPDFPathSegment_GetPoint(&requests.FPDFPathSegment_GetPoint{PathSegment: seg.PathSegment})
+		ty, err2 := inst.FPDFPathSegment_GetType(&requests.FPDFPathSegment_GetType{PathSegment: seg.PathSegment})
+		cl, err3 := inst.FPDFPathSegment_GetClose(&requests.FPDFPathSegment_GetClose{PathSegment: seg.PathSegment})
+		if err1 != nil || err2 != nil || err3 != nil {
+			return out
+		}
+		x, y := onPage(pt.X, pt.Y)
+		switch ty.Type {
+		case enums.FPDF_SEGMENT_MOVETO:
+			sx, sy = x, y
+		case enums.FPDF_SEGMENT_LINETO:
+			if have {
+				edge(px, py, x, y)
+			}
+		}
+		px, py, have = x, y, true
+		if cl.IsClose {
+			edge(x, y, sx, sy)
+			px, py = sx, sy
+		}
+	}
+	return out
+}
+
+func (r rule) horizontal() bool {
+	return r.y1-r.y0 <= ruleThick && r.x1-r.x0 >= ruleMinLen && r.x1-r.x0 >= 4*(r.y1-r.y0)
+}
+
+func (r rule) vertical() bool {
+	return r.x1-r.x0 <= ruleThick && r.y1-r.y0 >= ruleMinLen && r.y1-r.y0 >= 4*(r.x1-r.x0)
+}
+
+// stroke is a merged ruling line: at pos (y of a horizontal line, x of a vertical one) from lo to hi.
+type stroke struct{ pos, lo, hi float64 }
+
+// mergeStrokes joins strokes on one line (pos within ruleTol) that touch or overlap.
+func mergeStrokes(ss []stroke) []stroke {
+	sort.Slice(ss, func(i, j int) bool { return ss[i].pos < ss[j].pos })
+	var out []stroke
+	for i := 0; i < len(ss); {
+		j := i + 1
+		for j < len(ss) && ss[j].pos-ss[i].pos <= ruleTol {
+			j++
+		}
+		group := slices.Clone(ss[i:j])
+		pos := 0.0
+		for _, s := range group {
+			pos += s.pos
+		}
+		pos /= float64(len(group))
+		sort.Slice(group, func(a, b int) bool { return group[a].lo < group[b].lo })
+		cur := stroke{pos, group[0].lo, group[0].hi}
+		for _, s := range group[1:] {
+			if s.lo <= cur.hi+ruleTol {
+				cur.hi = max(cur.hi, s.hi)
+				continue
+			}
+			out = append(out, cur)
+			cur = stroke{pos, s.lo, s.hi}
+		}
+		out = append(out, cur)
+		i = j
+	}
+	return out
+}
+
+// grid is a ruled table found on a page: its column edges xs (left to right) and row edges ys (top to
+// bottom), and the lines of text of each cell (a cell spanning several rows or columns holds its text in its
+// top-left position, the positions it covers none).
+type grid struct {
+	xs, ys []float64
+	cells  [][][]string
+	h      float64 // median character height in it
+}
+
+// clusterPos returns the distinct positions of strokes, those within ruleTol taken as one, ascending.
+func clusterPos(ss []stroke) []float64 {
+	ps := make([]float64, len(ss))
+	for i, s := range ss {
+		ps[i] = s.pos
+	}
+	slices.Sort(ps)
+	var out []float64
+	for _, p := range ps {
+		if len(out) > 0 && p-out[len(out)-1] <= ruleTol {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// covered reports whether one of the strokes lies on pos and spans at.
+func covered(ss []stroke, pos, at float64) bool {
+	for _, s := range ss {
+		if math.Abs(s.pos-pos) <= ruleTol && at >= s.lo-ruleTol && at <= s.hi+ruleTol {
+			return true
+		}
+	}
+	return false
+}
+
+// findGrids finds the ruled tables of a page — horizontal and vertical rules that cross one another into at
+// least two columns — and takes their characters: each character goes to the cell its centre is in. It
+// returns the grids, in no particular order, and the characters outside them. A box of one column (a framed
+// note) is not a table.
+func findGrids(pc pageChars) ([]grid, []pchar) {
+	if len(pc.rules) == 0 || len(pc.chars) == 0 {
+		return nil, pc.chars
+	}
+	var hs, vs []stroke
+	for _, r := range pc.rules {
+		switch {
+		case r.horizontal():
+			hs = append(hs, stroke{(r.y0 + r.y1) / 2, r.x0, r.x1})
+		case r.vertical():
+			vs = append(vs, stroke{(r.x0 + r.x1) / 2, r.y0, r.y1})
+		}
+	}
+	hs, vs = mergeStrokes(hs), mergeStrokes(vs)
+	if len(hs) < 2 || len(vs) < 3 {
+		return nil, pc.chars
+	}
+	// Strokes that cross or touch are one table (union-find over horizontal then vertical strokes).
+	parent := make([]int, len(hs)+len(vs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for i, h := range hs {
+		for j, v := range vs {
+			if v.pos >= h.lo-ruleTol && v.pos <= h.hi+ruleTol && h.pos >= v.lo-ruleTol && h.pos <= v.hi+ruleTol {
+				parent[find(i)] = find(len(hs) + j)
+			}
+		}
+	}
+	comps := map[int][2][]stroke{}
+	var roots []int
+	for i := range parent {
+		root := find(i)
+		c, ok := comps[root]
+		if !ok {
+			roots = append(roots, root)
+		}
+		if i < len(hs) {
+			c[0] = append(c[0], hs[i])
+		} else {
+			c[1] = append(c[1], vs[i-len(hs)])
+		}
+		comps[root] = c
+	}
+	taken := make([]bool, len(pc.chars))
+	var grids []grid
+	tried := 0
+	for _, root := range roots {
+		c := comps[root]
+		if len(c[0]) < 2 || len(c[1]) < 3 {
+			continue
+		}
+		if tried++; tried > maxGrids {
+			break
+		}
+		if g, ok := cutGrid(pc.chars, taken, c[0], c[1]); ok {
+			grids = append(grids, g)
+		}
+	}
+	if len(grids) == 0 {
+		return nil, pc.chars
+	}
+	var rest []pchar
+	for i, c := range pc.chars {
+		if !taken[i] {
+			rest = append(rest, c)
+		}
+	}
+	return grids, rest
+}
+
+// cutGrid makes the table of one set of crossing strokes from the characters not yet taken, and marks those
+// it takes. It fails (taking nothing) for fewer than two rows or columns, or fewer than two cells with text.
+func cutGrid(chars []pchar, taken []bool, hs, vs []stroke) (grid, bool) {
+	xs, ys := clusterPos(vs), clusterPos(hs)
+	if len(xs) < 3 || len(ys) < 2 || (len(xs)-1)*(len(ys)-1) > maxGridCells {
+		return grid{}, false
+	}
+	slices.Reverse(ys) // top to bottom
+	nr, nc := len(ys)-1, len(xs)-1
+	// owner[r][c] is the cell position (r·nc + c) whose text the position belongs to: a missing border
+	// merges it with its left or upper neighbour.
+	owner := make([][]int, nr)
+	for r := range nr {
+		owner[r] = make([]int, nc)
+		midY := (ys[r] + ys[r+1]) / 2
+		for c := range nc {
+			midX := (xs[c] + xs[c+1]) / 2
+			switch {
+			case c > 0 && !covered(vs, xs[c], midY):
+				owner[r][c] = owner[r][c-1]
+			case r > 0 && !covered(hs, ys[r], midX):
+				owner[r][c] = owner[r-1][c]
+			default:
+				owner[r][c] = r*nc + c
+			}
+		}
+	}
+	in := map[int][]int{} // cell → indexes of its characters
+	for i, c := range chars {
+		if taken[i] {
+			continue
+		}
+		cx, cy := (c.x0+c.x1)/2, c.cy()
+		if cx <= xs[0] || cx >= xs[nc] || cy >= ys[0] || cy <= ys[nr] {
+			continue
+		}
+		col, _ := slices.BinarySearch(xs, cx)
+		r := 0
+		for r < nr-1 && cy < ys[r+1] {
+			r++
+		}
+		cell := owner[r][col-1]
+		in[cell] = append(in[cell], i)
+	}
+	if len(in) < 2 {
+		return grid{}, false
+	}
+	g := grid{xs: xs, ys: ys, cells: make([][][]string, nr)}
+	for r := range nr {
+		g.cells[r] = make([][]string, nc)
+	}
+	var heights []float64
+	for cell, idx := range in {
+		cs := make([]pchar, len(idx))
+		for k, i := range idx {
+			cs[k] = chars[i]
+			heights = append(heights, chars[i].h())
+		}
+		gapped := 0
+		for _, rw := range buildRows(pageChars{chars: cs}) {
+			g.cells[cell/nc][cell%nc] = append(g.cells[cell/nc][cell%nc], rw.text())
+			if len(rw.segs) > 1 {
+				gapped++
+			}
+		}
+		if gapped >= 3 {
+			// Lines split by wide gaps: the cell holds columns of its own (rules round a table's header
+			// and body but not between its rows or columns), which the unruled reading handles.
+			return grid{}, false
+		}
+	}
+	for _, idx := range in {
+		for _, i := range idx {
+			taken[i] = true
+		}
+	}
+	g.h = median(heights)
+	return g, true
+}
+
+// table returns the grid's rows of cell text (a cell's lines joined as a paragraph's are), without rows
+// and columns that hold nothing.
+func (g grid) table(st *spacing) [][]string {
+	var rows [][]string
+	used := make([]bool, len(g.xs)-1)
+	for _, cells := range g.cells {
+		row := make([]string, len(cells))
+		filled := false
+		for c, lines := range cells {
+			for _, l := range lines {
+				row[c] = joinText(row[c], l, st)
+			}
+			if row[c] != "" {
+				filled, used[c] = true, true
+			}
+		}
+		if filled {
+			rows = append(rows, row)
+		}
+	}
+	for i, r := range rows {
+		var kept []string
+		for c, cell := range r {
+			if used[c] {
+				kept = append(kept, cell)
+			}
+		}
+		rows[i] = kept
+	}
+	return rows
+}
+
+// addSpacing counts the spacing of the grid's lines of text into st.
+func (g grid) addSpacing(st *spacing) {
+	for _, cells := range g.cells {
+		for _, lines := range cells {
+			for _, l := range lines {
+				st.add(l)
+			}
+		}
+	}
+}
+
+// gridRow is the row standing for a grid among a page's rows of text: as wide and tall as the grid, read
+// where its first line of text would be. Its one segment carries the grid's number (index + 1).
+func gridRow(g grid, n int) row {
+	return row{y0: g.ys[len(g.ys)-1], y1: g.ys[0], h: g.h,
+		segs: []seg{{x0: g.xs[0], x1: g.xs[len(g.xs)-1], grid: n}}}
+}
+
+// withGrids inserts the rows standing for grids among rows (ordered top to bottom by their centres): each
+// before the first row whose centre is below the grid's first line of text. Grids whose tops are level
+// (tables side by side) go left to right.
+func withGrids(rows []row, grids []grid) []row {
+	gr := make([]row, len(grids))
+	for k, g := range grids {
+		gr[k] = gridRow(g, k+1)
+	}
+	sort.SliceStable(gr, func(i, j int) bool { return gr[i].y1 > gr[j].y1 })
+	for k := 1; k < len(gr); k++ {
+		if gr[k-1].y1-gr[k].y1 < gr[k].h {
+			gr[k].y1 = gr[k-1].y1
+		}
+	}
+	sort.SliceStable(gr, func(i, j int) bool {
+		if gr[i].y1 != gr[j].y1 {
+			return gr[i].y1 > gr[j].y1
+		}
+		return gr[i].segs[0].x0 < gr[j].segs[0].x0
+	})
+	key := func(r row) float64 {
+		if r.segs[0].grid > 0 {
+			return r.y1 - r.h
+		}
+		return (r.y0 + r.y1) / 2
+	}
+	for _, g := range gr {
+		at := sort.Search(len(rows), func(i int) bool { return key(rows[i]) < key(g) })
+		rows = slices.Insert(rows, at, g)
+	}
+	return rows
+}
+
+// flowPart is a run of a flow's lines of text, or (grid > 0) the grid standing there.
+type flowPart struct {
+	lines []line
+	grid  int
+}
+
+// splitGrids cuts a flow at the lines standing for grids.
+func splitGrids(flow []line) []flowPart {
+	var out []flowPart
+	var run []line
+	for _, l := range flow {
+		if l.grid == 0 {
+			run = append(run, l)
+			continue
+		}
+		if len(run) > 0 {
+			out = append(out, flowPart{lines: run})
+			run = nil
+		}
+		out = append(out, flowPart{grid: l.grid})
+	}
+	if len(run) > 0 {
+		out = append(out, flowPart{lines: run})
+	}
+	return out
+}
