@@ -323,6 +323,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		cited := citedNumbers(text)
 		for _, src := range sources {
 			if cited[src.N] {
+				src.PageStart, src.PageEnd = citedPages(text, src)
 				ans.Sources = append(ans.Sources, src)
 			}
 		}

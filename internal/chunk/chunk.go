@@ -339,7 +339,29 @@ func (s *splitter) emitText(units []unit) {
 	}
 	c.Section = strings.Join(common, " > ")
 	mark.set(&c)
+	c.PageBreaks = pageBreaks(units, start)
 	s.out = append(s.out, c)
+}
+
+// pageBreaks says where the text of units (starting at rune offset start of the document) turns a page:
+// nothing when they are all on one page, else the first page at offset 0 and every sentence on another
+// page than the sentence before it.
+func pageBreaks(units []unit, start int) []rag.PageBreak {
+	var out []rag.PageBreak
+	for _, u := range units {
+		if u.page <= 0 || len(out) > 0 && out[len(out)-1].Page == u.page {
+			continue
+		}
+		off := 0
+		if len(out) > 0 {
+			off = u.start - start
+		}
+		out = append(out, rag.PageBreak{Offset: off, Page: u.page})
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
 }
 
 func minPage(a, b int) int {

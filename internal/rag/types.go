@@ -195,6 +195,12 @@ const (
 	KindCode  ChunkKind = "code"
 )
 
+// PageBreak is where a chunk's text turns to another page (Chunk.PageBreaks).
+type PageBreak struct {
+	Offset int `json:"offset"` // rune offset in the chunk's text
+	Page   int `json:"page"`
+}
+
 // Chunk is a retrievable passage of a document version.
 type Chunk struct {
 	ID         int64     `json:"id"` // assigned by the store
@@ -216,6 +222,10 @@ type Chunk struct {
 	// lowest confidence of the OCR engine in those pages, 0 to 1.
 	OCR           bool    `json:"ocr,omitempty"`
 	OCRConfidence float64 `json:"ocr_confidence,omitempty"`
+	// PageBreaks say, for a chunk that crosses pages, where in Text each page's part starts: the first at
+	// offset 0, then one at every sentence on another page than the one before it. Empty for a chunk on
+	// one page (or on none).
+	PageBreaks []PageBreak `json:"page_breaks,omitempty"`
 	// Vector is the chunk's embedding in the space of the commit; not filled when reading chunks back.
 	Vector []float32 `json:"-"`
 }

@@ -18,24 +18,28 @@ import (
 )
 
 const chunkColumns = `c.id, c.document_id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section,
-	c.start_offset, c.end_offset, c.key_id, c.ocr_confidence`
+	c.start_offset, c.end_offset, c.key_id, c.ocr_confidence, c.page_breaks`
 
 // scanChunk reads the chunkColumns of a row (and extra columns after them) and opens its sealed text.
 func scanChunk(keys *sealing.Keyring, row pgx.Row, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
 	var kind, keyID string
 	var ocr *float32
+	var breaks string
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &kind, &c.Text, &c.PageStart, &c.PageEnd,
-		&c.Section, &c.StartOffset, &c.EndOffset, &keyID, &ocr}, extra...)
+		&c.Section, &c.StartOffset, &c.EndOffset, &keyID, &ocr, &breaks}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
+	}
+	var err error
+	if c.PageBreaks, err = rag.DecodePageBreaks(breaks); err != nil {
+		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
 	}
 	if ocr != nil {
 		// real holds 24 bits: the confidence is kept to two decimals, as the extractor gives it.
 		c.OCR, c.OCRConfidence = true, math.Round(float64(*ocr)*100)/100
 	}
 	c.Kind = rag.ChunkKind(kind)
-	var err error
 	if c.Text, err = keys.OpenText(c.Text, keyID); err != nil {
 		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
 	}
@@ -201,11 +205,11 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 			ch := &chunks[i]
 			text, keyID := s.opts.Keys.SealText(ch.Text)
 			rows[i] = []any{ids[i], documentID, version, ch.Index, kindOf(ch.Kind), text, ch.PageStart, ch.PageEnd,
-				ch.Section, ch.StartOffset, ch.EndOffset, termCounts[i], keyID, ocrConfidence(ch)}
+				ch.Section, ch.StartOffset, ch.EndOffset, termCounts[i], keyID, ocrConfidence(ch), rag.EncodePageBreaks(ch.PageBreaks)}
 		}
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{s.opts.Schema, "chunks"}, []string{"id", "document_id", "version", "idx",
 			"kind", "text", "page_start", "page_end", "section", "start_offset", "end_offset", "term_count", "key_id",
-			"ocr_confidence"}, pgx.CopyFromRows(rows))
+			"ocr_confidence", "page_breaks"}, pgx.CopyFromRows(rows))
 		if err != nil {
 			return fmt.Errorf("copy chunks: %w", err)
 		}
@@ -213,7 +217,7 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 	}
 	n := len(chunks)
 	idx, ps, pe, so, eo := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	kind, text, section := make([]string, n), make([]string, n), make([]string, n)
+	kind, text, section, breaks := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	ocr := make([]*float32, n)
 	for i := range chunks {
 		ch := &chunks[i]
@@ -222,15 +226,15 @@ func (s *Store) insertChunks(ctx context.Context, tx pgx.Tx, documentID string, 
 			ocr[i] = &v
 		}
 		idx[i], ps[i], pe[i], so[i], eo[i] = int32(ch.Index), int32(ch.PageStart), int32(ch.PageEnd), int32(ch.StartOffset), int32(ch.EndOffset)
-		kind[i], section[i] = kindOf(ch.Kind), ch.Section
+		kind[i], section[i], breaks[i] = kindOf(ch.Kind), ch.Section, rag.EncodePageBreaks(ch.PageBreaks)
 		text[i], _ = s.opts.Keys.SealText(ch.Text)
 	}
 	_, err := tx.Exec(ctx, s.q(`INSERT INTO {S}.chunks (id, document_id, version, idx, kind, text, page_start, page_end,
-		section, start_offset, end_offset, term_count, key_id, ocr_confidence)
-		SELECT u.id, $2, $3, u.idx, u.kind, u.text, u.ps, u.pe, u.section, u.so, u.eo, u.tc, $13, u.ocr
-		FROM unnest($1::bigint[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[], $11::int[], $12::int[], $14::real[])
-		AS u(id, idx, kind, text, ps, pe, section, so, eo, tc, ocr)`),
-		ids, documentID, version, idx, kind, text, ps, pe, section, so, eo, termCounts, s.opts.Keys.ID(), ocr)
+		section, start_offset, end_offset, term_count, key_id, ocr_confidence, page_breaks)
+		SELECT u.id, $2, $3, u.idx, u.kind, u.text, u.ps, u.pe, u.section, u.so, u.eo, u.tc, $13, u.ocr, u.pb
+		FROM unnest($1::bigint[], $4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[], $11::int[], $12::int[], $14::real[], $15::text[])
+		AS u(id, idx, kind, text, ps, pe, section, so, eo, tc, ocr, pb)`),
+		ids, documentID, version, idx, kind, text, ps, pe, section, so, eo, termCounts, s.opts.Keys.ID(), ocr, breaks)
 	if err != nil {
 		return fmt.Errorf("insert chunks: %w", err)
 	}

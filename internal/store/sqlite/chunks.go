@@ -19,20 +19,24 @@ import (
 )
 
 const chunkCols = `c.id, d.id, c.version, c.idx, c.kind, c.text, c.page_start, c.page_end, c.section, c.start_offset, c.end_offset,
-	c.key_id, c.ocr_confidence`
+	c.key_id, c.ocr_confidence, c.page_breaks`
 
 // scanChunk reads the chunkCols of a row (and extra columns after them) and opens its sealed text.
 func scanChunk(keys *sealing.Keyring, row interface{ Scan(...any) error }, extra ...any) (*rag.Chunk, error) {
 	var c rag.Chunk
 	var keyID string
 	var ocr sql.NullFloat64
+	var breaks string
 	dest := append([]any{&c.ID, &c.DocumentID, &c.Version, &c.Index, &c.Kind, &c.Text, &c.PageStart, &c.PageEnd, &c.Section,
-		&c.StartOffset, &c.EndOffset, &keyID, &ocr}, extra...)
+		&c.StartOffset, &c.EndOffset, &keyID, &ocr, &breaks}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	c.OCR, c.OCRConfidence = ocr.Valid, ocr.Float64
 	var err error
+	if c.PageBreaks, err = rag.DecodePageBreaks(breaks); err != nil {
+		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
+	}
 	if c.Text, err = keys.OpenText(c.Text, keyID); err != nil {
 		return nil, fmt.Errorf("chunk %d: %w", c.ID, err)
 	}
@@ -140,7 +144,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				return err
 			}
 			insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (doc_seq, version, idx, kind, text, page_start, page_end,
-				section, start_offset, end_offset, key_id, ocr_confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				section, start_offset, end_offset, key_id, ocr_confidence, page_breaks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -159,7 +163,7 @@ func (s *Store) CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, e
 				}
 				text, keyID := s.opts.Keys.SealText(ch.Text)
 				res, err := insChunk.ExecContext(ctx, seq, version, ch.Index, string(kind), text, ch.PageStart, ch.PageEnd,
-					ch.Section, ch.StartOffset, ch.EndOffset, keyID, ocrConfidence(ch))
+					ch.Section, ch.StartOffset, ch.EndOffset, keyID, ocrConfidence(ch), rag.EncodePageBreaks(ch.PageBreaks))
 				if err != nil {
 					return err
 				}

@@ -116,6 +116,42 @@ func testVersions(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Errorf("error after a clean version: %q", got.Error)
 		}
 	})
+	t.Run("CommitVersion/PageBreaks", func(t *testing.T) {
+		// A chunk that crosses pages keeps where each page's part starts; one on a single page has none.
+		s := open(t)
+		c := mustCollection(t, s, "docs")
+		d := newDoc(t, s, c.ID, "pages.pdf", func(d *rag.Document) { d.PendingHash = hashOf("pages") })
+		chunks := []rag.Chunk{
+			{Index: 0, Kind: rag.KindText, Text: "End of page two. Top of page three.", PageStart: 2, PageEnd: 3,
+				StartOffset: 0, EndOffset: 35, PageBreaks: []rag.PageBreak{{Offset: 0, Page: 2}, {Offset: 17, Page: 3}},
+				Vector: basis(spaceA.Dim, 0)},
+			{Index: 1, Kind: rag.KindText, Text: "All on page three.", PageStart: 3, PageEnd: 3, StartOffset: 37, EndOffset: 55,
+				Vector: basis(spaceA.Dim, 1)},
+		}
+		if _, err := s.CommitVersion(t.Context(), &rag.VersionCommit{DocumentID: d.ID, ContentHash: hashOf("pages"),
+			MediaType: "application/pdf", Space: spaceA, Chunks: chunks}); err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.ListChunks(t.Context(), alice, d.ID)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("ListChunks: %d chunks, %v", len(list), err)
+		}
+		for i, ch := range list {
+			if !slices.Equal(ch.PageBreaks, chunks[i].PageBreaks) {
+				t.Errorf("chunk %d: page breaks %v, want %v", i, ch.PageBreaks, chunks[i].PageBreaks)
+			}
+		}
+		hits, err := s.Hits(t.Context(), []int64{list[0].ID, list[1].ID})
+		if err != nil || len(hits) != 2 {
+			t.Fatalf("Hits: %d, %v", len(hits), err)
+		}
+		for _, h := range hits {
+			want := chunks[h.Index].PageBreaks
+			if !slices.Equal(h.PageBreaks, want) {
+				t.Errorf("hit %d: page breaks %v, want %v", h.Index, h.PageBreaks, want)
+			}
+		}
+	})
 	t.Run("CommitVersion/KeepsNewerPendingHash", func(t *testing.T) {
 		s := open(t)
 		c := mustCollection(t, s, "docs")

@@ -1,0 +1,59 @@
+package chunk
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// A chunk that crosses pages records where each page's sentences start, so that a sentence of it gives its
+// own page; a chunk on one page records nothing.
+func TestSplitPageBreaks(t *testing.T) {
+	ex := &rag.Extracted{Pages: 3, Blocks: []rag.Block{
+		{Kind: rag.BlockParagraph, Page: 1, Text: "The harbour opened in 1901. Its pier is stone."},
+		{Kind: rag.BlockParagraph, Page: 2, Text: "The keeper retired in 1987."},
+		{Kind: rag.BlockParagraph, Page: 2, Text: "A lamp replaced him."},
+		{Kind: rag.BlockParagraph, Page: 3, Text: "The museum opened in 2001."},
+	}}
+	cs := Split(ex, Options{})
+	if len(cs) != 1 {
+		t.Fatalf("%d chunks, want 1", len(cs))
+	}
+	c := cs[0]
+	if c.PageStart != 1 || c.PageEnd != 3 {
+		t.Fatalf("pages %d–%d", c.PageStart, c.PageEnd)
+	}
+	at := func(s string) int { return utf8.RuneCountInString(c.Text[:strings.Index(c.Text, s)]) }
+	want := []rag.PageBreak{{Offset: 0, Page: 1}, {Offset: at("The keeper"), Page: 2}, {Offset: at("The museum"), Page: 3}}
+	if !slices.Equal(c.PageBreaks, want) {
+		t.Fatalf("page breaks %v, want %v", c.PageBreaks, want)
+	}
+	for _, tc := range []struct {
+		sentence    string
+		first, last int
+	}{
+		{"Its pier is stone.", 1, 1},
+		{"The keeper retired in 1987.", 2, 2},
+		{"A lamp replaced him.", 2, 2},
+		{"The museum opened in 2001.", 3, 3},
+		{"Its pier is stone.\n\nThe keeper", 1, 2},
+	} {
+		start := at(tc.sentence)
+		if p, q := c.PagesOf(start, start+utf8.RuneCountInString(tc.sentence)); p != tc.first || q != tc.last {
+			t.Errorf("%q: pages %d–%d, want %d–%d", tc.sentence, p, q, tc.first, tc.last)
+		}
+	}
+	one := Split(&rag.Extracted{Pages: 1, Blocks: ex.Blocks[:1]}, Options{})
+	if len(one) != 1 || one[0].PageBreaks != nil {
+		t.Errorf("a chunk on one page: %+v", one)
+	}
+	if got, err := rag.DecodePageBreaks(rag.EncodePageBreaks(c.PageBreaks)); err != nil || !slices.Equal(got, c.PageBreaks) {
+		t.Errorf("encoded and decoded: %v %v", got, err)
+	}
+	if _, err := rag.DecodePageBreaks("0:1,x"); err == nil {
+		t.Error("a bad pair decodes")
+	}
+}
