@@ -33,7 +33,8 @@ var koreanPDFs = []string{
 }
 
 // shared is one Extractor for the whole package's tests, as a server has: starting PDFium takes seconds.
-var shared *Extractor
+// noOCR is one with OCR off, for the fuzz targets (its PDF runtime starts on its first PDF).
+var shared, noOCR *Extractor
 
 func TestMain(m *testing.M) {
 	var err error
@@ -41,9 +42,15 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	code := m.Run()
-	if err := shared.Close(); err != nil && code == 0 {
+	noOCR, err = New(Options{OCR: OCROptions{Mode: OCROff}})
+	if err != nil {
 		panic(err)
+	}
+	code := m.Run()
+	for _, e := range []*Extractor{shared, noOCR} {
+		if err := e.Close(); err != nil && code == 0 {
+			panic(err)
+		}
 	}
 	os.Exit(code)
 }

@@ -30,12 +30,17 @@ func fuzzExtract(f *testing.F, name string, seeds ...[]byte) {
 func extractFuzzed(t *testing.T, name string, data []byte) {
 	fuzzbudget.Time(t, data, func() {
 		_, err := shared.Extract(context.Background(), name, data)
-		switch rag.ErrorCode(err) {
-		case "", rag.CodeInvalid, rag.CodeTooLarge, rag.CodeTooComplex, rag.CodePayloadTooLarge, rag.CodeUnsupportedMediaType:
-		default:
-			t.Fatalf("%s: unexpected error %v", name, err)
-		}
+		checkFuzzError(t, name, err)
 	})
+}
+
+// checkFuzzError fails on an error without one of the documented codes.
+func checkFuzzError(t *testing.T, name string, err error) {
+	switch rag.ErrorCode(err) {
+	case "", rag.CodeInvalid, rag.CodeTooLarge, rag.CodeTooComplex, rag.CodePayloadTooLarge, rag.CodeUnsupportedMediaType:
+	default:
+		t.Fatalf("%s: unexpected error %v", name, err)
+	}
 }
 
 func FuzzText(f *testing.F) {
@@ -91,8 +96,36 @@ func FuzzDOCXBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) { extractFuzzed(t, "f.docx", hostile.DOCXBody(body)) })
 }
 
+// FuzzPDF fuzzes PDFium and the layout with OCR off: one page read by Tesseract takes seconds of its own
+// process (bounded by RAGD_OCR_PAGE_TIMEOUT and RAGD_OCR_PAGE_MEMORY, TestOCR_*), over the per-input budget;
+// what ragd makes of Tesseract's output is fuzzed by FuzzOCRTSV.
 func FuzzPDF(f *testing.F) {
-	fuzzExtract(f, "f.pdf", hostile.PDF(hostile.PDFText("one"), hostile.PDFText("two")))
+	f.Add(hostile.PDF(hostile.PDFText("one"), hostile.PDFText("two")))
+	f.Add(gridPDF([]int{72, 172, 272}, []int{700, 670, 640}, nil, map[[2]int]string{{80, 682}: "a", {180, 652}: "b"}, "boxes"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzbudget.Time(t, data, func() {
+			_, err := noOCR.Extract(context.Background(), "f.pdf", data)
+			checkFuzzError(t, "f.pdf", err)
+		})
+	})
+}
+
+// FuzzOCRTSV fuzzes the reading of Tesseract's TSV output and the layout of the characters it gives.
+func FuzzOCRTSV(f *testing.F) {
+	f.Add([]byte("level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"+
+		"4\t1\t1\t1\t1\t0\t100\t100\t400\t40\t-1\t\n"+
+		"5\t1\t1\t1\t1\t1\t100\t100\t150\t40\t96.5\t환경노동\n"+
+		"5\t1\t1\t1\t1\t2\t300\t100\t200\t40\t91\tcommittee\n"), true)
+	f.Fuzz(func(t *testing.T, tsv []byte, apart bool) {
+		fuzzbudget.Time(t, tsv, func() {
+			p, err := parseTSV(tsv, 2550, 3300, 300, apart)
+			if err != nil || len(p.chars.chars) == 0 {
+				return
+			}
+			_, err = layoutDocument("f.pdf", &pdfDoc{pages: []pageChars{p.chars}}, newBudget(context.Background(), "f.pdf", Limits{}.WithDefaults()))
+			checkFuzzError(t, "f.pdf", err)
+		})
+	})
 }
 
 // formatSeed reads a fixture of ../shared/formats as a seed.
