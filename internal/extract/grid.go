@@ -32,37 +32,50 @@ const (
 // one rule, and the straight axis-aligned edges of a short path (a rectangle drawn round a cell) are rules.
 // Paths inside form XObjects are not read.
 func readRules(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_PAGE) []rule {
+	var rules []rule
+	eachObject(ctx, inst, page, enums.FPDF_PAGEOBJ_PATH, maxPageObjs, func(obj references.FPDF_PAGEOBJECT, r rule) bool {
+		if r.horizontal() || r.vertical() {
+			rules = append(rules, r)
+		} else {
+			rules = append(rules, pathEdges(inst, obj)...)
+		}
+		return len(rules) < maxPageRules
+	})
+	return rules
+}
+
+// eachObject calls fn with each object of type ty among the first limit objects of a page, and its box on
+// the page, until fn returns false or ctx is done; it returns the page's count of objects.
+func eachObject(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_PAGE, ty enums.FPDF_PAGEOBJ, limit int,
+	fn func(obj references.FPDF_PAGEOBJECT, box rule) bool) int {
 	ref := requests.Page{ByReference: &page}
 	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: ref})
 	if err != nil {
-		return nil
+		return 0
 	}
-	var rules []rule
-	for i := 0; i < min(n.Count, maxPageObjs) && len(rules) < maxPageRules; i++ {
+	for i := range min(n.Count, limit) {
 		if i%256 == 0 && ctx.Err() != nil {
-			return nil
+			break
 		}
 		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: ref, Index: i})
 		if err != nil {
 			continue
 		}
-		ty, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
-		if err != nil || ty.Type != enums.FPDF_PAGEOBJ_PATH {
+		t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
+		if err != nil || t.Type != ty {
 			continue
 		}
 		b, err := inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: o.PageObject})
 		if err != nil {
 			continue
 		}
-		r := rule{x0: float64(min(b.Left, b.Right)), x1: float64(max(b.Left, b.Right)),
+		box := rule{x0: float64(min(b.Left, b.Right)), x1: float64(max(b.Left, b.Right)),
 			y0: float64(min(b.Bottom, b.Top)), y1: float64(max(b.Bottom, b.Top))}
-		if r.horizontal() || r.vertical() {
-			rules = append(rules, r)
-			continue
+		if !fn(o.PageObject, box) {
+			break
 		}
-		rules = append(rules, pathEdges(inst, o.PageObject)...)
 	}
-	return rules
+	return n.Count
 }
 
 // pathEdges returns the axis-aligned straight edges of a path of at most maxPathSegs segments, on the page.

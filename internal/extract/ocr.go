@@ -171,28 +171,15 @@ func (e *ocrEngine) needsOCR(inst pdfium.Pdfium, page references.FPDF_PAGE, pc p
 // imageCover counts the page's objects and returns the share of its area that image objects cover (at
 // most 1; overlapping images count twice). It looks at the first 10,000 objects only.
 func imageCover(inst pdfium.Pdfium, page references.FPDF_PAGE, area float64) (int, float64) {
-	ref := requests.Page{ByReference: &page}
-	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: ref})
-	if err != nil || area <= 0 {
+	if area <= 0 {
 		return 0, 0
 	}
 	covered := 0.0
-	for i := range min(n.Count, 10_000) {
-		obj, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: ref, Index: i})
-		if err != nil {
-			continue
-		}
-		t, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj.PageObject})
-		if err != nil || t.Type != enums.FPDF_PAGEOBJ_IMAGE {
-			continue
-		}
-		b, err := inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: obj.PageObject})
-		if err != nil {
-			continue
-		}
-		covered += math.Abs(float64(b.Right-b.Left)) * math.Abs(float64(b.Top-b.Bottom))
-	}
-	return n.Count, min(covered/area, 1)
+	n := eachObject(context.Background(), inst, page, enums.FPDF_PAGEOBJ_IMAGE, 10_000, func(_ references.FPDF_PAGEOBJECT, b rule) bool {
+		covered += (b.x1 - b.x0) * (b.y1 - b.y0)
+		return true
+	})
+	return n, min(covered/area, 1)
 }
 
 // ocrPage is what OCR read of one page.

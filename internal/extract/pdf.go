@@ -158,14 +158,26 @@ func (rt *pdfRuntime) run(ctx, caller context.Context, size int, fn func(inst pd
 			err = ctx.Err()
 		}
 	}
-	if err != nil || int64(size) >= rt.opts.PDFRecycleBytes || wasmMemoryLive() > int64(rt.opts.PDFWorkers)*64<<20 {
+	if err != nil && !refused(err) || int64(size) >= rt.opts.PDFRecycleBytes || wasmMemoryLive() > int64(rt.opts.PDFWorkers)*64<<20 {
 		// A failed instance may be in any state; a large file, or a small one that needed much memory, has
-		// grown it. Start afresh: closing the instance gives its memory back.
+		// grown it. Start afresh: closing the instance gives its memory back. (Starting one takes about a
+		// second, which a stream of files PDFium refuses to open need not pay each time.)
 		_ = inst.Kill()
 	} else {
 		_ = inst.Close()
 	}
 	return err
+}
+
+// refused reports an error of PDFium declining to open a file (not a PDF, damaged beyond repair,
+// encrypted): FPDF_LoadDocument returned cleanly with an error code, and the instance is as it was.
+func refused(err error) bool {
+	for _, e := range []error{pdferrors.ErrFormat, pdferrors.ErrFile, pdferrors.ErrPassword, pdferrors.ErrSecurity} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // pdfDoc is what is read from PDFium: the characters of every page with their boxes.
