@@ -169,15 +169,11 @@ func (rt *pdfRuntime) run(ctx, caller context.Context, size int, fn func(inst pd
 	return err
 }
 
-// refused reports an error of PDFium declining to open a file (not a PDF, damaged beyond repair,
-// encrypted): FPDF_LoadDocument returned cleanly with an error code, and the instance is as it was.
+// refused reports an error of PDFium declining a file (not a PDF, damaged beyond repair, encrypted, a page
+// it cannot load): the call returned cleanly with an error, and the instance is as it was. A trap of the
+// WebAssembly instance (out of memory, a fault) is not a refusal.
 func refused(err error) bool {
-	for _, e := range []error{pdferrors.ErrFormat, pdferrors.ErrFile, pdferrors.ErrPassword, pdferrors.ErrSecurity} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+	return rag.ErrorCode(err) == rag.CodeInvalid && !strings.Contains(err.Error(), "wasm error")
 }
 
 // pdfDoc is what is read from PDFium: the characters of every page with their boxes.
