@@ -213,7 +213,7 @@ func covered(ss []stroke, pos, at float64) bool {
 // findGrids finds the ruled tables of a page — horizontal and vertical rules that cross one another into at
 // least two columns — and takes their characters: each character goes to the cell its centre is in. It
 // returns the grids, in no particular order, and the characters outside them. A box of one column (a framed
-// note) is not a table.
+// note) or of one row is not a table.
 func findGrids(pc pageChars) ([]grid, []pchar) {
 	if len(pc.rules) == 0 || len(pc.chars) == 0 {
 		return nil, pc.chars
@@ -293,7 +293,7 @@ func findGrids(pc pageChars) ([]grid, []pchar) {
 }
 
 // cutGrid makes the table of one set of crossing strokes from the characters not yet taken, and marks those
-// it takes. It fails (taking nothing) for fewer than two rows or columns, or fewer than two cells with text.
+// it takes. It fails (taking nothing) for fewer than two columns, or fewer than two rows with text.
 func cutGrid(chars []pchar, taken []bool, hs, vs []stroke) (grid, bool) {
 	xs, ys := clusterPos(vs), clusterPos(hs)
 	if len(xs) < 3 || len(ys) < 2 || (len(xs)-1)*(len(ys)-1) > maxGridCells {
@@ -336,7 +336,13 @@ func cutGrid(chars []pchar, taken []bool, hs, vs []stroke) (grid, bool) {
 		cell := owner[r][col-1]
 		in[cell] = append(in[cell], i)
 	}
-	if len(in) < 2 {
+	rowsWithText := map[int]bool{}
+	for cell := range in {
+		rowsWithText[cell/nc] = true
+	}
+	if len(in) < 2 || len(rowsWithText) < 2 {
+		// One row of boxes (a label and its value, a table's header above a body that runs on the
+		// next page unclosed) is left to the unruled reading.
 		return grid{}, false
 	}
 	g := grid{xs: xs, ys: ys, cells: make([][][]string, nr)}
