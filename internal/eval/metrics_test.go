@@ -59,6 +59,8 @@ func TestContainsAnswer(t *testing.T) {
 		{"교향곡은 1839년에 [2] 완성되었다.", []string{"1839년에 완성"}, true},
 		{"Ｆｕｌｌwidth ABC", []string{"Fullwidth"}, true},
 		{"nothing here", []string{"absent", ""}, false},
+		{"| 01/15/2016 | Walmart | Oakland | 397 | Closure |", []string{"Walmart Oakland 397"}, true},
+		{"| Walmart | Oakland | 59 |", []string{"Walmart Oakland 397"}, false},
 	}
 	for _, tt := range tests {
 		if got := ContainsAnswer(tt.answer, tt.gold); got != tt.want {

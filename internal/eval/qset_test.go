@@ -100,7 +100,7 @@ func TestQuestionSets(t *testing.T) {
 }
 
 func spanIn(span, text string) bool {
-	return strings.Contains(squash(norm.NFKC.String(text)), squash(norm.NFKC.String(span)))
+	return strings.Contains(Normalize(text), Normalize(span))
 }
 
 func compact(s string) string {

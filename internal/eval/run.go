@@ -361,11 +361,12 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 var citeMarker = regexp.MustCompile(`\s?\[\d+\]`)
 
 // ContainsAnswer reports whether answer contains one of the gold spans, both NFKC-normalised (citation
-// markers removed from the answer, whitespace runs collapsed).
+// markers removed from the answer, table-cell bars read as spaces, whitespace runs collapsed): a table row
+// "| Walmart | Oakland | 397 |" holds the span "Walmart Oakland 397".
 func ContainsAnswer(answer string, gold []string) bool {
-	a := squash(norm.NFKC.String(citeMarker.ReplaceAllString(answer, "")))
+	a := Normalize(citeMarker.ReplaceAllString(answer, ""))
 	for _, g := range gold {
-		if g = squash(norm.NFKC.String(g)); g != "" && strings.Contains(a, g) {
+		if g = Normalize(g); g != "" && strings.Contains(a, g) {
 			return true
 		}
 	}
@@ -373,6 +374,12 @@ func ContainsAnswer(answer string, gold []string) bool {
 }
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Normalize is the form answers and gold spans are compared in: NFKC, the bars between a markdown table's
+// cells read as spaces, whitespace runs collapsed.
+func Normalize(s string) string {
+	return squash(strings.ReplaceAll(norm.NFKC.String(s), "|", " "))
+}
 
 // hitRef is a ranked passage: its document's external id and pages (0 for formats without pages).
 type hitRef struct {
