@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/ragd/ragd/internal/rag"
 )
 
@@ -36,6 +38,10 @@ const keywordSeedPostings = 256
 // keywordSeed is how many of the first step's chunks are scored exactly for the threshold.
 func keywordSeed(k int) int { return 2 * k }
 
+// keywordRefine is how many chunks of the essential terms, best by their share, are scored exactly for the
+// second, tighter threshold.
+func keywordRefine(k int) int { return max(20*k, 200) }
+
 // keywordTerm is a query term with its statistics.
 type keywordTerm struct {
 	term          string
@@ -55,7 +61,10 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		return nil, err
 	}
 	var out []rag.Candidate
-	err = s.read(ctx, p, func(db querier) error {
+	err = s.inTx(ctx, func(db pgx.Tx) error {
+		if err := s.becomeReader(ctx, db, p); err != nil {
+			return err
+		}
 		ts, c2, err := s.keywordTerms(ctx, db, terms)
 		if err != nil || len(ts) == 0 {
 			return err
@@ -64,6 +73,11 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		sql, err := keywordSQL(&a, p, q, ts, c2)
 		if err != nil {
 			return err
+		}
+		// Hash aggregation: the planner cannot know how many postings the terms chosen inside the statement
+		// have, and would sort them all by chunk to group them. No JIT: compiling costs more than running.
+		if _, err := db.Exec(ctx, `SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`); err != nil {
+			return fmt.Errorf("keyword candidates: settings: %w", err)
 		}
 		rows, err := db.Query(ctx, s.q(sql), a...)
 		if err == nil {
@@ -150,11 +164,13 @@ func keywordSQL(a *args, p rag.Principal, q rag.KeywordQuery, ts []keywordTerm, 
 		join = "JOIN {S}.chunks c ON c.id = p.chunk_id JOIN {S}.documents d ON d.id = c.document_id"
 	}
 	// share is a posting's part of its chunk's score; shares(chunk, terms) sums them over some terms by
-	// primary-key lookups.
+	// primary-key lookups, one per term.
 	share := fmt.Sprintf("t.w * p.tf / (p.tf + %g::float8 + %g::float8 * p.dl)", bm25K1*(1-bm25B), c2)
 	shares := func(chunk, terms string) string {
-		return fmt.Sprintf(`COALESCE((SELECT sum(%s) FROM {S}.postings p JOIN t ON t.term = p.term
-			WHERE p.term = ANY(%s) AND p.chunk_id = %s), 0)`, share, terms, chunk)
+		// OFFSET 0 keeps the lookup a subquery per term, so that it uses the primary key (term, chunk_id)
+		// rather than postings_chunk_idx, which would read the chunk's every posting from the heap.
+		return fmt.Sprintf(`COALESCE((SELECT sum(%s) FROM t, LATERAL (SELECT p.tf, p.dl FROM {S}.postings p
+			WHERE p.term = t.term AND p.chunk_id = %s OFFSET 0) p WHERE t.term = ANY(%s)), 0)`, share, chunk, terms)
 	}
 	return fmt.Sprintf(`WITH t AS MATERIALIZED (
 			SELECT u.term, u.w, u.ub, sum(u.ub) OVER (ORDER BY u.ub, u.term) AS upto
@@ -171,14 +187,22 @@ func keywordSQL(a *args, p rag.Principal, q rag.KeywordQuery, ts []keywordTerm, 
 				COALESCE(array_agg(t.term) FILTER (WHERE t.upto < th.theta), '{}') AS other,
 				COALESCE(max(t.upto) FILTER (WHERE t.upto < th.theta), 0) AS other_ub, th.theta
 			FROM t, th GROUP BY th.theta),
-		cand AS (
+		cand AS MATERIALIZED (
 			SELECT p.chunk_id, sum(%[4]s) AS s FROM {S}.postings p JOIN t ON t.term = p.term %[5]s
 			WHERE p.term = ANY((SELECT essential FROM split)::text[]) AND %[7]s
-			GROUP BY p.chunk_id)
-		SELECT cand.chunk_id, cand.s + %[11]s AS score FROM cand, split
-		WHERE cand.s + split.other_ub >= split.theta
-		ORDER BY score DESC, cand.chunk_id LIMIT %[12]d`,
+			GROUP BY p.chunk_id),
+		best AS MATERIALIZED (
+			SELECT cand.chunk_id, cand.s + %[11]s AS score FROM cand, split
+			WHERE cand.s + split.other_ub >= split.theta ORDER BY cand.s DESC LIMIT %[13]d),
+		th2 AS MATERIALIZED (
+			SELECT GREATEST(split.theta, COALESCE((SELECT best.score FROM best ORDER BY best.score DESC OFFSET %[10]d LIMIT 1), 0) * (1 - 1e-9)) AS theta
+			FROM split)
+		SELECT best.chunk_id, best.score FROM best
+		UNION ALL
+		SELECT cand.chunk_id, cand.s + %[11]s FROM cand, split, th2
+		WHERE cand.s + split.other_ub >= th2.theta AND cand.chunk_id NOT IN (SELECT best.chunk_id FROM best)
+		ORDER BY 2 DESC, 1 LIMIT %[12]d`,
 		tp, wp, bp, share, join, sp, where(conds), keywordSeed(q.K),
 		shares("seed.chunk_id", rp+"::text[]"), q.K-1,
-		shares("cand.chunk_id", "split.other"), q.K), nil
+		shares("cand.chunk_id", "split.other"), q.K, keywordRefine(q.K)), nil
 }

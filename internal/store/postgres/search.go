@@ -20,7 +20,8 @@ const (
 // VectorCandidates returns up to q.K chunks of documents visible to p that match q.Filter, nearest to
 // q.Vector by cosine similarity in q.Space, best first.
 //
-// Unrestricted searches walk the HNSW index with hnsw.ef_search = max(EfSearch, K). Restricted ones (a filter,
+// Unrestricted searches walk the HNSW index with hnsw.ef_search = max(ef_search, K), ef_search being
+// the query's, Options.EfSearch or DefaultEfSearch(q.Space). Restricted ones (a filter,
 // or a principal who is not an admin) first count the chunks of the matching documents: up to ExactBelow they
 // compare every one of them exactly; above, they walk the index with pgvector's iterative scan, which keeps
 // going until K rows pass the filter (or MaxScanTuples), so a selective filter still yields K rows.
@@ -77,7 +78,7 @@ func (s *Store) vectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		if !exact {
 			// enable_sort off: the count above chose the index, so keep the planner from starting at the
 			// documents and sorting (it would, from stale or skewed estimates).
-			ef := s.opts.EfSearch
+			ef := s.efSearch(q.Space)
 			if q.EfSearch > 0 {
 				ef = min(q.EfSearch, rag.MaxEfSearch)
 			}

@@ -58,12 +58,9 @@ CREATE TRIGGER term_stats_removed AFTER DELETE ON {S}.postings REFERENCING OLD T
 INSERT INTO {S}.term_stats (term, slot, df, max_tf, min_dl)
     SELECT term, 0, count(*), max(tf), min(dl) FROM {S}.postings GROUP BY term;
 
--- term_stats_for(terms) gives the query terms' statistics to every reader, as term_df did (BM25's statistics are
--- the whole corpus's, with or without row security); term_df now reads them from the table too.
+-- term_stats_for(terms) gives the query terms' statistics to every reader, as term_df (0014) does by counting
+-- postings: BM25's statistics are the whole corpus's, with or without row security.
 CREATE FUNCTION {S}.term_stats_for(terms text[]) RETURNS TABLE (term text, df float8, max_tf integer, min_dl integer)
     LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp ROWS 10
     AS $$ SELECT t.term, sum(t.df)::float8, max(t.max_tf), min(t.min_dl) FROM {S}.term_stats t
         WHERE t.term = ANY(terms) GROUP BY t.term HAVING sum(t.df) > 0 $$;
-CREATE OR REPLACE FUNCTION {S}.term_df(terms text[]) RETURNS TABLE (term text, df float8)
-    LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp ROWS 10
-    AS $$ SELECT t.term, t.df FROM {S}.term_stats_for(terms) t $$;
