@@ -21,7 +21,7 @@ const (
 // q.Vector by cosine similarity in q.Space, best first.
 //
 // Unrestricted searches walk the HNSW index with hnsw.ef_search = max(ef_search, K), ef_search being
-// the query's, Options.EfSearch or DefaultEfSearch(q.Space). Restricted ones (a filter,
+// the query's, Options.EfSearch or the embedder's default (efsearch.go). Restricted ones (a filter,
 // or a principal who is not an admin) first count the chunks of the matching documents: up to ExactBelow they
 // compare every one of them exactly; above, they walk the index with pgvector's iterative scan, which keeps
 // going until K rows pass the filter (or MaxScanTuples), so a selective filter still yields K rows.
@@ -78,7 +78,7 @@ func (s *Store) vectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		if !exact {
 			// enable_sort off: the count above chose the index, so keep the planner from starting at the
 			// documents and sorting (it would, from stale or skewed estimates).
-			ef := s.efSearch(q.Space)
+			ef := s.efSearch(q.Space, len(conds) > 0)
 			if q.EfSearch > 0 {
 				ef = min(q.EfSearch, rag.MaxEfSearch)
 			}
