@@ -38,6 +38,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	chunks := fs.Int("chunks", 100_000, "corpus size in chunks (at least 1000)")
 	nq := fs.Int("queries", 200, "queries to time (at least 10)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	dbURL := fs.String("database-url", "", "also measure ragd on this PostgreSQL + pgvector and pgvector's HNSW index directly")
 	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
@@ -108,14 +109,21 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	sort.SliceStable(rows, func(a, b int) bool {
 		return strings.HasPrefix(rows[a].System, "ragd") && !strings.HasPrefix(rows[b].System, "ragd")
 	})
+	if *dbURL != "" {
+		pgRows, err := benchPostgres(ctx, *dbURL, c, k)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, pgRows...)
+	}
 
 	if *asJSON {
 		return json.NewEncoder(env.Stdout).Encode(map[string]any{"chunks": n, "rows": rows, "restart_s": restart})
 	}
 	fmt.Fprintf(env.Stdout, "ragd bench search: %d chunks × %d dimensions, %d top-%d queries of each kind, one at a time\n", n, dim, *nq, k)
-	fmt.Fprintf(env.Stdout, "%-22s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
+	fmt.Fprintf(env.Stdout, "%-30s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
 	for _, r := range rows {
-		fmt.Fprintf(env.Stdout, "%-22s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
+		fmt.Fprintf(env.Stdout, "%-30s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
 			r.RecallAt10, float64(r.MemoryBytes)/(1<<20), r.BuildS)
 	}
 	fmt.Fprintf(env.Stdout, "restart to first answer: %.2f s (open the store, load the vectors and the index; the index now has %d rows)\n", restart, restoredRows)
@@ -123,7 +131,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 }
 
 // loadBenchCorpus commits the corpus as documents of 10 chunks and returns each chunk's row.
-func loadBenchCorpus(ctx context.Context, st *sqlite.Store, c *benchCorpus) (map[int64]int32, error) {
+func loadBenchCorpus(ctx context.Context, st benchStore, c *benchCorpus) (map[int64]int32, error) {
 	coll, err := st.EnsureCollection(ctx, rag.DefaultCollection, "local")
 	if err != nil {
 		return nil, err
@@ -152,6 +160,14 @@ func loadBenchCorpus(ctx context.Context, st *sqlite.Store, c *benchCorpus) (map
 		}
 	}
 	return rowOf, nil
+}
+
+// benchStore is what loadBenchCorpus needs of a store (the embedded one or PostgreSQL).
+type benchStore interface {
+	EnsureCollection(ctx context.Context, name, owner string) (*rag.Collection, error)
+	CreateDocument(ctx context.Context, d *rag.Document) error
+	CommitVersion(ctx context.Context, c *rag.VersionCommit) (int, error)
+	ListChunks(ctx context.Context, p rag.Principal, documentID string) ([]*rag.Chunk, error)
 }
 
 // timed makes a row from per-query times.

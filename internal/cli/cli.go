@@ -135,7 +135,7 @@ func commands() []command {
 				{"drop", "remove an old space's vectors (--force for the one searches use)"},
 			}, run: runSpaces},
 		{name: "bench", summary: "load-test a running server; measure vector search on a generated corpus",
-			synopsis: "http [--url URL] [--clients N] [--duration D] [--k K] [--queries FILE] [--chat-share F] | ragd bench search [--chunks N] [--queries N] [--json]",
+			synopsis: "http [--url URL] [--clients N] [--duration D] [--k K] [--queries FILE] [--chat-share F] | ragd bench search [--chunks N] [--queries N] [--database-url URL] [--json]",
 			subs: []subcommand{{"http", "send POST /api/search from N clients for a duration; print throughput and latency"},
 				{"search", "load a clustered 768-d corpus into a temporary embedded store; time its vector search beside exact float32"}}, run: runBench},
 		{name: "healthcheck", summary: "exit 0 when a running server answers /healthz (the container's HEALTHCHECK)",

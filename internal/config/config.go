@@ -22,7 +22,8 @@ type Config struct {
 	DatabaseURL string
 	// HNSWM and HNSWEfConstruction shape the HNSW index of each new embedding space on PostgreSQL
 	// (RAGD_HNSW_M, default 16; RAGD_HNSW_EF_CONSTRUCTION, default 128); HNSWEfSearch is hnsw.ef_search of
-	// vector searches (RAGD_HNSW_EF_SEARCH, default 100; a search request's ef_search overrides it).
+	// vector searches (RAGD_HNSW_EF_SEARCH; 0, the default, chooses per embedder: postgres.DefaultEfSearch;
+	// a search request's ef_search overrides it).
 	HNSWM, HNSWEfConstruction, HNSWEfSearch int
 	// PGRowSecurity is PostgreSQL row-level security for reads (RAGD_PG_ROW_SECURITY, docs/security.md):
 	// "auto" (default) runs a non-admin principal's reads as PGReaderRole, bound by the policies, when ragd

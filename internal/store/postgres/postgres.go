@@ -43,8 +43,9 @@ type Options struct {
 	// (defaults 16 and 128). Changing them does not rebuild existing indexes.
 	HNSWM              int
 	HNSWEfConstruction int
-	// EfSearch is hnsw.ef_search for vector searches (default 100): the size of the candidate list the
-	// index keeps, traded against latency. Raised to K when K is larger.
+	// EfSearch is hnsw.ef_search for vector searches: the size of the candidate list the index keeps,
+	// traded against latency. Raised to K when K is larger. 0 (default): DefaultEfSearch of the searched
+	// space's embedder.
 	EfSearch int
 	// MaxScanTuples bounds pgvector's iterative index scan for filtered searches (hnsw.max_scan_tuples,
 	// default 20000, pgvector's own default).
@@ -84,9 +85,6 @@ func (o Options) WithDefaults() Options {
 	if o.HNSWEfConstruction == 0 {
 		o.HNSWEfConstruction = 128
 	}
-	if o.EfSearch == 0 {
-		o.EfSearch = 100
-	}
 	if o.MaxScanTuples == 0 {
 		o.MaxScanTuples = 20000
 	}
@@ -108,7 +106,7 @@ func (o Options) validate() error {
 		return rag.Errorf(rag.CodeInvalid, "hnsw m must be between 2 and 100, not %d", o.HNSWM)
 	case o.HNSWEfConstruction < 2*o.HNSWM || o.HNSWEfConstruction > 1000:
 		return rag.Errorf(rag.CodeInvalid, "hnsw ef_construction must be between 2·m and 1000, not %d", o.HNSWEfConstruction)
-	case o.EfSearch < 1 || o.EfSearch > 1000:
+	case o.EfSearch < 0 || o.EfSearch > 1000:
 		return rag.Errorf(rag.CodeInvalid, "hnsw ef_search must be between 1 and 1000, not %d", o.EfSearch)
 	case o.MaxScanTuples < 1:
 		return rag.Errorf(rag.CodeInvalid, "hnsw max_scan_tuples must be positive, not %d", o.MaxScanTuples)

@@ -20,7 +20,8 @@ const (
 // VectorCandidates returns up to q.K chunks of documents visible to p that match q.Filter, nearest to
 // q.Vector by cosine similarity in q.Space, best first.
 //
-// Unrestricted searches walk the HNSW index with hnsw.ef_search = max(EfSearch, K). Restricted ones (a filter,
+// Unrestricted searches walk the HNSW index with hnsw.ef_search = max(ef_search, K), ef_search being
+// the query's, Options.EfSearch or the embedder's default (efsearch.go). Restricted ones (a filter,
 // or a principal who is not an admin) first count the chunks of the matching documents: up to ExactBelow they
 // compare every one of them exactly; above, they walk the index with pgvector's iterative scan, which keeps
 // going until K rows pass the filter (or MaxScanTuples), so a selective filter still yields K rows.
@@ -77,7 +78,7 @@ func (s *Store) vectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		if !exact {
 			// enable_sort off: the count above chose the index, so keep the planner from starting at the
 			// documents and sorting (it would, from stale or skewed estimates).
-			ef := s.opts.EfSearch
+			ef := s.efSearch(q.Space, len(conds) > 0)
 			if q.EfSearch > 0 {
 				ef = min(q.EfSearch, rag.MaxEfSearch)
 			}
@@ -122,51 +123,6 @@ func (s *Store) vectorSQL(sp *space, vec string, conds []string, k int, exact bo
 	return fmt.Sprintf(`WITH r AS MATERIALIZED (
 		SELECT v.chunk_id, %s AS dist FROM %s WHERE %s ORDER BY %s LIMIT %d)
 		SELECT chunk_id, 1 - dist FROM r ORDER BY dist, chunk_id`, dist, from, where(conds), order, k)
-}
-
-// KeywordCandidates returns up to q.K chunks of documents visible to p that match q.Filter and contain any
-// of q.Terms, by BM25, best first.
-//
-// Only the postings of the query terms are read (the primary key's ranges, which include tf and the chunk
-// length); their counts are the terms' document frequencies, taken in the statement's snapshot and so
-// always consistent with the chunks it sees. N and the average length come from corpus_stats.
-func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.Candidate, error) {
-	if q.K <= 0 {
-		return nil, nil
-	}
-	terms, a, conds, err := termQuery(p, q)
-	if err != nil || len(terms) == 0 {
-		return nil, err
-	}
-	join := ""
-	if len(conds) > 0 {
-		join = "JOIN {S}.chunks c ON c.id = p.chunk_id JOIN {S}.documents d ON d.id = c.document_id"
-	}
-	// Per posting: w·tf / (tf + k1·(1-b) + k1·b·dl/avgdl) with w = idf·(k1+1), all in float8 (numeric
-	// arithmetic would triple the cost of a query with common terms).
-	sql := fmt.Sprintf(`WITH st AS (
-			SELECT sum(chunks)::float8 AS n,
-				%[3]g::float8 * sum(chunks)::float8 / GREATEST(sum(terms)::float8, 1) AS c2 FROM {S}.corpus_stats),
-		idf AS (
-			SELECT f.term, GREATEST(ln((st.n - f.df + 0.5) / (f.df + 0.5)), 1e-6) * %[4]g::float8 AS w
-			FROM {S}.term_df(%[1]s::text[]) f, st)
-		SELECT p.chunk_id, sum(idf.w * p.tf / (p.tf + %[2]g::float8 + st.c2 * p.dl)) AS score
-		FROM {S}.postings p JOIN idf ON idf.term = p.term %[5]s CROSS JOIN st
-		WHERE p.term = ANY(%[1]s::text[]) AND %[6]s
-		GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %[7]d`,
-		"$1", bm25K1*(1-bm25B), bm25K1*bm25B, bm25K1+1, join, where(conds), q.K)
-	var out []rag.Candidate
-	err = s.read(ctx, p, func(db querier) error {
-		rows, err := db.Query(ctx, s.q(sql), a...)
-		if err == nil {
-			out, err = collectCandidates(rows)
-		}
-		if err != nil {
-			return fmt.Errorf("keyword candidates: %w", err)
-		}
-		return nil
-	})
-	return out, err
 }
 
 // termQuery returns the distinct terms of q, the statement arguments with those terms first ($1, a text
