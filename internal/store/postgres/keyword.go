@@ -61,7 +61,9 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		return nil, err
 	}
 	var out []rag.Candidate
-	err = s.inTx(ctx, func(db pgx.Tx) error {
+	// One snapshot for the statistics and the postings: the bounds read first must hold for the postings the
+	// query then reads, or a version committed in between could prune every chunk.
+	err = s.inSnapshotTx(ctx, func(db pgx.Tx) error {
 		if err := s.becomeReader(ctx, db, p); err != nil {
 			return err
 		}

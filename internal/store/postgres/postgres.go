@@ -353,7 +353,18 @@ func interpretError(err error) error {
 
 // inTx runs fn in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
+	return s.inTxWith(ctx, pgx.TxOptions{}, fn)
+}
+
+// inSnapshotTx runs fn in a REPEATABLE READ transaction: every statement of fn sees the same snapshot, as a
+// read that plans its second statement from the figures of its first needs (under READ COMMITTED a version
+// committed between the two statements would be seen by the second only).
+func (s *Store) inSnapshotTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.inTxWith(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, fn)
+}
+
+func (s *Store) inTxWith(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, opts)
 	if err != nil {
 		return interpretError(fmt.Errorf("begin: %w", err))
 	}
