@@ -100,7 +100,7 @@ func TestQuestionSets(t *testing.T) {
 }
 
 func spanIn(span, text string) bool {
-	return strings.Contains(Normalize(text), Normalize(span))
+	return strings.Contains(normalizeSpan(text), normalizeSpan(span))
 }
 
 func compact(s string) string {

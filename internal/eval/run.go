@@ -364,9 +364,9 @@ var citeMarker = regexp.MustCompile(`\s?\[\d+\]`)
 // markers removed from the answer, table-cell bars read as spaces, whitespace runs collapsed): a table row
 // "| Walmart | Oakland | 397 |" holds the span "Walmart Oakland 397".
 func ContainsAnswer(answer string, gold []string) bool {
-	a := Normalize(citeMarker.ReplaceAllString(answer, ""))
+	a := normalizeSpan(citeMarker.ReplaceAllString(answer, ""))
 	for _, g := range gold {
-		if g = Normalize(g); g != "" && strings.Contains(a, g) {
+		if g = normalizeSpan(g); g != "" && strings.Contains(a, g) {
 			return true
 		}
 	}
@@ -375,9 +375,9 @@ func ContainsAnswer(answer string, gold []string) bool {
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Normalize is the form answers and gold spans are compared in: NFKC, the bars between a markdown table's
+// normalizeSpan is the form answers and gold spans are compared in: NFKC, the bars between a markdown table's
 // cells read as spaces, whitespace runs collapsed.
-func Normalize(s string) string {
+func normalizeSpan(s string) string {
 	return squash(strings.ReplaceAll(norm.NFKC.String(s), "|", " "))
 }
 
