@@ -8,6 +8,21 @@ export PATH="$PATH:$(go env GOPATH)/bin"
 
 log() { printf '\n=== %s\n' "$*"; }
 
+# --- disk -----------------------------------------------------------------------------------------------
+# The tests write binaries, data directories and a PostgreSQL cluster under $TMPDIR and build into Go's cache;
+# a full disk shows up as PostgreSQL crashing mid-run ("the database system is in recovery mode"). Free the Go
+# build cache (a cache: rebuilt on demand) when space is short, and stop with a clear message if it still is.
+free_gib() { df -Pk "$1" 2>/dev/null | awk 'NR==2 {print int($4/1048576)}'; }
+tmpdir="${TMPDIR:-/tmp}"
+if [ "$(free_gib "$tmpdir")" -lt 10 ]; then
+  log "only $(free_gib "$tmpdir") GiB free under $tmpdir: go clean -cache"
+  go clean -cache
+fi
+if [ "$(free_gib "$tmpdir")" -lt 5 ]; then
+  echo "scripts/test.sh: only $(free_gib "$tmpdir") GiB free under $tmpdir; the tests need about 5 GiB" >&2
+  exit 1
+fi
+
 # --- Debian packages -------------------------------------------------------------------------------------
 need_apt=()
 command -v pdftotext >/dev/null 2>&1 || need_apt+=(poppler-utils)
