@@ -58,7 +58,9 @@
 // list question); else the sentence that follows it on its line when the question asks how, why or whether
 // ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself
 // a question — and for how, why or whether, or after a question the text asks itself ("그럼 예산은 얼마로
-// 잡아야 할까요?"), the rest of that paragraph while it fits. Further sentences
+// 잡아야 할까요?"), the rest of that paragraph while it fits; and for how, why or whether, when that paragraph
+// ends by naming what the next one opens with ("그래서 필요한 게 중복 제거 …" before "중복 제거의 원리는 …"),
+// the next paragraph too, while it fits. Further sentences
 // follow in score order — from any passage, so that two or three passages each holding part of the answer
 // are combined, though a sentence of another document than the best one's only when it holds a focus
 // word the chosen ones lack or scores 0.7 of the best — while they score at least 0.4 of the best, are
@@ -113,7 +115,8 @@
 // adverbs too ("…의 한국어 번역본은 언제 나왔나요?", "세금계산서 발행 되나요? 부가세 환급…"), but for the counter
 // after "몇", a word of one syllable, which has no other form to be found in ("연" of "열었다"), a verb
 // qualifying a noun ("지어준", "굳힌") and the predicate closing a sentence of the question ("불렀는가"),
-// which reworded questions change first (the closing predicate counts for neither side).
+// which reworded questions change first (the closing predicate counts for neither side), nor a verb before
+// "수 있다/없다" ("언제 받을 수 있어요?"), which counts neither missing nor found.
 //
 // Nor is a question that gives a name or number — in English a capitalised word not opening a sentence
 // ("FAA", "Thunderbird"), in any question a number ("2020", "737") or a Latin word inside Korean ("GA4") —

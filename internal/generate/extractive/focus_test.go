@@ -340,3 +340,16 @@ func TestAnswerTypeTakesLong(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateModalVerbNeitherSide: a verb before "수 있다" ("받을 수 있어요") says what may be done with the
+// thing asked about, not what it is; matching another form of it ("받는") does not make up for the absent
+// thing. Asked about something the passages do name, the same question is answered.
+func TestGenerateModalVerbNeitherSide(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "교육 안내", Text: "이번 교육의 마지막 시간입니다. 오늘은 보고서 쓰는 법을 " +
+		"다룹니다.\n\n상담 신청을 받는 병원이나 학원이라면 신청서가 기본입니다. 교재는 첫 시간에 나눠 드립니다."}}
+	checkCovered(t, passages, []coverCase{
+		{"교육 다 들으면 자격증 나오나요? 언제 받을 수 있어요?", false},
+		{"교육 교재는 언제 받을 수 있어요?", true},
+	})
+}

@@ -166,3 +166,18 @@ func TestUnnamedTopicMisspelt(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateNamedParagraphGoesOn: a how/why/whether answer whose paragraph ends by naming what the
+// question needs ("그래서 필요한 게 중복 제거 …") goes on into the next paragraph when it opens with that name
+// ("중복 제거의 원리는 …"), where the how is; a next paragraph opening otherwise is not quoted.
+func TestGenerateNamedParagraphGoesOn(t *testing.T) {
+	t.Parallel()
+	text := "백업 도구는 두 가지를 함께 씁니다. 그런데 이렇게 하면 문제가 하나 생깁니다. 같은 파일이 두 번 저장되는 거죠. " +
+		"그래서 필요한 게 중복 제거입니다.\n\n중복 제거의 원리는 간단해요. 해시가 같으면 하나만 남깁니다.\n\n" +
+		"복원은 관리 화면에서 합니다."
+	passages := []rag.Passage{{N: 1, Title: "백업", Text: text}}
+	got := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "백업 도구 두 개를 같이 쓰면 파일이 두 번 저장되는 거 아닌가요?", Passages: passages})
+	if !strings.Contains(got, "해시가 같으면") || strings.Contains(got, "복원은") {
+		t.Errorf("answer %q: want the paragraph that the name opens, and nothing after it", got)
+	}
+}

@@ -529,6 +529,21 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 				take(g.trim(s, r.qw))
 				used += length(s)
 			}
+			if explain {
+				// A paragraph that ends by naming what the question needs ("그래서 필요한 게 중복 제거 …") is
+				// answered by the next one, which opens with that name ("중복 제거의 원리는 간단해요. …").
+				last := picked[len(picked)-1]
+				for pos, line := last.pos+1, last.line; ; pos++ {
+					s, ok := r.at[[2]int{best.rank, pos}]
+					if !ok || s.heading || used+length(s) > g.opt.MaxChars ||
+						s.line != line && (pos > last.pos+1 || !introduces(last, s, r.qw)) {
+						break
+					}
+					line = s.line
+					take(g.trim(s, r.qw))
+					used += length(s)
+				}
+			}
 		}
 	}
 	for _, s := range r.sents {
@@ -578,6 +593,25 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		return nil
 	}
 	return shown
+}
+
+// introduces reports whether the paragraph opening with s goes on from last, the sentence before it: s's first
+// word is a focus word that last holds and the question does not (the name last gave what it explains).
+func introduces(last, s sentence, qw []qword) bool {
+	words := splitWords(s.text)
+	if len(words) == 0 {
+		return false
+	}
+	first := questionWords(words[0], "")
+	if len(first) == 0 || !first[0].focus || degree(first[0], last.terms) < 1 {
+		return false
+	}
+	for _, w := range qw {
+		if degree(first[0], termSet(strings.Join(w.terms, " "))) >= 0.5 {
+			return false
+		}
+	}
+	return true
 }
 
 // list returns the positions of the list the item s stands in: the items around it and the lead-in that
@@ -991,6 +1025,14 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 			counters[words[i]] = true
 		}
 	}
+	// A verb before "수 있다/없다" ("받을 수 있어요") says what may be done, not what it is done to: it counts
+	// neither found nor missing.
+	modal := map[string]bool{}
+	for i := 0; i+2 < len(words); i++ {
+		if words[i+1] == "수" && (strings.HasPrefix(words[i+2], "있") || strings.HasPrefix(words[i+2], "없")) {
+			modal[words[i]] = true
+		}
+	}
 	var vocab []string
 	for _, p := range passages {
 		vocab = append(vocab, splitWords(p.Text)...)
@@ -1017,7 +1059,7 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 		if w.history && w.focus && !w.given && found(i) {
 			carried++
 		}
-		if !w.focus || w.given || w.history {
+		if !w.focus || w.given || w.history || modal[w.terms[0]] {
 			continue
 		}
 		focus++
@@ -1027,6 +1069,7 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 		if closes {
 			predicates++
 		}
+
 		if !found(i) && !counters[w.terms[0]] && !oneSyllable(w.terms[0]) && !closes && !verbForm(w) {
 			absent++
 		}
