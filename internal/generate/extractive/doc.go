@@ -59,8 +59,10 @@
 // ("어떻게", "왜", "…되나요?", "how"; a lecture states what is asked, then answers it) or when it is itself
 // a question — and for how, why or whether, or after a question the text asks itself ("그럼 예산은 얼마로
 // 잡아야 할까요?"), the rest of that paragraph while it fits; and for how, why or whether, when that paragraph
-// ends by naming what the next one opens with ("그래서 필요한 게 중복 제거 …" before "중복 제거의 원리는 …"),
-// the next paragraph too, while it fits. Further sentences
+// is quoted to its end and ends by naming what the next one opens with ("그래서 필요한 게 중복 제거 …" before
+// "중복 제거의 원리는 …"), or the next one draws its conclusion ("그래서 …를 권합니다", "So, …"), the next
+// paragraph's first sentences too (as many as MaxSentences, within the 600 characters of a list: like a
+// list, an explanation over two paragraphs takes more room). Further sentences
 // follow in score order — from any passage, so that two or three passages each holding part of the answer
 // are combined, though a sentence of another document than the best one's only when it holds a focus
 // word the chosen ones lack or scores 0.7 of the best — while they score at least 0.4 of the best, are

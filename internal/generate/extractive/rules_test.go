@@ -181,3 +181,19 @@ func TestGenerateNamedParagraphGoesOn(t *testing.T) {
 		t.Errorf("answer %q: want the paragraph that the name opens, and nothing after it", got)
 	}
 }
+
+// TestGenerateConcludingParagraphGoesOn: a whether question answered by a paragraph describing a mistake goes
+// on into the next paragraph when it draws the conclusion ("그래서 …"), up to as many sentences as an answer
+// quotes.
+func TestGenerateConcludingParagraphGoesOn(t *testing.T) {
+	t.Parallel()
+	text := "많은 분들이 화분에 물을 매일 주고는 이걸 관리라고 생각하세요. 이 방법에는 함정이 있어요. 뿌리가 숨을 못 쉽니다.\n\n" +
+		"그래서 흙이 마른 걸 손가락으로 확인하고 주는 걸 권합니다. 겉흙이 2cm 말랐을 때가 기준이에요. 화분 받침의 물은 버리세요. " +
+		"겨울에는 간격을 늘립니다. 분갈이는 봄에 합니다.\n\n비료는 한 달에 한 번이면 됩니다."
+	passages := []rag.Passage{{N: 1, Title: "화분", Text: text}}
+	got := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "화분에 물을 매일 주면 그게 관리 맞죠?", Passages: passages})
+	if !strings.Contains(got, "손가락으로 확인") || !strings.Contains(got, "간격을 늘립니다") ||
+		strings.Contains(got, "분갈이는") || strings.Contains(got, "비료는") {
+		t.Errorf("answer %q: want the concluding paragraph's first four sentences, and nothing after them", got)
+	}
+}

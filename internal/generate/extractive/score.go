@@ -529,19 +529,23 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 				take(g.trim(s, r.qw))
 				used += length(s)
 			}
-			if explain {
+			if last := picked[len(picked)-1]; explain {
 				// A paragraph that ends by naming what the question needs ("그래서 필요한 게 중복 제거 …") is
-				// answered by the next one, which opens with that name ("중복 제거의 원리는 간단해요. …").
-				last := picked[len(picked)-1]
-				for pos, line := last.pos+1, last.line; ; pos++ {
-					s, ok := r.at[[2]int{best.rank, pos}]
-					if !ok || s.heading || used+length(s) > g.opt.MaxChars ||
-						s.line != line && (pos > last.pos+1 || !introduces(last, s, r.qw)) {
-						break
+				// answered by the next one, which opens with that name ("중복 제거의 원리는 간단해요. …"); so is
+				// one that describes a problem by the next, which draws the conclusion ("그래서 …를 권합니다").
+				// Like a list, the two paragraphs may take more room than one answer's sentences: the next one's
+				// first sentences, as many as an answer quotes.
+				budget := min(g.p.listChars, 2*g.opt.MaxChars)
+				para, ok := r.at[[2]int{best.rank, last.pos + 1}]
+				if ok && !para.heading && para.line != last.line && (introduces(last, para, r.qw) || concludes(para.text)) {
+					for pos := para.pos; pos < para.pos+g.opt.MaxSentences; pos++ {
+						s, ok := r.at[[2]int{best.rank, pos}]
+						if !ok || s.line != para.line || used+length(s) > budget {
+							break
+						}
+						take(g.trim(s, r.qw))
+						used += length(s)
 					}
-					line = s.line
-					take(g.trim(s, r.qw))
-					used += length(s)
 				}
 			}
 		}
@@ -612,6 +616,16 @@ func introduces(last, s sentence, qw []qword) bool {
 		}
 	}
 	return true
+}
+
+// conclusions open a sentence that draws the conclusion of what came before ("그래서 A/B 테스트 기능을 쓰는 걸
+// 권합니다", "So, …").
+var conclusions = []string{"그래서", "따라서", "그러므로", "그러니까", "결국", "so", "therefore", "thus"}
+
+// concludes reports whether text opens with a conclusion word.
+func concludes(text string) bool {
+	words := splitWords(text)
+	return len(words) > 0 && slices.Contains(conclusions, words[0])
 }
 
 // list returns the positions of the list the item s stands in: the items around it and the lead-in that
