@@ -167,33 +167,39 @@ func TestUnnamedTopicMisspelt(t *testing.T) {
 	}
 }
 
-// TestGenerateNamedParagraphGoesOn: a how/why/whether answer whose paragraph ends by naming what the
-// question needs ("그래서 필요한 게 중복 제거 …") goes on into the next paragraph when it opens with that name
-// ("중복 제거의 원리는 …"), where the how is; a next paragraph opening otherwise is not quoted.
-func TestGenerateNamedParagraphGoesOn(t *testing.T) {
+// TestGenerateNextParagraph: a how/why/whether answer whose paragraph ends by naming what the question needs
+// ("그래서 필요한 게 중복 제거 …") goes on into the next paragraph when it opens with that name ("중복 제거의
+// 원리는 …"), where the how is; so does one describing a mistake into the next paragraph when it draws the
+// conclusion ("그래서 …"), up to as many sentences as an answer quotes. A next paragraph opening otherwise
+// is not quoted.
+func TestGenerateNextParagraph(t *testing.T) {
 	t.Parallel()
-	text := "백업 도구는 두 가지를 함께 씁니다. 그런데 이렇게 하면 문제가 하나 생깁니다. 같은 파일이 두 번 저장되는 거죠. " +
-		"그래서 필요한 게 중복 제거입니다.\n\n중복 제거의 원리는 간단해요. 해시가 같으면 하나만 남깁니다.\n\n" +
-		"복원은 관리 화면에서 합니다."
-	passages := []rag.Passage{{N: 1, Title: "백업", Text: text}}
-	got := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "백업 도구 두 개를 같이 쓰면 파일이 두 번 저장되는 거 아닌가요?", Passages: passages})
-	if !strings.Contains(got, "해시가 같으면") || strings.Contains(got, "복원은") {
-		t.Errorf("answer %q: want the paragraph that the name opens, and nothing after it", got)
-	}
-}
-
-// TestGenerateConcludingParagraphGoesOn: a whether question answered by a paragraph describing a mistake goes
-// on into the next paragraph when it draws the conclusion ("그래서 …"), up to as many sentences as an answer
-// quotes.
-func TestGenerateConcludingParagraphGoesOn(t *testing.T) {
-	t.Parallel()
-	text := "많은 분들이 화분에 물을 매일 주고는 이걸 관리라고 생각하세요. 이 방법에는 함정이 있어요. 뿌리가 숨을 못 쉽니다.\n\n" +
-		"그래서 흙이 마른 걸 손가락으로 확인하고 주는 걸 권합니다. 겉흙이 2cm 말랐을 때가 기준이에요. 화분 받침의 물은 버리세요. " +
-		"겨울에는 간격을 늘립니다. 분갈이는 봄에 합니다.\n\n비료는 한 달에 한 번이면 됩니다."
-	passages := []rag.Passage{{N: 1, Title: "화분", Text: text}}
-	got := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "화분에 물을 매일 주면 그게 관리 맞죠?", Passages: passages})
-	if !strings.Contains(got, "손가락으로 확인") || !strings.Contains(got, "간격을 늘립니다") ||
-		strings.Contains(got, "분갈이는") || strings.Contains(got, "비료는") {
-		t.Errorf("answer %q: want the concluding paragraph's first four sentences, and nothing after them", got)
+	for _, tc := range []struct {
+		question, text string
+		want, not      []string
+	}{
+		{"백업 도구 두 개를 같이 쓰면 파일이 두 번 저장되는 거 아닌가요?",
+			"백업 도구는 두 가지를 함께 씁니다. 그런데 이렇게 하면 문제가 하나 생깁니다. 같은 파일이 두 번 저장되는 거죠. " +
+				"그래서 필요한 게 중복 제거입니다.\n\n중복 제거의 원리는 간단해요. 해시가 같으면 하나만 남깁니다.\n\n" +
+				"복원은 관리 화면에서 합니다.",
+			[]string{"해시가 같으면"}, []string{"복원은"}},
+		{"화분에 물을 매일 주면 그게 관리 맞죠?",
+			"많은 분들이 화분에 물을 매일 주고는 이걸 관리라고 생각하세요. 이 방법에는 함정이 있어요. 뿌리가 숨을 못 쉽니다.\n\n" +
+				"그래서 흙이 마른 걸 손가락으로 확인하고 주는 걸 권합니다. 겉흙이 2cm 말랐을 때가 기준이에요. 화분 받침의 물은 버리세요. " +
+				"겨울에는 간격을 늘립니다. 분갈이는 봄에 합니다.\n\n비료는 한 달에 한 번이면 됩니다.",
+			[]string{"손가락으로 확인", "간격을 늘립니다"}, []string{"분갈이는", "비료는"}},
+	} {
+		passages := []rag.Passage{{N: 1, Title: "안내", Text: tc.text}}
+		got := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: tc.question, Passages: passages})
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q: answer %q lacks %q", tc.question, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%q: answer %q holds %q", tc.question, got, n)
+			}
+		}
 	}
 }
