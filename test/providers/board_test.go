@@ -92,9 +92,9 @@ func aiAnswers(th qa.Thread) []*rag.BoardAnswer {
 // duplicate pairs are found by the board's similar questions (embedding, terms and the documents of the
 // questions' best passages; docs/qa.md "Similar questions").
 const (
-	floorAnswered  = 12
-	floorNotFound  = 3
-	floorDupsFound = 3
+	floorAnswered  = 20
+	floorNotFound  = 6
+	floorDupsFound = 4
 )
 
 // TestLecturesBoard is the "Show" on the real binary and the offline defaults: load the sample
