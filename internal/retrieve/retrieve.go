@@ -310,9 +310,11 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 		sims[c.ChunkID] = c.Score
 	}
 	fused := r.fuse(vec, kw, inDoc)
+	// The passages read by the stages below (feedback, symbols, hydration) are read once for the search.
+	read := hitCache{}
 	if r.opt.Feedback > 0 && r.opt.VectorWeight > 0 && qvec != nil && len(fused) > 0 {
 		t := time.Now()
-		v2, err := r.feedback(ctx, qvec, fused, nc)
+		v2, err := r.feedback(ctx, read, qvec, fused, nc)
 		if err != nil {
 			return nil, err
 		}
@@ -329,11 +331,11 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 	if r.opt.Rerank.Encoder != nil {
 		want = max(k, r.opt.Rerank.TopN)
 	}
-	if fused, err = r.symbolsFirst(ctx, fused, query); err != nil {
+	if fused, err = r.symbolsFirst(ctx, read, fused, query); err != nil {
 		return nil, err
 	}
 	capN, share := r.capPerDocument(req)
-	return r.hydrate(ctx, fused, want, queries, capN, share)
+	return r.hydrate(ctx, read, fused, want, queries, capN, share)
 }
 
 // feedback re-ranks the candidate pool (both lists) by a query vector moved towards the embeddings of the
@@ -341,13 +343,13 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 // rise, not only those that share the query's few words. Re-scoring the pool instead of searching all
 // vectors again costs a few hundred dot products; measured on the shared sets it ranks as well
 // (docs/retrieval.md).
-func (r *Retriever) feedback(ctx context.Context, q []float32, fused []scored, nc int) ([]rag.Candidate, error) {
+func (r *Retriever) feedback(ctx context.Context, read hitCache, q []float32, fused []scored, nc int) ([]rag.Candidate, error) {
 	n := min(r.opt.Feedback, len(fused))
 	ids := make([]int64, n)
 	for i := range ids {
 		ids[i] = fused[i].id
 	}
-	top, err := r.store.Hits(ctx, ids)
+	top, err := read.hits(ctx, r.store, ids)
 	if err != nil || len(top) == 0 {
 		return nil, err
 	}
@@ -573,7 +575,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries []string, capN int, share float64) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, read hitCache, fused []scored, k int, queries []string, capN int, share float64) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
 	reranks := r.opt.Rerank.Weights.Any()
@@ -591,16 +593,11 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 		for i, s := range part {
 			ids[i] = s.id
 		}
-		loaded, err := r.store.Hits(ctx, ids)
-		if err != nil {
+		if err := read.load(ctx, r.store, ids); err != nil {
 			return nil, err
 		}
-		byID := make(map[int64]rag.Hit, len(loaded))
-		for _, h := range loaded {
-			byID[h.ID] = h
-		}
 		for _, s := range part {
-			h, ok := byID[s.id]
+			h, ok := read[s.id]
 			if !ok {
 				continue // deleted since the candidate queries ran
 			}
@@ -636,6 +633,46 @@ func (r *Retriever) hydrate(ctx context.Context, fused []scored, k int, queries 
 		hits = hits[:k]
 	}
 	return hits, nil
+}
+
+// hitCache holds the passages (rag.Store.Hits) one search has read, by chunk ID, so that a stage reads
+// only those the stages before it did not: the symbol stage's window and the feedback's best passages are
+// among the first the hydration needs.
+type hitCache map[int64]rag.Hit
+
+// load reads the passages of ids that c lacks. IDs that no longer exist stay absent.
+func (c hitCache) load(ctx context.Context, st rag.Store, ids []int64) error {
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := c[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	loaded, err := st.Hits(ctx, missing)
+	if err != nil {
+		return err
+	}
+	for _, h := range loaded {
+		c[h.ID] = h
+	}
+	return nil
+}
+
+// hits returns the passages of ids that exist, in the order of ids, reading those c lacks.
+func (c hitCache) hits(ctx context.Context, st rag.Store, ids []int64) ([]rag.Hit, error) {
+	if err := c.load(ctx, st, ids); err != nil {
+		return nil, err
+	}
+	out := make([]rag.Hit, 0, len(ids))
+	for _, id := range ids {
+		if h, ok := c[id]; ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // merge puts the passages over the per-document cap (over, in order) back among the others (within, in

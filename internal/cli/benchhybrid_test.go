@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/retrieve"
+	"github.com/ragd/ragd/internal/store/sqlite"
+	"github.com/ragd/ragd/internal/textproc"
+	"github.com/ragd/ragd/internal/vindex"
+)
+
+// BenchmarkHybridSearch times the retriever behind /api/search on `ragd bench search`'s corpus, as its
+// hybrid row does (both lists of 100, fusion, hydration; threshold off), and reports p50/p95, the CPU time
+// per query (user + system of the process: less sensitive than latency to the other work on the machine)
+// and recall@10 against the exact fusion. The corpus has RAGD_BENCH_CHUNKS chunks (default 100,000) and is
+// built once into RAGD_BENCH_DIR (default: a folder in the temp dir, kept between runs because building
+// it takes minutes; delete it when done). Profile it with -cpuprofile:
+//
+//	go test ./internal/cli -run '^$' -bench HybridSearch -benchtime 400x -cpuprofile /tmp/hybrid.prof
+func BenchmarkHybridSearch(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("RAGD_BENCH_CHUNKS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := os.Getenv("RAGD_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "ragd-bench-hybrid-"+strconv.Itoa(n))
+	}
+	const nq = 200
+	ctx := context.Background()
+	c := newBenchCorpus(n, nq, benchSpace.Dim)
+	st, rowOf := openHybridCorpus(ctx, b, dir, c)
+	emb := benchEmbedder{vecs: map[string][]float32{}}
+	for i, q := range c.qtexts {
+		emb.vecs[q], emb.vecs[textproc.Normalize(q)] = c.query(i), c.query(i)
+	}
+	r, err := retrieve.New(st, emb, retrieve.Options{MinSimilarity: -1}.WithDefaultsFor(benchSpace))
+	if err != nil {
+		b.Fatal(err)
+	}
+	search := func(i int) []vindex.Hit {
+		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: c.qtexts[i], K: 10})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := make([]vindex.Hit, len(res.Hits))
+		for j, h := range res.Hits {
+			out[j] = vindex.Hit{Row: rowOf[h.ID]}
+		}
+		return out
+	}
+	got := make([][]vindex.Hit, nq)
+	for i := range nq { // warms the caches and checks the results
+		got[i] = search(i)
+	}
+	var lat []time.Duration
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		t := time.Now()
+		search(i % nq)
+		lat = append(lat, time.Since(t))
+		i++
+	}
+	cpu := cpuTime() - cpu0
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
+	b.ReportMetric(recall(got, c.exactHybrid), "recall@10")
+}
+
+// openHybridCorpus opens the corpus's store in dir, building it there first when it is not (complete).
+func openHybridCorpus(ctx context.Context, b *testing.B, dir string, c *benchCorpus) (*sqlite.Store, map[int64]int32) {
+	b.Helper()
+	rowsFile := filepath.Join(dir, "rows.json")
+	var rowOf map[int64]int32
+	if data, err := os.ReadFile(rowsFile); err == nil && json.Unmarshal(data, &rowOf) == nil && len(rowOf) == len(c.texts) {
+		st, err := sqlite.Open(ctx, dir, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		if _, _, err := st.WaitVectorIndex(ctx, benchSpace); err != nil {
+			b.Fatal(err)
+		}
+		return st, rowOf
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("building the %d-chunk corpus in %s", len(c.texts), dir)
+	st, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	if rowOf, err = loadBenchCorpus(ctx, st, c); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := st.WaitVectorIndex(ctx, benchSpace); err != nil {
+		b.Fatal(err)
+	}
+	data, err := json.Marshal(rowOf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(rowsFile, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return st, rowOf
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
