@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/retrieve"
-	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/textproc"
 	"github.com/ragd/ragd/internal/vindex"
 )
@@ -108,10 +106,11 @@ func (c *benchCorpus) benchRun(f func(i int) ([]vindex.Hit, error)) ([][]vindex.
 	return got, times, nil
 }
 
-// measureRagd times the embedded store's vector and keyword candidates and the retriever's hybrid
-// search (the one behind /api/search, with the relevance threshold off so that every query returns 10).
-// The keyword row's memory is the database file's size (FTS5 reads its pages as it needs them).
-func (c *benchCorpus) measureRagd(ctx context.Context, st *sqlite.Store, dir string, rowOf map[int64]int32, mem int64, build float64) ([]searchRow, error) {
+// measureRagd times a store's vector and keyword candidates and the retriever's hybrid search over it (the
+// one behind /api/search, with the relevance threshold off so that every query returns 10); its rows are
+// named system. mem is the vector and hybrid rows' memory, kwMem the keyword row's (the embedded store's
+// database file, which FTS5 reads as it needs; PostgreSQL's postings with their indexes).
+func (c *benchCorpus) measureRagd(ctx context.Context, st rag.Store, system string, rowOf map[int64]int32, mem, kwMem int64, build float64) ([]searchRow, error) {
 	hitsOf := func(ids []int64) []vindex.Hit {
 		out := make([]vindex.Hit, len(ids))
 		for j, id := range ids {
@@ -133,13 +132,13 @@ func (c *benchCorpus) measureRagd(ctx context.Context, st *sqlite.Store, dir str
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, timed("ragd embedded", "vector", times, recall(got, c.exactVec), mem, build))
+	rows = append(rows, timed(system, "vector", times, recall(got, c.exactVec), mem, build))
 	if got, times, err = c.benchRun(func(i int) ([]vindex.Hit, error) {
 		return candidates(st.KeywordCandidates(ctx, rag.LocalPrincipal, rag.KeywordQuery{Terms: textproc.QueryTerms(c.qtexts[i]), K: 10}))
 	}); err != nil {
 		return nil, err
 	}
-	rows = append(rows, timed("ragd embedded", "keyword", times, recall(got, c.exactKw), fileBytes(filepath.Join(dir, sqlite.FileName)), build))
+	rows = append(rows, timed(system, "keyword", times, recall(got, c.exactKw), kwMem, build))
 	emb := benchEmbedder{vecs: map[string][]float32{}}
 	for i, q := range c.qtexts {
 		emb.vecs[q], emb.vecs[textproc.Normalize(q)] = c.query(i), c.query(i)
@@ -161,7 +160,7 @@ func (c *benchCorpus) measureRagd(ctx context.Context, st *sqlite.Store, dir str
 	}); err != nil {
 		return nil, err
 	}
-	rows = append(rows, timed("ragd embedded", "hybrid", times, recall(got, c.exactHybrid), mem, build))
+	rows = append(rows, timed(system, "hybrid", times, recall(got, c.exactHybrid), mem, build))
 	return rows, nil
 }
 

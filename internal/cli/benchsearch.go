@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	build := time.Since(start).Seconds()
-	ragdRows, err := c.measureRagd(ctx, st, dir, rowOf, int64(len(c.vecs))*4+indexBytes, build)
+	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, int64(len(c.vecs))*4+indexBytes, fileBytes(filepath.Join(dir, sqlite.FileName)), build)
 	if err != nil {
 		return err
 	}

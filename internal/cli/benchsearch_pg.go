@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/store/postgres"
 	"github.com/ragd/ragd/internal/vindex"
 )
@@ -22,7 +21,8 @@ var benchEfSearch = []int{40, 100, 200, 400}
 
 // benchPostgres measures, on the PostgreSQL server at url, in a schema of its own that it drops afterwards:
 // ragd's PostgreSQL store (the corpus loaded through its write path, documents of 10 chunks with their HNSW
-// index kept as they commit; top-k through VectorCandidates at the store's default ef_search for the space)
+// index kept as they commit; the vector, keyword and hybrid rows of measureRagd, vectors at the store's
+// default ef_search for the space)
 // and pgvector's HNSW index queried directly (a plain table of the same vectors inserted in batches of 500,
 // the index built once afterwards with ragd's m and ef_construction; one SELECT … ORDER BY <=> LIMIT k per
 // query at each of benchEfSearch). Recall@10 is against exact float32 search (exact).
@@ -52,34 +52,24 @@ func benchPostgres(ctx context.Context, url string, c *benchCorpus, k int) ([]se
 	}
 	defer st.Close()
 
-	nq := len(exact)
-	times := make([]time.Duration, nq)
 	start := time.Now()
 	rowOf, err := loadBenchCorpus(ctx, st, c)
 	if err != nil {
 		return nil, err
 	}
 	build := time.Since(start).Seconds()
-	var recall float64
-	for i := range nq {
-		t := time.Now()
-		got, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: queries[i*dim : (i+1)*dim], K: k})
-		times[i] = time.Since(t)
-		if err != nil {
-			return nil, err
-		}
-		hits := make([]vindex.Hit, len(got))
-		for j, c := range got {
-			hits[j] = vindex.Hit{Row: rowOf[c.ChunkID]}
-		}
-		recall += vindex.Recall(hits, exact[i])
+	// The sizes on disk: the space's vector table with its HNSW index, and the postings with their indexes
+	// and the term statistics.
+	var vecMem, kwMem int64
+	if err := conn.QueryRow(ctx, `SELECT pg_total_relation_size(format('%I.vectors_%s', $1::text, s.id)::regclass),
+			pg_total_relation_size(format('%I.postings', $1::text)::regclass) + pg_total_relation_size(format('%I.term_stats', $1::text)::regclass)
+		FROM `+pgx.Identifier{schema, "spaces"}.Sanitize()+` s WHERE s.provider = $2`, schema, benchSpace.Provider).Scan(&vecMem, &kwMem); err != nil {
+		return nil, fmt.Errorf("bench search: table sizes: %w", err)
 	}
-	var mem int64
-	if err := conn.QueryRow(ctx, `SELECT pg_total_relation_size(format('%I.vectors_%s', $1::text, s.id)::regclass)
-		FROM `+pgx.Identifier{schema, "spaces"}.Sanitize()+` s WHERE s.provider = $2`, schema, benchSpace.Provider).Scan(&mem); err != nil {
-		return nil, fmt.Errorf("bench search: vector table size: %w", err)
+	rows, err := c.measureRagd(ctx, st, fmt.Sprintf("ragd postgres (ef_search %d)", postgres.DefaultEfSearch(benchSpace)), rowOf, vecMem, kwMem, build)
+	if err != nil {
+		return nil, err
 	}
-	rows := []searchRow{timed(fmt.Sprintf("ragd postgres (ef_search %d)", postgres.DefaultEfSearch(benchSpace)), "vector", times, recall/float64(nq), mem, build)}
 
 	direct, err := benchPgvector(ctx, conn, schema, vecs, queries, exact, n, dim, k)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestBenchSearchPostgres runs `ragd bench search --database-url` against the test PostgreSQL: the rows of
-// ragd's PostgreSQL store and of pgvector's index at each ef_search are there, with recall measured against
+// ragd's PostgreSQL store (vector, keyword, hybrid) and of pgvector's index at each ef_search are there, with recall measured against
 // exact search, the benchmark's schema is gone afterwards, and an unreachable server is an error.
 func TestBenchSearchPostgres(t *testing.T) {
 	url := os.Getenv("RAGD_TEST_DATABASE_URL")
@@ -32,19 +32,26 @@ func TestBenchSearchPostgres(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	want := []string{"ragd postgres (ef_search 100)", "pgvector HNSW (ef_search 40)", "pgvector HNSW (ef_search 100)",
-		"pgvector HNSW (ef_search 200)", "pgvector HNSW (ef_search 400)"}
-	byName := map[string]searchRow{}
+	type key struct{ system, kind string }
+	want := []key{{"ragd postgres (ef_search 100)", "vector"}, {"ragd postgres (ef_search 100)", "keyword"},
+		{"ragd postgres (ef_search 100)", "hybrid"}, {"pgvector HNSW (ef_search 40)", "vector"},
+		{"pgvector HNSW (ef_search 100)", "vector"}, {"pgvector HNSW (ef_search 200)", "vector"}, {"pgvector HNSW (ef_search 400)", "vector"}}
+	byName := map[key]searchRow{}
 	for _, r := range got.Rows {
-		byName[r.System] = r
+		byName[key{r.System, r.Kind}] = r
 	}
-	for _, name := range want {
-		r, ok := byName[name]
+	for _, w := range want {
+		r, ok := byName[w]
 		if !ok {
-			t.Fatalf("no row %q in %+v", name, got.Rows)
+			t.Fatalf("no row %q %s in %+v", w.system, w.kind, got.Rows)
 		}
-		if r.Kind != "vector" || r.RecallAt10 < 0.5 || r.RecallAt10 > 1 || r.P50ms <= 0 || r.P95ms < r.P50ms || r.QPS <= 0 ||
-			r.MemoryBytes < 1000*768*4 || r.BuildS <= 0 {
+		// The keyword row is exact BM25 (ties aside); vector rows hold at least the vectors.
+		minRecall, minBytes := 0.5, int64(1000*768*4)
+		if w.kind == "keyword" {
+			minRecall, minBytes = 0.99, 1000
+		}
+		if r.RecallAt10 < minRecall || r.RecallAt10 > 1 || r.P50ms <= 0 || r.P95ms < r.P50ms || r.QPS <= 0 ||
+			r.MemoryBytes < minBytes || r.BuildS <= 0 {
 			t.Errorf("row %+v", r)
 		}
 	}
