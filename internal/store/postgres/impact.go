@@ -50,7 +50,7 @@ func impactOrder() string {
 var impactFirst = func(k int) int { return 4*k + 16 }
 
 // impactMaxRead is how many postings a query reads at most before it runs the MaxScore statement instead.
-var impactMaxRead = 40_000
+var impactMaxRead = 4_000
 
 // impactBatch is how many chunks one round of lookups completes.
 const impactBatch = 256
