@@ -56,7 +56,7 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 	if q.K <= 0 {
 		return nil, nil
 	}
-	terms, _, conds, err := termQuery(p, q)
+	terms, _, _, err := termQuery(p, q)
 	if err != nil || len(terms) == 0 {
 		return nil, err
 	}
@@ -71,25 +71,14 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		if err != nil || len(ts) == 0 {
 			return err
 		}
-		// No JIT: compiling costs more than running.
-		if _, err := db.Exec(ctx, `SELECT set_config('jit', 'off', true)`); err != nil {
-			return fmt.Errorf("keyword candidates: settings: %w", err)
-		}
-		if len(conds) == 0 { // every chunk counts: read the terms' postings best first (impact.go)
-			c, ok, err := s.keywordImpact(ctx, db, ts, c2, q.K)
-			if err != nil || ok {
-				out = c
-				return err
-			}
-		}
 		var a args
 		sql, err := keywordSQL(&a, p, q, ts, c2)
 		if err != nil {
 			return err
 		}
 		// Hash aggregation: the planner cannot know how many postings the terms chosen inside the statement
-		// have, and would sort them all by chunk to group them.
-		if _, err := db.Exec(ctx, `SELECT set_config('enable_sort', 'off', true)`); err != nil {
+		// have, and would sort them all by chunk to group them. No JIT: compiling costs more than running.
+		if _, err := db.Exec(ctx, `SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`); err != nil {
 			return fmt.Errorf("keyword candidates: settings: %w", err)
 		}
 		rows, err := db.Query(ctx, s.q(sql), a...)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -91,59 +89,6 @@ func TestKeywordTopK(t *testing.T) {
 			inTagged[c.ID] = tagged[d.ID]
 		}
 	}
-	queries := []string{vocab[0], vocab[0] + " " + vocab[1], vocab[200] + " " + vocab[0] + " " + vocab[2], vocab[299] + " " + vocab[1]}
-	for range 40 {
-		ws := make([]string, 1+r.IntN(6))
-		for i := range ws {
-			if r.IntN(2) == 0 {
-				ws[i] = vocab[zipf.Uint64()]
-			} else {
-				ws[i] = vocab[r.IntN(len(vocab))]
-			}
-		}
-		queries = append(queries, strings.Join(ws, " "))
-	}
-	// The unfiltered queries read impact-ordered postings (impact.go): with the defaults; one posting per term
-	// in the first round (many rounds); a reference length far below the corpus's (c0 > c: bounds from r < 1);
-	// and a read limit of 0 (the MaxScore statement instead).
-	type impact struct {
-		name    string
-		first   func(int) int
-		c0      float64
-		maxRead int
-	}
-	defaults := impact{"default", impactFirst, impactC0, impactMaxRead}
-	t.Cleanup(func() { impactFirst, impactC0, impactMaxRead = defaults.first, defaults.c0, defaults.maxRead })
-	for _, v := range []impact{defaults, {"depth1", func(int) int { return 1 }, impactC0, 1 << 30},
-		{"c0high", func(int) int { return 2 }, 0.5, 1 << 30}, {"maxscore", impactFirst, impactC0, 0}} {
-		impactFirst, impactC0, impactMaxRead = v.first, v.c0, v.maxRead
-		checkTopK(t, s, v.name, queries, texts, inTagged)
-		// The threshold algorithm itself answered (not the MaxScore statement behind it).
-		if v.maxRead > 0 {
-			for _, q := range queries {
-				err := s.inSnapshotTx(ctx, func(tx pgx.Tx) error {
-					ts, c2, err := s.keywordTerms(ctx, tx, textproc.QueryTerms(q))
-					if err != nil {
-						return err
-					}
-					if _, ok, err := s.keywordImpact(ctx, tx, ts, c2, 10); err != nil || !ok {
-						return fmt.Errorf("%s: %q: impact-ordered read gave up (%v)", v.name, q, err)
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-}
-
-// checkTopK compares the keyword query with a reference BM25 over texts (chunk ID → text) for each of
-// queries, k = 1, 3, 10, 40, unfiltered and filtered to the tagged chunks.
-func checkTopK(t *testing.T, s *Store, name string, queries []string, texts map[int64]string, inTagged map[int64]bool) {
-	t.Helper()
-	ctx := t.Context()
 	type scored struct {
 		id    int64
 		score float64
@@ -163,6 +108,18 @@ func checkTopK(t *testing.T, s *Store, name string, queries []string, texts map[
 		})
 		return all[:min(k, len(all))]
 	}
+	queries := []string{vocab[0], vocab[0] + " " + vocab[1], vocab[200] + " " + vocab[0] + " " + vocab[2], vocab[299] + " " + vocab[1]}
+	for range 40 {
+		ws := make([]string, 1+r.IntN(6))
+		for i := range ws {
+			if r.IntN(2) == 0 {
+				ws[i] = vocab[zipf.Uint64()]
+			} else {
+				ws[i] = vocab[r.IntN(len(vocab))]
+			}
+		}
+		queries = append(queries, strings.Join(ws, " "))
+	}
 	all := func(int64) bool { return true }
 	for _, q := range queries {
 		terms := textproc.QueryTerms(q)
@@ -178,14 +135,14 @@ func checkTopK(t *testing.T, s *Store, name string, queries []string, texts map[
 					t.Fatal(err)
 				}
 				if len(got) != len(want) {
-					t.Fatalf("%s: %q k=%d tags=%v: %d candidates, reference has %d", name, q, k, f.filter.Tags, len(got), len(want))
+					t.Fatalf("%q k=%d tags=%v: %d candidates, reference has %d", q, k, f.filter.Tags, len(got), len(want))
 				}
 				for i, g := range got {
 					w := want[i]
 					// A different chunk is right only when it ties with the reference's at that rank.
 					if math.Abs(g.Score-w.score) > 1e-9*math.Max(1, w.score) || (g.ChunkID != w.id && math.Abs(ref[g.ChunkID]-w.score) > 1e-9) {
-						t.Fatalf("%s: %q k=%d tags=%v rank %d: chunk %d score %.12f; reference chunk %d score %.12f",
-							name, q, k, f.filter.Tags, i+1, g.ChunkID, g.Score, w.id, w.score)
+						t.Fatalf("%q k=%d tags=%v rank %d: chunk %d score %.12f; reference chunk %d score %.12f",
+							q, k, f.filter.Tags, i+1, g.ChunkID, g.Score, w.id, w.score)
 					}
 				}
 			}
