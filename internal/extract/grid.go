@@ -26,6 +26,8 @@ const (
 	maxPageRules = 4000  // rules kept per page
 	maxGrids     = 64    // tables looked for per page
 	maxGridCells = 10000 // a grid of more cells is not read as a table
+	openMin      = 12.0  // column rules running on this far past a table's last row rule leave it open there
+	maxOpenLines = 2000  // an open part of more lines of text is not cut into rows
 )
 
 // readRules reads the horizontal and vertical strokes of a page's path objects: a path whose box is thin is
@@ -181,6 +183,11 @@ type grid struct {
 	xs, ys []float64
 	cells  [][][]string
 	h      float64 // median character height in it
+	// open tells which ends have no rule of their own (the column rules run on past the last row rule):
+	// a table that goes on from the previous page or onto the next. head is the number of rows (of ys)
+	// ruled off above a body left open at the bottom: the table's header.
+	open struct{ top, bottom bool }
+	head int
 }
 
 // clusterPos returns the distinct positions of strokes, those within ruleTol taken as one, ascending.
@@ -228,7 +235,7 @@ func findGrids(pc pageChars) ([]grid, []pchar) {
 		}
 	}
 	hs, vs = mergeStrokes(hs), mergeStrokes(vs)
-	if len(hs) < 2 || len(vs) < 3 {
+	if len(vs) < 3 {
 		return nil, pc.chars
 	}
 	// Strokes that cross or touch are one table (union-find over horizontal then vertical strokes).
@@ -265,18 +272,45 @@ func findGrids(pc pageChars) ([]grid, []pchar) {
 		}
 		comps[root] = c
 	}
+	// Column rules that cross no row rule (a page in the middle of a table whose rows are not ruled) are a
+	// table when at least three of them run the same length side by side.
+	var frames [][2][]stroke
+	for _, root := range roots {
+		c := comps[root]
+		if len(c[0]) > 0 || len(c[1]) != 1 {
+			continue
+		}
+		v := c[1][0]
+		k := slices.IndexFunc(frames, func(f [2][]stroke) bool {
+			w := f[1][0]
+			return math.Abs(w.lo-v.lo) <= ruleTol && math.Abs(w.hi-v.hi) <= ruleTol
+		})
+		if k < 0 {
+			frames = append(frames, [2][]stroke{nil, {v}})
+			continue
+		}
+		frames[k][1] = append(frames[k][1], v)
+	}
+	all := make([][2][]stroke, 0, len(roots)+len(frames))
+	for _, root := range roots {
+		all = append(all, comps[root])
+	}
 	taken := make([]bool, len(pc.chars))
 	var grids []grid
 	tried := 0
-	for _, root := range roots {
-		c := comps[root]
-		if len(c[0]) < 2 || len(c[1]) < 3 {
+	for _, c := range append(all, frames...) {
+		if len(c[1]) < 3 {
 			continue
 		}
 		if tried++; tried > maxGrids {
 			break
 		}
-		if g, ok := cutGrid(pc.chars, taken, c[0], c[1]); ok {
+		hs, open, head := closeOpen(pc.chars, c[0], c[1])
+		if len(hs) < 2 {
+			continue
+		}
+		if g, ok := cutGrid(pc.chars, taken, hs, c[1]); ok {
+			g.open, g.head = open, head
 			grids = append(grids, g)
 		}
 	}
@@ -290,6 +324,138 @@ func findGrids(pc pageChars) ([]grid, []pchar) {
 		}
 	}
 	return grids, rest
+}
+
+// closeOpen closes a table whose outer column rules run on past its first or last row rule (or that has
+// no row rules): the ends of the column rules stand for the missing rules, and the open part, which holds
+// rows that are not ruled off from one another, is cut into rows (splitOpen). It returns the row rules
+// with those added, which ends were open, and how many rows lie above a body open at the bottom.
+func closeOpen(chars []pchar, hs, vs []stroke) ([]stroke, struct{ top, bottom bool }, int) {
+	var open struct{ top, bottom bool }
+	xs := clusterPos(vs)
+	left, right := xs[0], xs[len(xs)-1]
+	// The outer rules' reach: both must run on for the table to be open.
+	reach := func(x float64) (lo, hi float64) {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, v := range vs {
+			if math.Abs(v.pos-x) <= ruleTol {
+				lo, hi = min(lo, v.lo), max(hi, v.hi)
+			}
+		}
+		return lo, hi
+	}
+	llo, lhi := reach(left)
+	rlo, rhi := reach(right)
+	bottom, top := max(llo, rlo), min(lhi, rhi)
+	// Only rules across the whole table close it.
+	lowest, highest := math.Inf(1), math.Inf(-1)
+	for _, h := range hs {
+		if h.lo <= left+ruleTol && h.hi >= right-ruleTol {
+			lowest, highest = min(lowest, h.pos), max(highest, h.pos)
+		}
+	}
+	out := slices.Clone(hs)
+	across := func(y float64) { out = append(out, stroke{y, left, right}) }
+	head := 0
+	if math.IsInf(lowest, 1) { // no row rule across: open at both ends
+		if top-bottom < openMin {
+			return hs, open, 0
+		}
+		open.top, open.bottom = true, true
+		across(top)
+		across(bottom)
+		for _, y := range splitOpen(chars, xs, bottom, top) {
+			across(y)
+		}
+		return out, open, 0
+	}
+	if top-highest >= openMin {
+		open.top = true
+		across(top)
+		for _, y := range splitOpen(chars, xs, highest, top) {
+			across(y)
+		}
+	}
+	if lowest-bottom >= openMin {
+		open.bottom = true
+		if !open.top {
+			head = len(clusterPos(hs)) - 1
+		}
+		across(bottom)
+		for _, y := range splitOpen(chars, xs, bottom, lowest) {
+			across(y)
+		}
+	}
+	return out, open, head
+}
+
+// splitOpen finds where the rows of a table's part without row rules (between y lo and hi, columns at
+// xs) begin: at a line of the first column that starts a paragraph (a list item, an article, or a line
+// after a sentence's end, a short line or a gap) where each other column either has no line or also
+// starts one — the way a comparison table sets an old and a new text side by side. It returns the y of a
+// rule above each such line, but the first.
+func splitOpen(chars []pchar, xs []float64, lo, hi float64) []float64 {
+	type cline struct {
+		y0, y1, h float64
+		start     bool
+	}
+	in := make([][]pchar, len(xs)-1)
+	for _, ch := range chars {
+		cx, cy := (ch.x0+ch.x1)/2, ch.cy()
+		if cx <= xs[0] || cx >= xs[len(xs)-1] || cy <= lo || cy >= hi {
+			continue
+		}
+		c, _ := slices.BinarySearch(xs, cx)
+		in[c-1] = append(in[c-1], ch)
+	}
+	cols := make([][]cline, len(xs)-1)
+	lines := 0
+	for c, cs := range in {
+		rows := buildRows(pageChars{chars: cs})
+		if lines += len(rows); lines > maxOpenLines {
+			return nil
+		}
+		right := math.Inf(-1)
+		var ds []float64
+		for i, r := range rows {
+			right = max(right, r.segs[len(r.segs)-1].x1)
+			if i > 0 {
+				ds = append(ds, rows[i-1].y0-r.y0)
+			}
+		}
+		pitch := median(ds)
+		for i, r := range rows {
+			l := cline{y0: r.y0, y1: r.y1, h: r.h, start: i == 0}
+			if i > 0 {
+				p := rows[i-1]
+				l.start = isListStart(r.text()) || endsSentence(p.text()) ||
+					p.segs[len(p.segs)-1].x1 < right-1.5*p.h || (pitch > 0 && p.y0-r.y0 > 1.4*pitch)
+			}
+			cols[c] = append(cols[c], l)
+		}
+	}
+	var out []float64
+	for _, l := range cols[0] {
+		if !l.start {
+			continue
+		}
+		above := math.Inf(1) // the bottom of the nearest line above, in any column
+		split := true
+		for c, ls := range cols {
+			for _, o := range ls {
+				if o.y0 >= l.y1-0.3*l.h {
+					above = min(above, o.y0)
+				}
+				if c > 0 && !o.start && o.y0 < l.y1-0.3*l.h && o.y1 > l.y0+0.3*l.h {
+					split = false // a line of another column goes on here
+				}
+			}
+		}
+		if split && !math.IsInf(above, 1) {
+			out = append(out, (l.y1+above)/2)
+		}
+	}
+	return out
 }
 
 // cutGrid makes the table of one set of crossing strokes from the characters not yet taken, and marks those
@@ -379,11 +545,12 @@ func cutGrid(chars []pchar, taken []bool, hs, vs []stroke) (grid, bool) {
 }
 
 // table returns the grid's rows of cell text (a cell's lines joined as a paragraph's are), without rows
-// and columns that hold nothing.
-func (g grid) table(st *spacing) [][]string {
+// and columns that hold nothing, and how many of them are its ruled-off header (g.head).
+func (g grid) table(st *spacing) ([][]string, int) {
 	var rows [][]string
+	head := 0
 	used := make([]bool, len(g.xs)-1)
-	for _, cells := range g.cells {
+	for r, cells := range g.cells {
 		row := make([]string, len(cells))
 		filled := false
 		for c, lines := range cells {
@@ -396,6 +563,9 @@ func (g grid) table(st *spacing) [][]string {
 		}
 		if filled {
 			rows = append(rows, row)
+			if r < g.head {
+				head++
+			}
 		}
 	}
 	for i, r := range rows {
@@ -407,7 +577,43 @@ func (g grid) table(st *spacing) [][]string {
 		}
 		rows[i] = kept
 	}
-	return rows
+	if head == len(rows) {
+		head = 0
+	}
+	return rows, head
+}
+
+// continued carries the header of a table left open at the bottom of a page to its continuation, a
+// table open at the top of the next page with the same column rules.
+type continued struct {
+	page   int
+	xs     []float64
+	header [][]string
+}
+
+// rows returns the rows of grid g on page (0-based) and its number of header rows, the header carried
+// from the previous page when g goes on from there, and remembers g's header for the next page.
+func (c *continued) rows(page int, g grid, st *spacing) ([][]string, int) {
+	rows, head := g.table(st)
+	if len(rows) == 0 {
+		return rows, 0
+	}
+	if head == 0 {
+		head = guessHeader(rows)
+	}
+	same := c.header != nil && c.page == page-1 && len(c.xs) == len(g.xs) && len(c.header[0]) == len(rows[0])
+	for i := 0; same && i < len(g.xs); i++ {
+		same = math.Abs(c.xs[i]-g.xs[i]) <= 2*ruleTol
+	}
+	if g.open.top && same && head == 0 {
+		rows = append(slices.Clone(c.header), rows...)
+		head = len(c.header)
+	}
+	*c = continued{}
+	if g.open.bottom && head > 0 {
+		*c = continued{page: page, xs: g.xs, header: rows[:head]}
+	}
+	return rows, head
 }
 
 // addSpacing counts the spacing of the grid's lines of text into st.

@@ -171,3 +171,84 @@ func squashRow(r []string) []string {
 	}
 	return out
 }
+
+// A ruled table whose column rules run on past its last row rule (rows not ruled off, the body going on
+// onto the next page) still reads as a table: its rows begin where every column starts a paragraph (a
+// list item) at the same height, its header is the row ruled off at the top, and the next page's part
+// (column rules only, no row rule) reads as the same table under the same header.
+func TestPDF_RuledTableOpenAcrossPages(t *testing.T) {
+	page := func(rules string, texts map[[2]int]string) *strings.Reader {
+		var c strings.Builder
+		c.WriteString("0.5 w\n" + rules)
+		for at, s := range texts {
+			fmt.Fprintf(&c, "BT /F1 10 Tf 1 0 0 1 %d %d Tm (%s) Tj ET\n", at[0], at[1], s)
+		}
+		return strings.NewReader(c.String())
+	}
+	one := page("72 700 m 472 700 l S 72 680 m 472 680 l S 72 700 m 72 400 l S 272 700 m 272 400 l S 472 700 m 472 400 l S\n",
+		map[[2]int]string{
+			{80, 686}: "Old", {280, 686}: "New",
+			{80, 660}: "1. The first old rule", {80, 648}: "goes on here.", {280, 660}: "1. The first new rule", {280, 648}: "also goes on.",
+			{80, 630}: "2. Second old rule", {280, 630}: "2. Second new rule",
+			{72, 380}: "Below the table.",
+		})
+	two := page("72 750 m 72 500 l S 272 750 m 272 500 l S 472 750 m 472 500 l S\n",
+		map[[2]int]string{
+			{80, 730}: "3. Third old rule", {280, 730}: "3. Third new rule", {280, 718}: "with more.",
+			{80, 700}: "4. Fourth old rule", {280, 700}: "4. Fourth new rule",
+		})
+	x, err := shared.Extract(context.Background(), "open.pdf", hostile.PDF(one, two))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		page int
+		want [][]string
+	}{
+		{1, [][]string{{"Old", "New"}, {"1. The first old rule goes on here.", "1. The first new rule also goes on."}, {"2. Second old rule", "2. Second new rule"}}},
+		{2, [][]string{{"Old", "New"}, {"3. Third old rule", "3. Third new rule with more."}, {"4. Fourth old rule", "4. Fourth new rule"}}},
+	} {
+		tables := tableBlocks(x, tc.page)
+		if len(tables) != 1 {
+			t.Fatalf("page %d: %d tables, want 1; blocks %+v", tc.page, len(tables), x.Blocks)
+		}
+		if got := tables[0].Rows; !slices.EqualFunc(got, tc.want, slices.Equal) || tables[0].HeaderRows != 1 {
+			t.Errorf("page %d: rows %q (header %d), want %q (header 1)", tc.page, got, tables[0].HeaderRows, tc.want)
+		}
+	}
+	if !slices.ContainsFunc(x.Blocks, func(b rag.Block) bool { return b.Page == 1 && b.Text == "Below the table." }) {
+		t.Errorf("text below the column rules lost: %+v", x.Blocks)
+	}
+}
+
+// The bill's comparison table of old and new text (신·구조문대비표, pages 7–10) has a ruled header and
+// column rules but no rule under its last row on any page: it reads as one table per page, each under
+// the header 현행 | 개정안, a row per article, paragraph or new item, the old text beside the new.
+func TestPDF_BillComparisonTable(t *testing.T) {
+	x := extractFixture(t, "pdf/bill_2125318_original.pdf")
+	header := []string{"현행", "개정안"}
+	for _, tc := range []struct {
+		page int
+		row  []string
+	}{
+		{7, []string{"제15조(2050탄소중립녹색성장위원회의설치)1∼4(생략)", "제15조(2050탄소중립녹색성장위원회의설치)1∼4(현행과같음)"}},
+		{7, []string{"<신설>", "2.「노동조합및노동관계조정법」제10조제2항에따른총연합단체,전국적규모의산업별연합단체및산업별노동조합"}},
+		{8, []string{"<신설>", "5.「비영리민간단체지원법」제2조에따른비영리민간단체"}},
+		{8, []string{"6∼9(생략)", "6∼9(현행과같음)"}},
+		{9, []string{"<신설>", "1.아동·청년·여성을각각대표할수있는대통령령으로정하는요건을갖춘전국적규모의단체"}},
+		{10, []string{"4(생략)", "4(현행과같음)"}},
+	} {
+		tables := tableBlocks(x, tc.page)
+		if len(tables) != 1 {
+			t.Errorf("page %d: %d tables, want 1", tc.page, len(tables))
+			continue
+		}
+		tb := tables[0]
+		if tb.HeaderRows != 1 || !slices.Equal(squashRow(tb.Rows[0]), header) {
+			t.Errorf("page %d: header %q (%d rows)", tc.page, tb.Rows[0], tb.HeaderRows)
+		}
+		if !slices.ContainsFunc(tb.Rows, func(r []string) bool { return slices.Equal(squashRow(r), tc.row) }) {
+			t.Errorf("page %d lacks row %q; rows:\n%q", tc.page, tc.row, tb.Rows)
+		}
+	}
+}

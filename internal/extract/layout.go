@@ -528,6 +528,7 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 		h   float64
 	}
 	var heads []headCand
+	var cont continued
 	for p, rows := range pages {
 		for _, it := range pageItems(rows, st) {
 			if it.table != nil {
@@ -536,8 +537,8 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 			}
 			for _, part := range splitGrids(it.flow) {
 				if part.grid > 0 {
-					rows := grids[p][part.grid-1].table(st)
-					l.table(p+1, rows, guessHeader(rows))
+					rows, head := cont.rows(p, grids[p][part.grid-1], st)
+					l.table(p+1, rows, head)
 					continue
 				}
 				for _, pa := range formParagraphs(part.lines, st) {
