@@ -354,11 +354,19 @@ func closeOpen(chars []pchar, hs, vs []stroke) ([]stroke, struct{ top, bottom bo
 			lowest, highest = min(lowest, h.pos), max(highest, h.pos)
 		}
 	}
+	// Text just outside the column rules beside an open part means the table goes on past them (rules
+	// between some columns only): that part is left to the unruled reading.
+	beside := func(lo, hi float64) bool {
+		return slices.ContainsFunc(chars, func(c pchar) bool {
+			cx, cy := (c.x0+c.x1)/2, c.cy()
+			return cy > lo && cy < hi && (cx < left && cx > left-openMin || cx > right && cx < right+openMin)
+		})
+	}
 	out := slices.Clone(hs)
 	across := func(y float64) { out = append(out, stroke{y, left, right}) }
 	head := 0
 	if math.IsInf(lowest, 1) { // no row rule across: open at both ends
-		if top-bottom < openMin {
+		if top-bottom < openMin || beside(bottom, top) {
 			return hs, open, 0
 		}
 		open.top, open.bottom = true, true
@@ -369,14 +377,14 @@ func closeOpen(chars []pchar, hs, vs []stroke) ([]stroke, struct{ top, bottom bo
 		}
 		return out, open, 0
 	}
-	if top-highest >= openMin {
+	if top-highest >= openMin && !beside(highest, top) {
 		open.top = true
 		across(top)
 		for _, y := range splitOpen(chars, xs, highest, top) {
 			across(y)
 		}
 	}
-	if lowest-bottom >= openMin {
+	if lowest-bottom >= openMin && !beside(bottom, lowest) {
 		open.bottom = true
 		if !open.top {
 			head = len(clusterPos(hs)) - 1
