@@ -416,26 +416,31 @@ func splitOpen(chars []pchar, xs []float64, lo, hi float64) []float64 {
 		c, _ := slices.BinarySearch(xs, cx)
 		in[c-1] = append(in[c-1], ch)
 	}
-	cols := make([][]cline, len(xs)-1)
+	// The line pitch is the table's (all columns'): a column of short entries far apart has gaps, not a
+	// wide pitch.
+	rows := make([][]row, len(xs)-1)
+	var ds []float64
 	lines := 0
 	for c, cs := range in {
-		rows := buildRows(pageChars{chars: cs})
-		if lines += len(rows); lines > maxOpenLines {
+		rows[c] = buildRows(pageChars{chars: cs})
+		if lines += len(rows[c]); lines > maxOpenLines {
 			return nil
 		}
-		right := math.Inf(-1)
-		var ds []float64
-		for i, r := range rows {
-			right = max(right, r.segs[len(r.segs)-1].x1)
-			if i > 0 {
-				ds = append(ds, rows[i-1].y0-r.y0)
-			}
+		for i := 1; i < len(rows[c]); i++ {
+			ds = append(ds, rows[c][i-1].y0-rows[c][i].y0)
 		}
-		pitch := median(ds)
-		for i, r := range rows {
+	}
+	pitch := median(ds)
+	cols := make([][]cline, len(xs)-1)
+	for c, rs := range rows {
+		right := math.Inf(-1)
+		for _, r := range rs {
+			right = max(right, r.segs[len(r.segs)-1].x1)
+		}
+		for i, r := range rs {
 			l := cline{y0: r.y0, y1: r.y1, h: r.h, start: i == 0}
 			if i > 0 {
-				p := rows[i-1]
+				p := rs[i-1]
 				l.start = isListStart(r.text()) || endsSentence(p.text()) ||
 					p.segs[len(p.segs)-1].x1 < right-1.5*p.h || (pitch > 0 && p.y0-r.y0 > 1.4*pitch)
 			}

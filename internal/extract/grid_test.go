@@ -251,4 +251,17 @@ func TestPDF_BillComparisonTable(t *testing.T) {
 			t.Errorf("page %d lacks row %q; rows:\n%q", tc.page, tc.row, tb.Rows)
 		}
 	}
+	// The review report quotes the table: on its page 6 the column of old text holds only `<신 설>`s, far
+	// apart; each is still a row of its own, beside its new item.
+	var items []string
+	for _, tb := range tableBlocks(extractFixture(t, "pdf/bill_2125318_review_report.pdf"), 6) {
+		for _, r := range tb.Rows {
+			if squashRow(r)[0] == "<신설>" {
+				items = append(items, strings.SplitN(r[1], " ", 2)[0])
+			}
+		}
+	}
+	if want := []string{"2.", "3.", "4.", "5."}; !slices.Equal(items, want) {
+		t.Errorf("review report p. 6: rows of <신 설> begin %q, want %q", items, want)
+	}
 }
