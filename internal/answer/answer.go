@@ -279,7 +279,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	if err := emit(Event{Type: EventSources, Sources: sources}); err != nil {
 		return nil, err
 	}
-	if err := continueLeadIns(ctx, s.opt.Chunks, passages, res.Hits); err != nil {
+	if err := continueLeadIns(ctx, p, s.opt.Chunks, passages, res.Hits); err != nil {
 		return nil, err
 	}
 

@@ -11,7 +11,7 @@ import (
 // Chunks loads chunks with their documents' facts by ID: rag.Store.
 type Chunks interface {
 	// Hits is rag.Store.Hits.
-	Hits(ctx context.Context, ids []int64) ([]rag.Hit, error)
+	Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.Hit, error)
 }
 
 // nextSpan is how many IDs after a chunk's own are looked at for the document's next chunk: a document's
@@ -28,7 +28,7 @@ const nextSpan = 4
 //     in the next ("학습 제한을 푸는 방법도 그 반대로 … 비슷한 광고 세트를 하나로 합쳐서 … | 타겟을 넓히세요.").
 //
 // hits are the passages' hits, in the same order; passages are changed in place.
-func continueLeadIns(ctx context.Context, chunks Chunks, passages []rag.Passage, hits []rag.Hit) error {
+func continueLeadIns(ctx context.Context, p rag.Principal, chunks Chunks, passages []rag.Passage, hits []rag.Hit) error {
 	if chunks == nil {
 		return nil
 	}
@@ -43,7 +43,7 @@ func continueLeadIns(ctx context.Context, chunks Chunks, passages []rag.Passage,
 	if len(ids) == 0 {
 		return nil
 	}
-	loaded, err := chunks.Hits(ctx, ids)
+	loaded, err := chunks.Hits(ctx, p, ids)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func TestParagraphAcrossChunks(t *testing.T) {
 	if _, _, err := a.Ingest.Ingest(ctx, rag.LocalPrincipal, ingest.Request{Collection: "docs", Name: "6-2.md", Data: []byte(doc)}); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := a.Store.Hits(ctx, []int64{1, 2, 3, 4})
+	hits, err := a.Store.Hits(ctx, rag.LocalPrincipal, []int64{1, 2, 3, 4})
 	if err != nil {
 		t.Fatal(err)
 	}

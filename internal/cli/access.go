@@ -20,7 +20,7 @@ import (
 // at start-up whether the API needs keys or ragd is the single-user local tool.
 func announceAccess(ctx context.Context, a *app.App) error {
 	if role := a.RowSecurity(); role != "" {
-		a.Logger.Info("PostgreSQL row-level security on: non-admin reads run as role "+role, slog.String("reader_role", role))
+		a.Logger.Info("PostgreSQL row-level security on: reads run as role "+role+" (admins by its admin policy)", slog.String("reader_role", role))
 	}
 	ps := a.Principals()
 	if ps == nil {

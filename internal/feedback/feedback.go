@@ -19,7 +19,7 @@ import (
 // Passages reads the passages a rating names: Hits by chunk ID, and the document, to check that the
 // principal sees it (rag.Store implements it).
 type Passages interface {
-	Hits(ctx context.Context, ids []int64) ([]rag.Hit, error)
+	Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.Hit, error)
 	GetDocument(ctx context.Context, p rag.Principal, id string) (*rag.Document, error)
 }
 
@@ -102,7 +102,7 @@ func (s *Service) read(ctx context.Context, p rag.Principal, ids []int64) ([]rag
 			uniq = append(uniq, id)
 		}
 	}
-	hits, err := s.passages.Hits(ctx, uniq)
+	hits, err := s.passages.Hits(ctx, p, uniq)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func (s *Service) AnswerGraph(ctx context.Context, p rag.Principal, collection s
 	if err != nil {
 		return false, err
 	}
-	st, err := s.store.GraphStats(ctx, c.ID)
+	st, err := s.store.GraphStats(ctx, p, c.ID)
 	if err != nil || st.Empty() {
 		return false, err
 	}

@@ -78,7 +78,7 @@ func TestImport(t *testing.T) {
 		if !res.Changed || res.Embedded != 1 || emb.texts.Load() != 1 || res.Entities.Updated != 1 || res.Relations.Removed != 1 {
 			t.Errorf("import of a changed bundle: %+v, %d texts embedded", res, emb.texts.Load())
 		}
-		st, err := svc.Stats(ctx, "pumsem")
+		st, err := svc.Stats(ctx, rag.LocalPrincipal, "pumsem")
 		if err != nil || st.Relations != 249 || st.Entities != 155 {
 			t.Errorf("after the change: %+v, %v", st, err)
 		}

@@ -367,13 +367,13 @@ func splitGraph(g *rag.StoredGraph) (bundle *rag.StoredGraph, docs map[string]*r
 	return bundle, docs
 }
 
-// Stats returns what the collection's graph holds.
-func (s *Service) Stats(ctx context.Context, collection string) (*rag.GraphStats, error) {
+// Stats returns what the collection's graph holds, as p sees it.
+func (s *Service) Stats(ctx context.Context, p rag.Principal, collection string) (*rag.GraphStats, error) {
 	c, err := s.store.GetCollection(ctx, collection)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.GraphStats(ctx, c.ID)
+	return s.store.GraphStats(ctx, p, c.ID)
 }
 
 // errorf is a CodeInvalid error.
@@ -394,7 +394,7 @@ func (s *Service) Reembed(ctx context.Context, cs Collections) (int, error) {
 	}
 	total := 0
 	for _, c := range list {
-		st, err := s.store.GraphStats(ctx, c.ID)
+		st, err := s.store.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 		if err != nil {
 			return total, err
 		}

@@ -105,7 +105,7 @@ func (s *Service) Retrieve(ctx context.Context, p rag.Principal, c *rag.Collecti
 		return nil, err
 	}
 	res.Info.EmbedMS = ms(time.Since(embedStart))
-	st, err := s.store.GraphStats(ctx, c.ID)
+	st, err := s.store.GraphStats(ctx, p, c.ID)
 	if err != nil {
 		return nil, err
 	}

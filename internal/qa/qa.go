@@ -35,7 +35,7 @@ type Answerer interface {
 // Passages finds a collection's passages by keyword (rag.Store).
 type Passages interface {
 	KeywordCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.Candidate, error)
-	Hits(ctx context.Context, ids []int64) ([]rag.Hit, error)
+	Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.Hit, error)
 }
 
 // Collections looks collections up by ID or name (rag.Store).
@@ -305,11 +305,12 @@ func (s *Service) SimilarTo(ctx context.Context, viewer *rag.Principal, id strin
 	if err != nil {
 		return nil, err
 	}
-	return s.similar(ctx, q.CollectionID, q.Text(), q.ID, k)
+	return s.similar(ctx, viewer, q.CollectionID, q.Text(), q.ID, k)
 }
 
-// SimilarText returns the questions of a board most like text (the ask form while typing), best first.
-func (s *Service) SimilarText(ctx context.Context, collection, text string, k int) ([]Similar, error) {
+// SimilarText returns the questions of a board most like text (the ask form while typing), best first; none
+// when viewer (nil: anyone) does not see the board.
+func (s *Service) SimilarText(ctx context.Context, viewer *rag.Principal, collection, text string, k int) ([]Similar, error) {
 	text = strings.TrimSpace(textproc.Normalize(text))
 	if text == "" {
 		return nil, rag.Errorf(rag.CodeQuestionRequired, "a text is required")
@@ -321,12 +322,12 @@ func (s *Service) SimilarText(ctx context.Context, collection, text string, k in
 	if err != nil {
 		return nil, err
 	}
-	return s.similar(ctx, c.ID, text, "", k)
+	return s.similar(ctx, viewer, c.ID, text, "", k)
 }
 
 // similar scores every embedded question of the board against text: boards hold hundreds of questions,
 // not millions, so a scan in memory is simpler than an index and exact.
-func (s *Service) similar(ctx context.Context, collectionID, text, self string, k int) ([]Similar, error) {
+func (s *Service) similar(ctx context.Context, viewer *rag.Principal, collectionID, text, self string, k int) ([]Similar, error) {
 	if k <= 0 {
 		k = 5
 	}
@@ -338,7 +339,7 @@ func (s *Service) similar(ctx context.Context, collectionID, text, self string, 
 		return nil, err
 	}
 	docs := documentWeights(ps)
-	qs, err := s.store.QuestionVectors(ctx, collectionID, s.embedder.Space())
+	qs, err := s.store.QuestionVectors(ctx, viewer, collectionID, s.embedder.Space())
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +389,7 @@ func (s *Service) signature(ctx context.Context, collectionID, text string) ([]f
 	for i, c := range cands {
 		ids[i] = c.ChunkID
 	}
-	hits, err := s.passages.Hits(ctx, ids) // in the order of ids: best first
+	hits, err := s.passages.Hits(ctx, *s.opt.Principal, ids) // in the order of ids: best first
 	if err != nil {
 		return nil, nil, err
 	}

@@ -238,7 +238,7 @@ func TestPass(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("backfill = %d, %v", n, err)
 		}
-		if vs, _ := st.QuestionVectors(t.Context(), c.ID, b.space); len(vs) != 1 {
+		if vs, _ := st.QuestionVectors(t.Context(), nil, c.ID, b.space); len(vs) != 1 {
 			t.Errorf("%d embedded questions", len(vs))
 		}
 	})
@@ -341,7 +341,7 @@ func TestSimilarPassages(t *testing.T) {
 		t.Fatalf("similar to %q = %+v; want %q first, by its passages alone", phase.Title, sim, exit.Title)
 	}
 	// The ask form while typing: the same signal for a text not yet posted.
-	sim, err = b.svc.SimilarText(ctx, "course", "룩어라이크 오디언스는 몇 퍼센트로 만들어요?", 2)
+	sim, err = b.svc.SimilarText(ctx, nil, "course", "룩어라이크 오디언스는 몇 퍼센트로 만들어요?", 2)
 	if err != nil {
 		t.Fatal(err)
 	}

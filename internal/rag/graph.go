@@ -127,8 +127,9 @@ type GraphStore interface {
 	// while its graph was extracted) contributes nothing, and deleting a document (TrashDocument) removes its
 	// rows. Both bump the generation. ErrNotFound when the collection does not exist.
 	ReplaceDocumentGraph(ctx context.Context, collectionID, documentID string, g *StoredGraph) error
-	// GraphStats counts the collection's graph and record tables.
-	GraphStats(ctx context.Context, collectionID string) (*GraphStats, error)
+	// GraphStats counts the collection's graph and record tables, as p sees them (nothing of a collection p
+	// does not see whole: zero counts).
+	GraphStats(ctx context.Context, p Principal, collectionID string) (*GraphStats, error)
 	// GraphVectors returns the entities of the collection that have a vector in space (ID, Name, Type,
 	// Vector set), in bundle order.
 	GraphVectors(ctx context.Context, p Principal, collectionID string, space Space) ([]GraphEntity, error)

@@ -181,8 +181,8 @@ type QuestionStore interface {
 	// DeleteQuestion removes a question with its answers. ErrNotFound.
 	DeleteQuestion(ctx context.Context, id string) error
 	// QuestionVectors returns the questions of a collection that have a vector in space, with it and their
-	// passages.
-	QuestionVectors(ctx context.Context, collectionID string, space Space) ([]*Question, error)
+	// passages; none when viewer (nil: anyone) does not see the board.
+	QuestionVectors(ctx context.Context, viewer *Principal, collectionID string, space Space) ([]*Question, error)
 	// QuestionsWithoutVector returns up to limit questions (any collection, oldest first) with no vector in
 	// space, or whose passages were never recorded (questions embedded before the passages were kept): the
 	// work list of the embedding backfill.

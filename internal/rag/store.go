@@ -113,11 +113,12 @@ type Store interface {
 	DocumentCandidates(ctx context.Context, p Principal, q KeywordQuery) ([]DocumentCandidate, error)
 	// VectorScores returns the cosine similarity to vector of the chunks with those IDs that have a vector in
 	// space (chunk ID → score; others absent). It re-scores a known candidate pool without a full search.
-	// No visibility check: the IDs come from candidate queries that applied it.
-	VectorScores(ctx context.Context, space Space, vector []float32, ids []int64) (map[int64]float64, error)
+	// The IDs come from candidate queries that applied the visibility predicate; on PostgreSQL the read runs
+	// as p under row-level security (docs/security.md).
+	VectorScores(ctx context.Context, p Principal, space Space, vector []float32, ids []int64) (map[int64]float64, error)
 	// Hits returns the chunks with those IDs and their documents' facts, in the order of ids, with scores
-	// zero. IDs that no longer exist are skipped.
-	Hits(ctx context.Context, ids []int64) ([]Hit, error)
+	// zero. IDs that no longer exist, or whose documents p does not see, are skipped.
+	Hits(ctx context.Context, p Principal, ids []int64) ([]Hit, error)
 
 	// ChunksWithoutVector returns up to limit current chunks (with IDs > afterID, ascending) that have no
 	// vector in space: the work list of a background re-embed.

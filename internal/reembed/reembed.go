@@ -452,7 +452,7 @@ func (s *Service) fill(ctx context.Context, space rag.Space, emb rag.Embedder, d
 		}
 		// Hits gives each chunk its document's title, which is part of the embedded text; chunks deleted
 		// meanwhile are left out.
-		hits, err := s.store.Hits(ctx, ids)
+		hits, err := s.store.Hits(ctx, rag.LocalPrincipal, ids)
 		if err != nil {
 			return stored, err
 		}

@@ -167,7 +167,7 @@ func (b *bundle) chunks(t *testing.T) []rag.Hit {
 			ids = append(ids, c.ID)
 		}
 	}
-	hits, err := b.store.Hits(ctx, ids)
+	hits, err := b.store.Hits(ctx, rag.LocalPrincipal, ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -265,7 +265,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	}
 	res.VectorCandidates, res.KeywordCandidates = len(vec), len(kw)
 
-	hits, err := r.fuseAndHydrate(ctx, req, res, query, queries, k, nc, qvec, vec, kw, inDoc)
+	hits, err := r.fuseAndHydrate(ctx, p, req, res, query, queries, k, nc, qvec, vec, kw, inDoc)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (r *Retriever) capPerDocument(req rag.SearchRequest) (int, float64) {
 
 // fuseAndHydrate is the fusion stage: it fuses the candidate lists (re-scored by pseudo-relevance feedback
 // when on, whose time counts as vector time in res), cuts them by the threshold and reads the passages.
-func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, res *rag.SearchResult, query string, queries []string,
+func (r *Retriever) fuseAndHydrate(ctx context.Context, p rag.Principal, req rag.SearchRequest, res *rag.SearchResult, query string, queries []string,
 	k, nc int, qvec []float32, vec, kw []rag.Candidate, inDoc map[int64]docSignal) (hits []rag.Hit, err error) {
 	ctx, done := telemetry.Stage(ctx, telemetry.StageFusion)
 	defer func() { done(err) }()
@@ -314,7 +314,7 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 	read := hitCache{}
 	if r.opt.Feedback > 0 && r.opt.VectorWeight > 0 && qvec != nil && len(fused) > 0 {
 		t := time.Now()
-		v2, err := r.feedback(ctx, read, qvec, fused, nc)
+		v2, err := r.feedback(ctx, p, read, qvec, fused, nc)
 		if err != nil {
 			return nil, err
 		}
@@ -331,11 +331,11 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 	if r.opt.Rerank.Encoder != nil {
 		want = max(k, r.opt.Rerank.TopN)
 	}
-	if fused, err = r.symbolsFirst(ctx, read, fused, query); err != nil {
+	if fused, err = r.symbolsFirst(ctx, p, read, fused, query); err != nil {
 		return nil, err
 	}
 	capN, share := r.capPerDocument(req)
-	return r.hydrate(ctx, read, fused, want, queries, capN, share)
+	return r.hydrate(ctx, p, read, fused, want, queries, capN, share)
 }
 
 // feedback re-ranks the candidate pool (both lists) by a query vector moved towards the embeddings of the
@@ -343,13 +343,13 @@ func (r *Retriever) fuseAndHydrate(ctx context.Context, req rag.SearchRequest, r
 // rise, not only those that share the query's few words. Re-scoring the pool instead of searching all
 // vectors again costs a few hundred dot products; measured on the shared sets it ranks as well
 // (docs/retrieval.md).
-func (r *Retriever) feedback(ctx context.Context, read hitCache, q []float32, fused []scored, nc int) ([]rag.Candidate, error) {
+func (r *Retriever) feedback(ctx context.Context, p rag.Principal, read hitCache, q []float32, fused []scored, nc int) ([]rag.Candidate, error) {
 	n := min(r.opt.Feedback, len(fused))
 	ids := make([]int64, n)
 	for i := range ids {
 		ids[i] = fused[i].id
 	}
-	top, err := read.hits(ctx, r.store, ids)
+	top, err := read.hits(ctx, r.store, p, ids)
 	if err != nil || len(top) == 0 {
 		return nil, err
 	}
@@ -384,7 +384,7 @@ func (r *Retriever) feedback(ctx context.Context, read hitCache, q []float32, fu
 	for i, s := range fused {
 		pool[i] = s.id
 	}
-	scores, err := r.store.VectorScores(ctx, r.embedder.Space(), v, pool)
+	scores, err := r.store.VectorScores(ctx, p, r.embedder.Space(), v, pool)
 	if err != nil {
 		return nil, err
 	}
@@ -575,7 +575,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 // it gets no hits at all — the documents do not cover it. Hits of a covered query are kept down to half
 // those bars (FloorFactor), so that a passage that shares a little with the query still reaches the
 // generator after stronger ones, while passages with next to nothing in common are cut.
-func (r *Retriever) hydrate(ctx context.Context, read hitCache, fused []scored, k int, queries []string, capN int, share float64) ([]rag.Hit, error) {
+func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache, fused []scored, k int, queries []string, capN int, share float64) ([]rag.Hit, error) {
 	var hits []rag.Hit
 	window := k
 	reranks := r.opt.Rerank.Weights.Any()
@@ -593,7 +593,7 @@ func (r *Retriever) hydrate(ctx context.Context, read hitCache, fused []scored, 
 		for i, s := range part {
 			ids[i] = s.id
 		}
-		if err := read.load(ctx, r.store, ids); err != nil {
+		if err := read.load(ctx, r.store, p, ids); err != nil {
 			return nil, err
 		}
 		for _, s := range part {
@@ -640,8 +640,9 @@ func (r *Retriever) hydrate(ctx context.Context, read hitCache, fused []scored, 
 // among the first the hydration needs.
 type hitCache map[int64]rag.Hit
 
-// load reads the passages of ids that c lacks. IDs that no longer exist stay absent.
-func (c hitCache) load(ctx context.Context, st rag.Store, ids []int64) error {
+// load reads the passages of ids that c lacks, as p. IDs that no longer exist, or that p does not see,
+// stay absent.
+func (c hitCache) load(ctx context.Context, st rag.Store, p rag.Principal, ids []int64) error {
 	var missing []int64
 	for _, id := range ids {
 		if _, ok := c[id]; !ok {
@@ -651,7 +652,7 @@ func (c hitCache) load(ctx context.Context, st rag.Store, ids []int64) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	loaded, err := st.Hits(ctx, missing)
+	loaded, err := st.Hits(ctx, p, missing)
 	if err != nil {
 		return err
 	}
@@ -661,9 +662,9 @@ func (c hitCache) load(ctx context.Context, st rag.Store, ids []int64) error {
 	return nil
 }
 
-// hits returns the passages of ids that exist, in the order of ids, reading those c lacks.
-func (c hitCache) hits(ctx context.Context, st rag.Store, ids []int64) ([]rag.Hit, error) {
-	if err := c.load(ctx, st, ids); err != nil {
+// hits returns the passages of ids that exist (and p sees), in the order of ids, reading those c lacks.
+func (c hitCache) hits(ctx context.Context, st rag.Store, p rag.Principal, ids []int64) ([]rag.Hit, error) {
+	if err := c.load(ctx, st, p, ids); err != nil {
 		return nil, err
 	}
 	out := make([]rag.Hit, 0, len(ids))

@@ -44,7 +44,7 @@ func namesSymbol(ids map[string]bool, sym string) bool {
 // names exactly (see namesSymbol) ahead of the others, each group in its fused order: a question that
 // names a function wants its definition before the code that calls it or the tests that mention it, which
 // share its words as much or more. Prose has no symbol, so a corpus without code keeps its order.
-func (r *Retriever) symbolsFirst(ctx context.Context, read hitCache, fused []scored, query string) ([]scored, error) {
+func (r *Retriever) symbolsFirst(ctx context.Context, p rag.Principal, read hitCache, fused []scored, query string) ([]scored, error) {
 	ids := queryIdentifiers(query)
 	if len(ids) == 0 || len(fused) == 0 {
 		return fused, nil
@@ -54,7 +54,7 @@ func (r *Retriever) symbolsFirst(ctx context.Context, read hitCache, fused []sco
 	for i, s := range top {
 		chunkIDs[i] = s.id
 	}
-	loaded, err := read.hits(ctx, r.store, chunkIDs)
+	loaded, err := read.hits(ctx, r.store, p, chunkIDs)
 	if err != nil {
 		return nil, err
 	}

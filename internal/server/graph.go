@@ -17,7 +17,7 @@ import (
 type Graphs interface {
 	Import(ctx context.Context, collection string, b *graph.Bundle) (*graph.ImportResult, error)
 	ImportTable(ctx context.Context, collection, table string, r io.Reader) (*graph.TableResult, error)
-	Stats(ctx context.Context, collection string) (*rag.GraphStats, error)
+	Stats(ctx context.Context, p rag.Principal, collection string) (*rag.GraphStats, error)
 }
 
 // bundleRejected is the body of a 400 for a broken graph bundle: the usual error body and every problem.
@@ -69,11 +69,12 @@ func (s *Server) handleImportGraph(w http.ResponseWriter, r *http.Request) {
 
 // handleGraphStats is GET /api/collections/{name}/graph: what the collection's graph and tables hold.
 func (s *Server) handleGraphStats(w http.ResponseWriter, r *http.Request) {
-	if err := s.mayReadWhole(r.Context(), principalOf(r), r.PathValue("name")); err != nil {
+	p := principalOf(r)
+	if err := s.mayReadWhole(r.Context(), p, r.PathValue("name")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := s.deps.Graph.Stats(r.Context(), r.PathValue("name"))
+	st, err := s.deps.Graph.Stats(r.Context(), p, r.PathValue("name"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

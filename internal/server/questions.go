@@ -24,7 +24,7 @@ type Board interface {
 	Answer(ctx context.Context, p rag.Principal, questionID, body string) (*rag.BoardAnswer, error)
 	Delete(ctx context.Context, id string) error
 	SimilarTo(ctx context.Context, viewer *rag.Principal, id string, k int) ([]qa.Similar, error)
-	SimilarText(ctx context.Context, collection, text string, k int) ([]qa.Similar, error)
+	SimilarText(ctx context.Context, viewer *rag.Principal, collection, text string, k int) ([]qa.Similar, error)
 	Begin(ctx context.Context, trigger string) (*rag.QARun, error)
 	Complete(ctx context.Context, run *rag.QARun) error
 	Runs(ctx context.Context, limit int) ([]*rag.QARun, error)
@@ -141,7 +141,7 @@ func (s *Server) handleSimilarQuestions(w http.ResponseWriter, r *http.Request) 
 	} else {
 		coll := r.URL.Query().Get("collection")
 		if err = s.mayReadWhole(r.Context(), p, cmp.Or(coll, rag.DefaultCollection)); err == nil {
-			out, err = s.deps.Board.SimilarText(r.Context(), coll, r.URL.Query().Get("q"), k)
+			out, err = s.deps.Board.SimilarText(r.Context(), &p, coll, r.URL.Query().Get("q"), k)
 		}
 	}
 	if err != nil {

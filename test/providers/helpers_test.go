@@ -443,7 +443,7 @@ func chunkTexts(t *testing.T, st rag.Store) map[int64]string {
 			ids = append(ids, c.ID)
 		}
 	}
-	hits, err := st.Hits(ctx, ids)
+	hits, err := st.Hits(ctx, rag.LocalPrincipal, ids)
 	if err != nil {
 		t.Fatal(err)
 	}

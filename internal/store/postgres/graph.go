@@ -19,7 +19,7 @@ var _ rag.GraphStore = (*Store)(nil)
 // document does not open its collection's graph.
 func graphScope(a *args, p rag.Principal, collectionID string) []string {
 	w := []string{"g.collection_id = " + a.add(collectionID)}
-	if !p.Admin {
+	if !unrestricted(p) {
 		w = append(w, "g.collection_id IN ("+visibleCollections(a, p)+")")
 	}
 	return w
@@ -186,32 +186,41 @@ func emptyNil(m map[string]any) map[string]any {
 	return m
 }
 
-// GraphStats implements rag.GraphStore.
-func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
+// GraphStats implements rag.GraphStore: each count is the graph scope's (as p sees the collection), read
+// as p (under row security when it is on).
+func (s *Store) GraphStats(ctx context.Context, p rag.Principal, collectionID string) (*rag.GraphStats, error) {
 	st := &rag.GraphStats{Tables: map[string]int{}}
-	err := s.pool.QueryRow(ctx, s.q(`SELECT
-		(SELECT coalesce(max(generation), 0) FROM {S}.graph_meta WHERE collection_id = $1),
-		(SELECT count(*) FROM {S}.graph_sections WHERE collection_id = $1),
-		(SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1),
-		(SELECT count(*) FROM {S}.graph_relations WHERE collection_id = $1),
-		(SELECT count(*) FROM {S}.graph_chunks WHERE collection_id = $1),
-		(SELECT count(*) FROM {S}.graph_entities WHERE collection_id = $1 AND document_id <> '')`), collectionID).
-		Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks, &st.Extracted)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("graph stats: %w", err))
-	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT table_name, count(*) FROM {S}.record_rows WHERE collection_id = $1 GROUP BY table_name`), collectionID)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("record table stats: %w", err))
-	}
-	var name string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
-		st.Tables[name] = n
+	var a args
+	scope := where(graphScope(&a, p, collectionID))
+	err := s.read(ctx, p, func(db querier) error {
+		err := db.QueryRow(ctx, s.q(`SELECT
+		(SELECT coalesce(max(generation), 0) FROM {S}.graph_meta g WHERE `+scope+`),
+		(SELECT count(*) FROM {S}.graph_sections g WHERE `+scope+`),
+		(SELECT count(*) FROM {S}.graph_entities g WHERE `+scope+`),
+		(SELECT count(*) FROM {S}.graph_relations g WHERE `+scope+`),
+		(SELECT count(*) FROM {S}.graph_chunks g WHERE `+scope+`),
+		(SELECT count(*) FROM {S}.graph_entities g WHERE `+scope+` AND g.document_id <> '')`), a...).
+			Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks, &st.Extracted)
+		if err != nil {
+			return fmt.Errorf("graph stats: %w", err)
+		}
+		rows, err := db.Query(ctx, s.q(`SELECT g.table_name, count(*) FROM {S}.record_rows g WHERE `+scope+` GROUP BY g.table_name`), a...)
+		if err != nil {
+			return fmt.Errorf("record table stats: %w", err)
+		}
+		var name string
+		var n int
+		_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+			st.Tables[name] = n
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("record table stats: %w", err)
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, interpretError(fmt.Errorf("record table stats: %w", err))
+		return nil, interpretError(err)
 	}
 	return st, nil
 }

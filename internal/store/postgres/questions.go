@@ -78,6 +78,9 @@ func boardOf(a *args, viewer *rag.Principal, collection string) (string, rag.Pri
 	if viewer == nil || viewer.Admin {
 		return "TRUE", rag.LocalPrincipal
 	}
+	if unrestricted(*viewer) {
+		return "TRUE", *viewer
+	}
 	return collection + " IN (" + visibleCollections(a, *viewer) + ")", *viewer
 }
 
@@ -124,10 +127,18 @@ func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
 	return s.deleteByID(ctx, "questions", "question", id)
 }
 
-// QuestionVectors returns a collection's questions that have a vector in space, with it and their passages.
-func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space rag.Space) ([]*rag.Question, error) {
-	out, err := s.queryQuestions(ctx, true, `SELECT `+questionColumns+`, vector, passages FROM {S}.questions
-		WHERE collection_id = $1 AND space = $2 AND vector IS NOT NULL ORDER BY created_at, id`, collectionID, space.ID())
+// QuestionVectors returns a collection's questions that have a vector in space, with it and their passages;
+// none when viewer (nil: anyone) does not see the board. Read as viewer (under row security when it is on).
+func (s *Store) QuestionVectors(ctx context.Context, viewer *rag.Principal, collectionID string, space rag.Space) ([]*rag.Question, error) {
+	a := args{collectionID, space.ID()}
+	board, reader := boardOf(&a, viewer, "collection_id")
+	var out []*rag.Question
+	err := s.read(ctx, reader, func(db querier) error {
+		var err error
+		out, err = s.queryQuestionsOn(ctx, db, true, `SELECT `+questionColumns+`, vector, passages FROM {S}.questions
+		WHERE collection_id = $1 AND space = $2 AND vector IS NOT NULL AND `+board+` ORDER BY created_at, id`, a...)
+		return err
+	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("question vectors: %w", err))
 	}

@@ -195,6 +195,9 @@ func TestRowSecurity(t *testing.T) {
 			t.Fatal(err)
 		}
 		label[q.ID] = c.Name
+		if err := s.SetQuestionVector(ctx, q.ID, space, []float32{1, 0, 0, 0}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, p := range []rag.Principal{alice, bob, eve} {
 		f := &rag.Feedback{Principal: p.ID, Vote: rag.Vote{Target: rag.FeedbackAnswer, Rating: 1, Question: "figures?"}}
@@ -265,6 +268,137 @@ func TestRowSecurity(t *testing.T) {
 			}
 		})
 	}
+	// Each read path a principal's request takes through the store, with its SQL predicate forgotten (the
+	// forgetVisibility seam drops it from docConditions, graphScope and boardOf): the policies alone keep
+	// it to the principal's rows. The same forgetful reads on a store without the reader role see all, so
+	// the seam does forget and the policies are what filter.
+	t.Run("ForgottenPredicateOnEveryReadPath", func(t *testing.T) {
+		var ids []int64
+		for id := range chunkDoc {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		paths := func(t *testing.T, st *Store, p rag.Principal) map[string][]string {
+			t.Helper()
+			forgetVisibility.Store(true)
+			defer forgetVisibility.Store(false)
+			got := map[string][]string{}
+			addDoc := func(path, d string) {
+				if !slices.Contains(got[path], d) {
+					got[path] = append(got[path], d)
+				}
+			}
+			hits, err := st.Hits(ctx, p, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				addDoc("Hits", h.DocumentID)
+			}
+			scores, err := st.VectorScores(ctx, p, space, []float32{1, 0, 0, 0}, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id := range scores {
+				addDoc("VectorScores", chunkDoc[id])
+			}
+			v, err := st.VectorCandidates(ctx, p, rag.VectorQuery{Space: space, Vector: []float32{1, 0, 0, 0}, K: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range v {
+				addDoc("VectorCandidates", chunkDoc[c.ChunkID])
+			}
+			k, err := st.KeywordCandidates(ctx, p, rag.KeywordQuery{Terms: textproc.IndexTerms("quarterly figures"), K: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range k {
+				addDoc("KeywordCandidates", chunkDoc[c.ChunkID])
+			}
+			for _, c := range []*rag.Collection{mine, eng, open} {
+				gs, err := st.GraphStats(ctx, p, c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if gs.Entities > 0 || gs.Sections > 0 || gs.Tables["prices"] > 0 {
+					got["GraphStats"] = append(got["GraphStats"], c.Name)
+				}
+				qs, err := st.QuestionVectors(ctx, &p, c.ID, space)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(qs) > 0 {
+					got["QuestionVectors"] = append(got["QuestionVectors"], c.Name)
+				}
+			}
+			for _, l := range got {
+				sort.Strings(l)
+			}
+			return got
+		}
+		plain := openStore(t, Options{Schema: schema})
+		for _, tc := range cases {
+			wantCols := wantMore[tc.p.ID]["collections"]
+			got := paths(t, s, tc.p)
+			for _, path := range []string{"Hits", "VectorScores", "VectorCandidates", "KeywordCandidates"} {
+				if !slices.Equal(got[path], tc.want) {
+					t.Errorf("%s as %s (%q) without its predicate: documents %v; want %v", path, tc.name, tc.p.ID, got[path], tc.want)
+				}
+			}
+			for _, path := range []string{"GraphStats", "QuestionVectors"} {
+				if !slices.Equal(got[path], wantCols) {
+					t.Errorf("%s as %s (%q) without its predicate: collections %v; want %v", path, tc.name, tc.p.ID, got[path], wantCols)
+				}
+			}
+			if tc.p.Admin {
+				continue
+			}
+			leaky := paths(t, plain, tc.p)
+			for _, path := range []string{"Hits", "VectorScores", "VectorCandidates", "KeywordCandidates"} {
+				if !slices.Equal(leaky[path], all) {
+					t.Errorf("%s as %s without predicate or reader role: %v; want every document (the seam must forget)", path, tc.name, leaky[path])
+				}
+			}
+			for _, path := range []string{"GraphStats", "QuestionVectors"} {
+				if len(leaky[path]) != 3 {
+					t.Errorf("%s as %s without predicate or reader role: %v; want every collection", path, tc.name, leaky[path])
+				}
+			}
+		}
+	})
+	t.Run("AdminReadsRunAsReaderUnderAdminPolicy", func(t *testing.T) {
+		// An admin's read (an admin key, the CLI, a background job) runs as the reader role too, admitted by
+		// the admin policy of migration 0024, not by owning the tables.
+		err := s.read(ctx, rag.LocalPrincipal, func(db querier) error {
+			var user, scope string
+			if err := db.QueryRow(ctx, "SELECT current_user, current_setting('ragd.scope')").Scan(&user, &scope); err != nil {
+				return err
+			}
+			if user != testReaderRole || scope != "admin" {
+				t.Errorf("an admin's read runs as %q with ragd.scope %q; want %s and admin", user, scope, testReaderRole)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.read(ctx, rag.LocalPrincipal, func(db querier) error {
+			_, err := db.Exec(ctx, s.q(`DELETE FROM {S}.feedback`))
+			return err
+		})
+		if err == nil {
+			t.Error("a DELETE in an admin's read succeeded")
+		}
+		var owner string
+		if err := s.pool.QueryRow(ctx, s.q(`SELECT tableowner FROM pg_tables WHERE tablename = 'documents' AND schemaname = $1`), schema).
+			Scan(&owner); err != nil {
+			t.Fatal(err)
+		}
+		if owner == testReaderRole {
+			t.Fatalf("the reader role owns the tables")
+		}
+	})
 	for table, sql := range more {
 		queries[table] = sql // for the checks below: without the role all, naming no principal nothing
 	}

@@ -157,27 +157,37 @@ func collectCandidates(rows pgx.Rows) ([]rag.Candidate, error) {
 }
 
 // Hits returns the chunks with those IDs and their documents' facts, in the order of ids; IDs that no longer
-// exist are skipped.
-func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
+// exist, or whose documents p does not see, are skipped. The predicate is in the query, and for a
+// row-secured p the read runs under the policies too.
+func (s *Store) Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.Hit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, s.q(`SELECT `+chunkColumns+`, d.collection_id, d.external_id, d.title, d.source,
+	a := args{ids}
+	conds, err := docConditions(&a, p, rag.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	var out []rag.Hit
+	err = s.read(ctx, p, func(db querier) error {
+		rows, err := db.Query(ctx, s.q(`SELECT `+chunkColumns+`, d.collection_id, d.external_id, d.title, d.source,
 		d.media_type, d.metadata, d.updated_at
 		FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)
-		JOIN {S}.chunks c ON c.id = u.id JOIN {S}.documents d ON d.id = c.document_id ORDER BY u.ord`), ids)
-	if err != nil {
-		return nil, interpretError(fmt.Errorf("hits: %w", err))
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.Hit, error) {
-		var h rag.Hit
-		c, err := scanChunk(s.opts.Keys, r, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &h.Metadata, &h.UpdatedAt)
+		JOIN {S}.chunks c ON c.id = u.id JOIN {S}.documents d ON d.id = c.document_id WHERE `+where(conds)+` ORDER BY u.ord`), a...)
 		if err != nil {
-			return h, err
+			return err
 		}
-		h.Chunk = *c
-		h.UpdatedAt = h.UpdatedAt.UTC()
-		return h, nil
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (rag.Hit, error) {
+			var h rag.Hit
+			c, err := scanChunk(s.opts.Keys, r, &h.CollectionID, &h.ExternalID, &h.Title, &h.Source, &h.MediaType, &h.Metadata, &h.UpdatedAt)
+			if err != nil {
+				return h, err
+			}
+			h.Chunk = *c
+			h.UpdatedAt = h.UpdatedAt.UTC()
+			return h, nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("hits: %w", err))

@@ -305,7 +305,7 @@ func hybridSearch(ctx context.Context, s *sqlite.Store, p rag.Principal, f rag.F
 			ids = append(ids, kc[j].ChunkID)
 		}
 	}
-	_, err := s.Hits(ctx, ids)
+	_, err := s.Hits(ctx, rag.LocalPrincipal, ids)
 	return err
 }
 

@@ -349,9 +349,10 @@ const hitsSQL = `SELECT ` + chunkCols + `, d.collection_id, coalesce(d.external_
 	FROM chunks c JOIN documents d ON d.seq = c.doc_seq WHERE c.id IN (SELECT value FROM json_each(?))`
 
 // Hits returns the chunks with those IDs and their documents' facts, in the order of ids; IDs that no
-// longer exist are skipped. It is one prepared statement (the IDs go in as a JSON array) on the
-// point-lookup pool: a search calls it once or more after its candidate queries.
-func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
+// longer exist, or whose documents p does not see, are skipped. It is one statement (the IDs go in as a
+// JSON array) on the point-lookup pool, prepared once for an admin; a non-admin's has the visibility
+// predicate. A search calls it once or more after its candidate queries.
+func (s *Store) Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.Hit, error) {
 	if len(ids) == 0 {
 		return []rag.Hit{}, nil
 	}
@@ -364,11 +365,7 @@ func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
 		list = strconv.AppendInt(list, id, 10)
 	}
 	list = append(list, ']')
-	st, err := s.qstmts.get(ctx, hitsSQL)
-	if err != nil {
-		return nil, dbError(err, "hits")
-	}
-	rows, err := st.QueryContext(ctx, string(list))
+	rows, err := s.hitRows(ctx, p, string(list))
 	if err != nil {
 		return nil, dbError(err, "hits")
 	}
@@ -400,6 +397,21 @@ func (s *Store) Hits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
 		}
 	}
 	return out, nil
+}
+
+// hitRows runs Hits' statement over the JSON array list: the prepared one for an admin, with the
+// visibility predicate for anyone else.
+func (s *Store) hitRows(ctx context.Context, p rag.Principal, list string) (*sql.Rows, error) {
+	if p.Admin {
+		st, err := s.qstmts.get(ctx, hitsSQL)
+		if err != nil {
+			return nil, err
+		}
+		return st.QueryContext(ctx, list)
+	}
+	var w where
+	w.visible(p)
+	return s.q.QueryContext(ctx, hitsSQL+` AND `+w.sql(), append([]any{list}, w.args...)...)
 }
 
 // PutBlob stores raw bytes under their sha256 hex hash (idempotent). CodeInvalid if hash is not data's.

@@ -184,21 +184,26 @@ func dropDocumentGraph(ctx context.Context, tx *sql.Tx, documentID string) error
 	return dropGraphRows(ctx, tx, coll, documentID)
 }
 
-// GraphStats implements rag.GraphStore.
-func (s *Store) GraphStats(ctx context.Context, collectionID string) (*rag.GraphStats, error) {
+// GraphStats implements rag.GraphStore: the counts of the collection when p sees it by graphScope, else zeros.
+func (s *Store) GraphStats(ctx context.Context, p rag.Principal, collectionID string) (*rag.GraphStats, error) {
 	st := &rag.GraphStats{Tables: map[string]int{}}
-	err := s.r.QueryRowContext(ctx, `SELECT
-		(SELECT coalesce(max(generation), 0) FROM graph_meta WHERE collection_id = ?1),
-		(SELECT count(*) FROM graph_sections WHERE collection_id = ?1),
-		(SELECT count(*) FROM graph_entities WHERE collection_id = ?1),
-		(SELECT count(*) FROM graph_relations WHERE collection_id = ?1),
-		(SELECT count(*) FROM graph_chunks WHERE collection_id = ?1),
-		(SELECT count(*) FROM graph_entities WHERE collection_id = ?1 AND document_id <> '')`, collectionID).
+	// scope holds the collection's ID when p sees it by graphScope (g is the collection's row), else nothing.
+	w := graphScope(p, collectionID)
+	scope := `WITH g AS (SELECT ? AS collection_id), scope AS (SELECT g.collection_id AS id FROM g WHERE ` + w.sql() + `) `
+	args := append([]any{collectionID}, w.args...)
+	err := s.r.QueryRowContext(ctx, scope+`SELECT
+		(SELECT coalesce(max(generation), 0) FROM graph_meta WHERE collection_id IN (SELECT id FROM scope)),
+		(SELECT count(*) FROM graph_sections WHERE collection_id IN (SELECT id FROM scope)),
+		(SELECT count(*) FROM graph_entities WHERE collection_id IN (SELECT id FROM scope)),
+		(SELECT count(*) FROM graph_relations WHERE collection_id IN (SELECT id FROM scope)),
+		(SELECT count(*) FROM graph_chunks WHERE collection_id IN (SELECT id FROM scope)),
+		(SELECT count(*) FROM graph_entities WHERE collection_id IN (SELECT id FROM scope) AND document_id <> '')`, args...).
 		Scan(&st.Generation, &st.Sections, &st.Entities, &st.Relations, &st.Chunks, &st.Extracted)
 	if err != nil {
 		return nil, dbError(err, "graph stats")
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT table_name, count(*) FROM record_rows WHERE collection_id = ? GROUP BY table_name`, collectionID)
+	rows, err := s.r.QueryContext(ctx, scope+`SELECT table_name, count(*) FROM record_rows WHERE collection_id IN (SELECT id FROM scope)
+		GROUP BY table_name`, args...)
 	if err != nil {
 		return nil, dbError(err, "record table stats")
 	}

@@ -135,9 +135,13 @@ func (s *Store) DeleteQuestion(ctx context.Context, id string) error {
 }
 
 // QuestionVectors returns a collection's questions that have a vector in space, with it and their passages.
-func (s *Store) QuestionVectors(ctx context.Context, collectionID string, space rag.Space) ([]*rag.Question, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+`, vector, passages FROM questions
-		WHERE collection_id = ? AND space = ? AND vector IS NOT NULL ORDER BY created_at, id`, collectionID, space.ID())
+func (s *Store) QuestionVectors(ctx context.Context, viewer *rag.Principal, collectionID string, space rag.Space) ([]*rag.Question, error) {
+	w := where{}
+	w.add(`collection_id = ?`, collectionID)
+	w.add(`space = ?`, space.ID())
+	w.add(`vector IS NOT NULL`)
+	boardOf(&w, viewer, "collection_id")
+	rows, err := s.r.QueryContext(ctx, `SELECT `+questionCols+`, vector, passages FROM questions WHERE `+w.sql()+` ORDER BY created_at, id`, w.args...)
 	out, err := collectQuestions(rows, err, true)
 	if err != nil {
 		return nil, dbError(err, "question vectors")

@@ -13,8 +13,9 @@ import (
 // scores the rows of the in-memory vectors (the fresh snapshot a vector search uses), found through the
 // cache's chunk → row map; only when a newer snapshot was published meanwhile does it read the few vectors
 // from the database instead. Reading them from the database was a quarter of the server's CPU time under
-// the load test (the hash embedder's pseudo-relevance feedback scores ~200 candidates per search).
-func (s *Store) VectorScores(ctx context.Context, space rag.Space, vector []float32, ids []int64) (map[int64]float64, error) {
+// the load test (the hash embedder's pseudo-relevance feedback scores ~200 candidates per search). p is not
+// checked here: the IDs come from candidate queries that applied its predicate, and a score is no content.
+func (s *Store) VectorScores(ctx context.Context, _ rag.Principal, space rag.Space, vector []float32, ids []int64) (map[int64]float64, error) {
 	out := make(map[int64]float64, len(ids))
 	if len(ids) == 0 {
 		return out, nil

@@ -66,7 +66,7 @@ func TestVectorScoresFromMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.VectorScores(ctx, space, q, append(ids, 1_000_000))
+		got, err := s.VectorScores(ctx, rag.LocalPrincipal, space, q, append(ids, 1_000_000))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ func testDelete(t *testing.T, open func(t *testing.T) rag.Store) {
 		if vc := vector(t, s, alice, spaceB, basis(spaceB.Dim, 0), rag.Filter{}, 10); len(vc) != 0 {
 			t.Errorf("space B vectors survive the delete: %v", vc)
 		}
-		if hits, err := s.Hits(t.Context(), []int64{goneChunks[0].ID}); err != nil || len(hits) != 0 {
+		if hits, err := s.Hits(t.Context(), rag.LocalPrincipal, []int64{goneChunks[0].ID}); err != nil || len(hits) != 0 {
 			t.Errorf("Hits of a deleted chunk = %v, %v", hits, err)
 		}
 		st, err := s.SpaceStats(t.Context())

@@ -91,9 +91,13 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 		}
 	})
 	t.Run("Reads", func(t *testing.T) {
-		st, err := gs.GraphStats(ctx, c.ID)
+		st, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 		if err != nil || st.Generation != 1 || st.Sections != 2 || st.Entities != 3 || st.Relations != 2 || st.Chunks != 1 || st.Empty() {
 			t.Errorf("GraphStats = %+v, %v", st, err)
+		}
+		// As a principal who does not see the collection: nothing, not even counts.
+		if st, err := gs.GraphStats(ctx, bob, c.ID); err != nil || !st.Empty() || st.Generation != 0 || st.Sections != 0 || len(st.Tables) != 0 {
+			t.Errorf("GraphStats as a stranger = %+v, %v; want nothing", st, err)
 		}
 		vecs, err := gs.GraphVectors(ctx, p, c.ID, space)
 		if err != nil || len(vecs) != 2 || vecs[0].ID != "W1" || vecs[1].ID != "L1" || len(vecs[1].Vector) != 4 {
@@ -139,7 +143,7 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := gs.ReplaceGraph(ctx, c.ID, g2); err != nil {
 			t.Fatal(err)
 		}
-		st, err := gs.GraphStats(ctx, c.ID)
+		st, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 		if err != nil || st.Generation != 2 || st.Entities != 2 || st.Relations != 1 {
 			t.Errorf("after replace: %+v, %v", st, err)
 		}
@@ -172,14 +176,14 @@ func testGraph(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := gs.ReplaceRecords(ctx, c.ID, "prices", rows[2:]); err != nil {
 			t.Fatal(err)
 		}
-		st, err := gs.GraphStats(ctx, c.ID)
+		st, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 		if err != nil || st.Tables["prices"] != 1 {
 			t.Errorf("after replacing the table: %+v, %v", st, err)
 		}
 		if err := gs.ReplaceRecords(ctx, c.ID, "prices", nil); err != nil {
 			t.Fatal(err)
 		}
-		if st, err := gs.GraphStats(ctx, c.ID); err != nil || len(st.Tables) != 0 {
+		if st, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID); err != nil || len(st.Tables) != 0 {
 			t.Errorf("after dropping the table: %+v, %v", st, err)
 		}
 	})
@@ -213,7 +217,7 @@ func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Coll
 	if err := gs.ReplaceDocumentGraph(ctx, c.ID, "", docGraph(d1.ID, "acme")); rag.ErrorCode(err) != rag.CodeInvalid {
 		t.Fatalf("ReplaceDocumentGraph without a document: %v, want invalid", err)
 	}
-	before, err := gs.GraphStats(ctx, c.ID)
+	before, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +245,7 @@ func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Coll
 	if chunks, err := gs.GraphChunks(ctx, p, c.ID, []string{"doc/" + d2.ID}); err != nil || len(chunks) != 1 || chunks[0].DocumentID != d2.ID {
 		t.Errorf("a document's passages: %+v, %v", chunks, err)
 	}
-	st, err := gs.GraphStats(ctx, c.ID)
+	st, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 	if err != nil || st.Generation != before.Generation+2 || st.Sections != before.Sections+2 || st.Relations != before.Relations+2 ||
 		before.Extracted != 0 || st.Extracted != 4 || st.OnlyExtracted() {
 		t.Errorf("stats after two documents' graphs: %+v (before %+v), %v", st, before, err)
@@ -251,7 +255,7 @@ func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Coll
 	if err := gs.ReplaceGraph(ctx, c.ID, smallGraph(space)); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := gs.GraphStats(ctx, c.ID); err != nil || st.Entities != 3+4 {
+	if st, err := gs.GraphStats(ctx, rag.LocalPrincipal, c.ID); err != nil || st.Entities != 3+4 {
 		t.Errorf("after a bundle import: %+v, %v", st, err)
 	}
 
@@ -280,7 +284,7 @@ func testDocumentGraph(t *testing.T, s rag.Store, gs rag.GraphStore, c *rag.Coll
 	if err := gs.ReplaceDocumentGraph(ctx, c.ID, d1.ID, &rag.StoredGraph{}); err != nil {
 		t.Fatal(err)
 	}
-	st, err = gs.GraphStats(ctx, c.ID)
+	st, err = gs.GraphStats(ctx, rag.LocalPrincipal, c.ID)
 	if err != nil || st.Entities != 3 || st.Relations != 2 || st.Sections != 2 || st.Chunks != 1 {
 		t.Errorf("after deleting one document and emptying the other: %+v, %v", st, err)
 	}

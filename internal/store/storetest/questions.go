@@ -60,6 +60,9 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 			if err := qs.AddAnswer(ctx, &rag.BoardAnswer{QuestionID: q.ID, IsAI: true, Body: "answer to " + q.Title}); err != nil {
 				t.Fatal(err)
 			}
+			if err := qs.SetQuestionVector(ctx, q.ID, spaceB, basis(spaceB.Dim, 0), nil); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, tc := range []struct {
 			viewer *rag.Principal
@@ -81,6 +84,10 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 				as, err := qs.ListAnswers(ctx, tc.viewer, q.ID)
 				if err != nil || (len(as) == 1) != want || as == nil {
 					t.Errorf("ListAnswers(%s, %s): %d answers, %v; want seen %v", name, q.Title, len(as), err, want)
+				}
+				vs, err := qs.QuestionVectors(ctx, tc.viewer, q.CollectionID, spaceB)
+				if err != nil || (len(vs) == 1) != want {
+					t.Errorf("QuestionVectors(%s, %s): %d questions, %v; want seen %v", name, q.Title, len(vs), err, want)
 				}
 			}
 			list, err := qs.ListQuestions(ctx, rag.QuestionQuery{Viewer: tc.viewer})
@@ -160,7 +167,7 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := qs.SetQuestionVector(ctx, q2.ID, spaceB, []float32{0, 1, 0, 0}, tooMany); rag.ErrorCode(err) != rag.CodeInvalid {
 			t.Errorf("%d passages: %v, want invalid", len(tooMany), err)
 		}
-		vs, err := qs.QuestionVectors(ctx, c.ID, spaceB)
+		vs, err := qs.QuestionVectors(ctx, nil, c.ID, spaceB)
 		if err != nil || len(vs) != 1 || vs[0].ID != q1.ID || len(vs[0].Vector) != 4 || vs[0].Vector[0] != 1 {
 			t.Fatalf("vectors = %+v, %v", vs, err)
 		}
@@ -178,14 +185,14 @@ func testQuestions(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err := qs.SetQuestionVector(ctx, q1.ID, spaceB, []float32{1, 0, 0, 0}, nil); err != nil {
 			t.Fatal(err)
 		}
-		vs, _ = qs.QuestionVectors(ctx, c.ID, spaceB)
+		vs, _ = qs.QuestionVectors(ctx, nil, c.ID, spaceB)
 		if len(vs) != 2 || len(vs[0].Passages) != 0 || !slices.Equal(vs[1].Passages, full) {
 			t.Errorf("after a re-embed: %+v", vs)
 		}
 		if todo, _ := qs.QuestionsWithoutVector(ctx, spaceB, 10); len(todo) != 0 {
 			t.Errorf("%d questions due in space B after both were embedded (no passages is an answer too)", len(todo))
 		}
-		if vs, _ := qs.QuestionVectors(ctx, c.ID, spaceA); len(vs) != 0 {
+		if vs, _ := qs.QuestionVectors(ctx, nil, c.ID, spaceA); len(vs) != 0 {
 			t.Errorf("space A has %d question vectors, want 0", len(vs))
 		}
 		// A change of space makes the question due again.
@@ -382,7 +389,7 @@ func QuestionPassagesUpgrade(t *testing.T, s rag.Store, forget func(t *testing.T
 	if todo, err := qs.QuestionsWithoutVector(ctx, spaceB, 10); err != nil || len(todo) != 1 || todo[0].ID != q.ID {
 		t.Fatalf("due after the upgrade: %v, %v; want the question", todo, err)
 	}
-	if vs, err := qs.QuestionVectors(ctx, c.ID, spaceB); err != nil || len(vs) != 1 || vs[0].Passages != nil {
+	if vs, err := qs.QuestionVectors(ctx, nil, c.ID, spaceB); err != nil || len(vs) != 1 || vs[0].Passages != nil {
 		t.Fatalf("vectors after the upgrade: %+v, %v; want the question without passages", vs, err)
 	}
 	if err := qs.SetQuestionVector(ctx, q.ID, spaceB, []float32{1, 0, 0, 0}, []rag.QuestionPassage{{ChunkID: 1, DocumentID: "d"}}); err != nil {

@@ -123,7 +123,7 @@ func testRecordFilters(t *testing.T, open func(t *testing.T) rag.Store) {
 			for _, c := range cands {
 				chunks = append(chunks, c.ChunkID)
 			}
-			hits, err := s.Hits(t.Context(), chunks)
+			hits, err := s.Hits(t.Context(), rag.LocalPrincipal, chunks)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -165,7 +165,7 @@ func testHits(t *testing.T, open func(t *testing.T) rag.Store) {
 	d = getDoc(t, s, d.ID)
 	chunks, _ := s.ListChunks(t.Context(), alice, d.ID)
 	ids := []int64{chunks[2].ID, 987654321, chunks[0].ID}
-	hits, err := s.Hits(t.Context(), ids)
+	hits, err := s.Hits(t.Context(), rag.LocalPrincipal, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func testHits(t *testing.T, open func(t *testing.T) rag.Store) {
 		h.Score != 0 || h.VectorScore != 0 || h.KeywordScore != 0 || h.VectorRank != 0 || h.KeywordRank != 0 {
 		t.Errorf("hit = %+v", h)
 	}
-	if hits, err := s.Hits(t.Context(), nil); err != nil || len(hits) != 0 {
+	if hits, err := s.Hits(t.Context(), rag.LocalPrincipal, nil); err != nil || len(hits) != 0 {
 		t.Errorf("Hits(nil) = %v, %v", hits, err)
 	}
 }

@@ -20,7 +20,7 @@ func testVectorScores(t *testing.T, open func(t *testing.T) rag.Store) {
 			t.Fatal(err)
 		}
 		ids := []int64{chunks[0].ID, chunks[2].ID, chunks[1].ID + 1000}
-		got, err := s.VectorScores(t.Context(), spaceA, e0, ids)
+		got, err := s.VectorScores(t.Context(), rag.LocalPrincipal, spaceA, e0, ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,14 +40,14 @@ func testVectorScores(t *testing.T, open func(t *testing.T) rag.Store) {
 		d := newDoc(t, s, c.ID, "a.txt")
 		commitTexts(t, s, d, spaceA, []string{"one"}, nil)
 		chunks, _ := s.ListChunks(t.Context(), alice, d.ID)
-		got, err := s.VectorScores(t.Context(), spaceB, basis(spaceB.Dim, 0), []int64{chunks[0].ID})
+		got, err := s.VectorScores(t.Context(), rag.LocalPrincipal, spaceB, basis(spaceB.Dim, 0), []int64{chunks[0].ID})
 		if err != nil || len(got) != 0 {
 			t.Fatalf("scores in a space without vectors: %v %v", got, err)
 		}
 	})
 	t.Run("DimensionMismatch", func(t *testing.T) {
 		s := open(t)
-		_, err := s.VectorScores(t.Context(), spaceA, make([]float32, spaceA.Dim-1), []int64{1})
+		_, err := s.VectorScores(t.Context(), rag.LocalPrincipal, spaceA, make([]float32, spaceA.Dim-1), []int64{1})
 		if !isCode(err, rag.CodeInvalid) {
 			t.Fatalf("err = %v, want invalid_request", err)
 		}

@@ -41,7 +41,7 @@ func RunSealing(t *testing.T, newDB func(t *testing.T) func(keys *sealing.Keyrin
 		if err != nil || len(chunks) != 1 || chunks[0].Text != text {
 			t.Fatalf("ListChunks = %v, %v", chunks, err)
 		}
-		hits, err := s.Hits(t.Context(), []int64{chunks[0].ID})
+		hits, err := s.Hits(t.Context(), rag.LocalPrincipal, []int64{chunks[0].ID})
 		if err != nil || len(hits) != 1 || hits[0].Text != text {
 			t.Fatalf("Hits = %v, %v", hits, err)
 		}

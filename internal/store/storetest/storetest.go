@@ -225,7 +225,7 @@ func hitDocs(t *testing.T, s rag.Store, cands []rag.Candidate) []string {
 	for i, c := range cands {
 		ids[i] = c.ChunkID
 	}
-	hits, err := s.Hits(t.Context(), ids)
+	hits, err := s.Hits(t.Context(), rag.LocalPrincipal, ids)
 	if err != nil {
 		t.Fatalf("Hits: %v", err)
 	}

@@ -71,7 +71,7 @@ func testTrash(t *testing.T, open func(t *testing.T) rag.Store) {
 		if err != nil || page.Total != 1 || listIDs(page.Documents)[0] != kept.ID {
 			t.Errorf("ListDocuments after delete = %+v, %v", page, err)
 		}
-		if hits, err := s.Hits(ctx, []int64{chunks[0].ID}); err != nil || len(hits) != 0 {
+		if hits, err := s.Hits(ctx, rag.LocalPrincipal, []int64{chunks[0].ID}); err != nil || len(hits) != 0 {
 			t.Errorf("Hits of a deleted chunk = %v, %v", hits, err)
 		}
 		if st, err := s.SpaceStats(ctx); err != nil || st.Chunks != 1 {

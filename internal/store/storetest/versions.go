@@ -141,7 +141,7 @@ func testVersions(t *testing.T, open func(t *testing.T) rag.Store) {
 				t.Errorf("chunk %d: page breaks %v, want %v", i, ch.PageBreaks, chunks[i].PageBreaks)
 			}
 		}
-		hits, err := s.Hits(t.Context(), []int64{list[0].ID, list[1].ID})
+		hits, err := s.Hits(t.Context(), rag.LocalPrincipal, []int64{list[0].ID, list[1].ID})
 		if err != nil || len(hits) != 2 {
 			t.Fatalf("Hits: %d, %v", len(hits), err)
 		}
@@ -214,7 +214,7 @@ func testVersions(t *testing.T, open func(t *testing.T) rag.Store) {
 				t.Errorf("vector candidate %d is not a current chunk", x.ChunkID)
 			}
 		}
-		hits, err := s.Hits(t.Context(), []int64{old[0].ID, cur[1].ID})
+		hits, err := s.Hits(t.Context(), rag.LocalPrincipal, []int64{old[0].ID, cur[1].ID})
 		if err != nil || len(hits) != 1 || hits[0].ID != cur[1].ID {
 			t.Errorf("Hits(old, new) = %v, %v; want only the new chunk", hits, err)
 		}

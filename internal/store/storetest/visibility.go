@@ -62,6 +62,25 @@ func testVisibility(t *testing.T, open func(t *testing.T) rag.Store) {
 				if !visible && len(versions) > 0 {
 					t.Errorf("ListVersions(%s) returned versions of an invisible document", d.ExternalID)
 				}
+				// Hits by chunk ID, as the principal: an invisible document's passages are skipped even when
+				// the caller names their IDs.
+				ids := make([]int64, len(chunks))
+				for i, c := range chunks {
+					ids[i] = c.ID
+				}
+				if len(ids) == 0 {
+					all, _ := s.ListChunks(t.Context(), admin, d.ID)
+					for _, c := range all {
+						ids = append(ids, c.ID)
+					}
+				}
+				hits, err := s.Hits(t.Context(), tc.p, ids)
+				if err != nil {
+					t.Fatalf("Hits(%s): %v", d.ExternalID, err)
+				}
+				if visible != (len(hits) == len(ids)) || (!visible && len(hits) > 0) || len(ids) == 0 {
+					t.Errorf("Hits(%s) as %q: %d of %d chunks; visible %v", d.ExternalID, tc.p.ID, len(hits), len(ids), visible)
+				}
 			}
 		})
 	}
