@@ -68,7 +68,7 @@ func BenchmarkCandidates(b *testing.B) {
 			for i := 0; i < k && i < len(kc); i++ {
 				ids = append(ids, kc[i].ChunkID)
 			}
-			_, err = f.s.Hits(ctx, rag.LocalPrincipal, ids)
+			_, err = f.s.Hits(ctx, p, ids)
 			return err
 		}
 	}

@@ -480,6 +480,33 @@ func TestRowSecurity(t *testing.T) {
 			t.Errorf("eve's keyword candidates: %d, %v; want 4", len(k), err)
 		}
 	})
+	t.Run("SetUpOnceByCatalog", func(t *testing.T) {
+		// Every Open (each CLI command) checks the catalog; the set-up's DDL runs only when it finds
+		// something missing — here a grant taken away — and puts it back.
+		if ok, err := s.readerReady(ctx); err != nil || !ok {
+			t.Fatalf("readerReady after Open: %v, %v; want true", ok, err)
+		}
+		if _, err := s.pool.Exec(ctx, s.q(`REVOKE SELECT ON {S}.chunks FROM `+testReaderRole)); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.readerReady(ctx); err != nil || ok {
+			t.Fatalf("readerReady without SELECT on chunks: %v, %v; want false", ok, err)
+		}
+		again := openStore(t, Options{Schema: schema, ReaderRole: testReaderRole})
+		if ok, err := again.readerReady(ctx); err != nil || !ok {
+			t.Fatalf("readerReady after Open set it up again: %v, %v; want true", ok, err)
+		}
+		if _, err := s.pool.Exec(ctx, s.q(`GRANT SELECT ON {S}.api_keys TO `+testReaderRole)); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.readerReady(ctx); err != nil || ok {
+			t.Fatalf("readerReady with SELECT on api_keys: %v, %v; want false", ok, err)
+		}
+		openStore(t, Options{Schema: schema, ReaderRole: testReaderRole})
+		if ok, err := s.readerReady(ctx); err != nil || !ok {
+			t.Fatalf("readerReady after Open revoked api_keys again: %v, %v; want true", ok, err)
+		}
+	})
 	t.Run("RefusesUnboundRole", func(t *testing.T) {
 		var super string
 		if err := s.pool.QueryRow(ctx, "SELECT rolname FROM pg_roles WHERE rolsuper LIMIT 1").Scan(&super); err != nil {
