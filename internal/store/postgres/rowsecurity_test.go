@@ -482,29 +482,20 @@ func TestRowSecurity(t *testing.T) {
 	})
 	t.Run("SetUpOnceByCatalog", func(t *testing.T) {
 		// Every Open (each CLI command) checks the catalog; the set-up's DDL runs only when it finds
-		// something missing — here a grant taken away — and puts it back.
-		if ok, err := s.readerReady(ctx); err != nil || !ok {
-			t.Fatalf("readerReady after Open: %v, %v; want true", ok, err)
+		// something amiss — a grant taken away, or one given on a refused table — and puts it right.
+		ready := func(t *testing.T, st *Store, want bool, when string) {
+			t.Helper()
+			if ok, err := st.readerReady(ctx); err != nil || ok != want {
+				t.Fatalf("readerReady %s: %v, %v; want %v", when, ok, err, want)
+			}
 		}
-		if _, err := s.pool.Exec(ctx, s.q(`REVOKE SELECT ON {S}.chunks FROM `+testReaderRole)); err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := s.readerReady(ctx); err != nil || ok {
-			t.Fatalf("readerReady without SELECT on chunks: %v, %v; want false", ok, err)
-		}
-		again := openStore(t, Options{Schema: schema, ReaderRole: testReaderRole})
-		if ok, err := again.readerReady(ctx); err != nil || !ok {
-			t.Fatalf("readerReady after Open set it up again: %v, %v; want true", ok, err)
-		}
-		if _, err := s.pool.Exec(ctx, s.q(`GRANT SELECT ON {S}.api_keys TO `+testReaderRole)); err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := s.readerReady(ctx); err != nil || ok {
-			t.Fatalf("readerReady with SELECT on api_keys: %v, %v; want false", ok, err)
-		}
-		openStore(t, Options{Schema: schema, ReaderRole: testReaderRole})
-		if ok, err := s.readerReady(ctx); err != nil || !ok {
-			t.Fatalf("readerReady after Open revoked api_keys again: %v, %v; want true", ok, err)
+		ready(t, s, true, "after Open")
+		for _, stmt := range []string{`REVOKE SELECT ON {S}.chunks FROM `, `GRANT SELECT ON {S}.api_keys TO `} {
+			if _, err := s.pool.Exec(ctx, s.q(stmt+testReaderRole)); err != nil {
+				t.Fatal(err)
+			}
+			ready(t, s, false, "after "+stmt)
+			ready(t, openStore(t, Options{Schema: schema, ReaderRole: testReaderRole}), true, "after Open set it up again")
 		}
 	})
 	t.Run("RefusesUnboundRole", func(t *testing.T) {
