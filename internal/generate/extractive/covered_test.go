@@ -105,3 +105,22 @@ func TestGenerateAbsentFocus(t *testing.T) {
 		{"Creative Commons 4.0 International Public License의 조건은 언제 받아들이나요?", true},
 	})
 }
+
+// TestGenerateOtherValue: a when question whose topic noun before the question word ("임기는 몇 년") none
+// of the answer's sentences, their neighbours or titles hold is not covered, though the answer gives a
+// date; held by the answer, it is answered. How-many questions are left to the other rules: the passages
+// may name the amount otherwise ("비율" of "21%", "법률안" counted "93건").
+func TestGenerateOtherValue(t *testing.T) {
+	t.Parallel()
+	report := []rag.Passage{
+		{N: 1, Title: "검토보고서", Text: "2023년 11월 9일 이수진 의원이 대표 발의한 탄소중립기본법 일부개정법률안은 2023년 11월 10일 탄소중립위원회 위원 관련으로 회부되었음.\n\n" +
+			"제2기 위원회의 여성 위원은 7명으로 21%를 차지함."},
+		{N: 2, Title: "회의록", Text: "제2항부터 제94항까지 이상 93건의 법률안을 일괄하여 상정합니다."},
+	}
+	checkCovered(t, report, []coverCase{
+		{"탄소중립위원회 위원의 임기는 몇 년인가요?", false}, // the date is the referral's, not a term's
+		{"일부개정법률안은 언제 회부되었나요?", true},
+		{"제2기 위원회 여성 위원의 비율은 얼마인가요?", true}, // "21%" answers a 비율 without the word
+		{"회의에서 일괄 상정된 법률안은 모두 몇 건인가요?", true},
+	})
+}

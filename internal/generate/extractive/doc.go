@@ -120,6 +120,13 @@
 // which reworded questions change first (the closing predicate counts for neither side), nor a verb before
 // "수 있다/없다" ("언제 받을 수 있어요?"), which counts neither missing nor found.
 //
+// Nor is a Korean when question of one sentence whose topic before the question word ("임기는 몇 년",
+// "시행일은 언제") is held by none of the Korean sentences shown, their neighbours, nor their passages'
+// titles and sections: a date there is the date of something else ("…2023년 11월 10일 우리 위원회에
+// 회부되었음" for the term of the committee's members). A topic naming the kind of value ("기간은", "날짜는")
+// does not count. How-many questions are not read so: documents name an amount in other words ("임대료" for
+// "월세").
+//
 // Nor is a question that gives a name or number — in English a capitalised word not opening a sentence
 // ("FAA", "Thunderbird"), in any question a number ("2020", "737") or a Latin word inside Korean ("GA4") —
 // that a passage holds but the answer does not: none of its sentences, nor its passages' titles and

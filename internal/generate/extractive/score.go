@@ -593,7 +593,8 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	shown := picked
 	picked = append(slices.Clip(picked), unshown...)
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
-		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) || unnamedTopic(question, r, passages) {
+		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) || unnamedTopic(question, r, passages) ||
+		r.want == typeTime && otherValue(question, r, shown, passages) {
 		return nil
 	}
 	return shown
@@ -618,6 +619,52 @@ func introduces(last, s sentence, qw []qword) bool {
 	return true
 }
 
+// otherValue reports whether the answer to a when question gives the date of something else: the Korean
+// noun that is the topic or subject right before the question word — what the question asks the time of
+// ("임기는 몇 년", "시행일은 언제") — is held by none of the shown sentences, their neighbours in their
+// passages, nor their passages' titles and sections. A date beside the question's other words ("위원회에
+// 회부되었음" for the term of a committee's members) does not answer it. A noun that names the kind of value
+// ("기간은 몇 년", "날짜는 언제") is no such noun, nor is a bare word. Only a question of one sentence is
+// read so (one that goes on asks more than that value), and only against Korean sentences: an English
+// passage cannot hold the Korean noun. (Amounts are left alone: documents name what they count in other
+// words — "임대료" for a question's "월세", "기록" for "신기록" — where a date is stated with its event;
+// docs/retrieval.md, "Answers".)
+func otherValue(question string, r ranking, shown []sentence, passages []rag.Passage) bool {
+	if len(closingWords(question)) > 1 || !slices.ContainsFunc(shown, func(s sentence) bool {
+		return strings.ContainsFunc(s.text, func(c rune) bool { return unicode.Is(unicode.Hangul, c) })
+	}) {
+		return false
+	}
+	words := splitWords(question)
+	at := slices.IndexFunc(words, func(w string) bool {
+		return slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(w, p) })
+	})
+	if at < 1 {
+		return false
+	}
+	word := words[at-1]
+	i := slices.IndexFunc(r.qw, func(w qword) bool { return w.terms[0] == word && !w.history })
+	if i < 0 {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(word)
+	if w := r.qw[i]; !w.focus || w.given || !isHangulWord(word) || utf8.RuneCountInString(word) < 3 ||
+		!strings.ContainsRune("은는이가", last) || valueKind(word) {
+		return false
+	}
+	for _, s := range shown {
+		if s.deg[i] >= askFound || degree(r.qw[i], termSet(passages[s.rank].Title+"\n"+passages[s.rank].Section)) >= askFound {
+			return false
+		}
+		for _, d := range []int{-1, 1} {
+			if o, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && o.deg != nil && o.deg[i] >= askFound {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // conclusions open a sentence that draws the conclusion of what came before ("그래서 A/B 테스트 기능을 쓰는 걸
 // 권합니다", "So, …").
 var conclusions = []string{"그래서", "따라서", "그러므로", "그러니까", "결국", "so", "therefore", "thus"}
@@ -626,6 +673,22 @@ var conclusions = []string{"그래서", "따라서", "그러므로", "그러니�
 func concludes(text string) bool {
 	words := splitWords(text)
 	return len(words) > 0 && slices.Contains(conclusions, words[0])
+
+}
+
+// valueKind reports whether the Korean word names a kind of value, as the question cues of answerType do
+// ("비율은", "기간이", "금액은").
+func valueKind(word string) bool {
+	_, n := utf8.DecodeLastRuneInString(word)
+	noun := word[:len(word)-n] // without its particle
+	for _, c := range typeCues {
+		for _, cue := range c.cues {
+			if cue[0] >= 0x80 && strings.TrimRight(cue, "은는") == noun {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // list returns the positions of the list the item s stands in: the items around it and the lead-in that
