@@ -3,6 +3,7 @@ package extractive
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ragd/ragd/internal/generate"
@@ -123,4 +124,22 @@ func TestGenerateOtherValue(t *testing.T) {
 		{"제2기 위원회 여성 위원의 비율은 얼마인가요?", true}, // "21%" answers a 비율 without the word
 		{"회의에서 일괄 상정된 법률안은 모두 몇 건인가요?", true},
 	})
+}
+
+// TestLetterSpaced: a label written one syllable apart ("문 의 처") is read as its word, so that a question
+// for it finds the line under it, a number a number question ("전화번호는?") may be answered by; a run of
+// one-syllable words before a Korean word is prose ("그 후 이 법은").
+func TestLetterSpaced(t *testing.T) {
+	t.Parallel()
+	if got := letterSpaced("검 토 보 고\n문 의 처 02)6788-5533\n그 후 이 법은 시행된다"); !slices.Equal(got, []string{"검토보고", "문의처"}) {
+		t.Errorf("letterSpaced = %q", got)
+	}
+	passages := []rag.Passage{
+		{N: 1, Title: "검토보고서", Text: "문 의 처\n\n02)6788-5533"},
+		{N: 2, Title: "회의록", Text: "검토보고서는 부록으로 보존함. 다음은 대체토론 순서입니다."},
+	}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "검토보고서에서 소개한 문의처 전화번호는?", Passages: passages})
+	if !strings.Contains(text, "02)6788-5533 [1]") {
+		t.Errorf("answer %q lacks the number under the label", text)
+	}
 }

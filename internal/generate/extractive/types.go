@@ -27,7 +27,7 @@ var typeCues = []struct {
 	{typeTime, []string{"언제", "몇 년", "몇년", "연도", "년도", "날짜", "몇 월", "몇월", "며칠", "시기", "시점", "날은", "기간",
 		"when", "what year", "which year", "what date", "what day", "what month", "what century", "what time", "what period",
 		"which period"}},
-	{typeNumber, []string{"몇", "얼마", "수는", "개수", "갯수", "숫자", "인원", "규모", "비율", "퍼센트", "금액", "가격",
+	{typeNumber, []string{"몇", "얼마", "수는", "개수", "갯수", "숫자", "인원", "규모", "비율", "퍼센트", "금액", "가격", "번호",
 		"오래 걸", "how many", "how much", "what number", "what percentage", "how long", "how far", "how old", "how tall",
 		"how big", "how large", "how high", "how fast"}},
 }
