@@ -13,7 +13,9 @@
 // to the first heading that opens prose, so that a table read as lines or items without bullets stay with
 // it). The answer service appends a document's next chunk to a passage that ends in such a lead-in, and
 // the rest of the paragraph to a passage whose last paragraph the chunker cut. A date written with periods
-// ("2023. 11. 9.") is one sentence, not three.
+// ("2023. 11. 9.") is one sentence, not three. A label written one syllable apart, as forms and reports set
+// them ("문 의 처 02)6788-5533", "검 토 보 고": three or more one-syllable words ending their line or before a
+// word without Hangul), is read as its word too.
 //
 // # Reading the question
 //
