@@ -703,7 +703,6 @@ var conclusions = []string{"그래서", "따라서", "그러므로", "그러니�
 func concludes(text string) bool {
 	words := splitWords(text)
 	return len(words) > 0 && slices.Contains(conclusions, words[0])
-
 }
 
 // valueKind reports whether the Korean word names a kind of value, as the question cues of answerType do
