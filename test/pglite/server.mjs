@@ -58,6 +58,12 @@ async function pump() {
         }
       })
       owner = db.isInTransaction() ? unit.conn : null
+      if (owner !== null && unit.conn.closed) {
+        // The client went away while its unit ran, before that unit opened the transaction: close() saw no
+        // transaction to end, so end it here, or every other connection would wait for it forever.
+        await db.runExclusive(() => db.exec('ROLLBACK')).catch(() => {})
+        owner = null
+      }
       if (debug) console.log(`conn ${unit.conn.id}: ${unit.messages.length} messages, in transaction: ${owner !== null}`)
     }
   } catch (err) {
