@@ -151,13 +151,13 @@ func (s *Store) readerReady(ctx context.Context) (bool, error) {
 	var ready bool
 	err := s.pool.QueryRow(ctx, s.q(`WITH r AS (SELECT oid FROM pg_roles WHERE rolname = $1 AND NOT rolsuper AND NOT rolbypassrls
 			AND pg_has_role(current_user, oid, 'MEMBER')),
-		refused AS (SELECT unnest(ARRAY['{S}.api_keys', '{S}.audit_log', '{S}.webhooks', '{S}.webhook_deliveries'])::regclass AS oid)
+		refused AS (SELECT unnest(string_to_array($4, ', '))::regclass AS oid)
 		SELECT EXISTS (SELECT 1 FROM r) AND (SELECT
 			has_schema_privilege(r.oid, to_regnamespace($2), 'USAGE') AND has_schema_privilege(r.oid, to_regnamespace($3), 'USAGE')
 			AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = to_regnamespace($2) AND c.relkind IN ('r', 'p')
 				AND c.oid NOT IN (SELECT oid FROM refused) AND NOT has_table_privilege(r.oid, c.oid, 'SELECT'))
 			AND NOT EXISTS (SELECT 1 FROM refused f WHERE has_table_privilege(r.oid, f.oid, 'SELECT,INSERT,UPDATE,DELETE'))
-			FROM r)`), s.opts.ReaderRole, s.q("{S}"), s.q("{V}")).Scan(&ready)
+			FROM r)`), s.opts.ReaderRole, s.q("{S}"), s.q("{V}"), s.q(refusedTables)).Scan(&ready)
 	if err != nil {
 		return false, fmt.Errorf("row security: look up role: %w", err)
 	}
