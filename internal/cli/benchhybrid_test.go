@@ -93,9 +93,7 @@ func openHybridCorpus(ctx context.Context, b *testing.B, dir string, c *benchCor
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { st.Close() })
-		if _, _, err := st.WaitVectorIndex(ctx, benchSpace); err != nil {
-			b.Fatal(err)
-		}
+		waitIndexes(ctx, b, st)
 		return st, rowOf
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -110,9 +108,7 @@ func openHybridCorpus(ctx context.Context, b *testing.B, dir string, c *benchCor
 	if rowOf, err = loadBenchCorpus(ctx, st, c); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := st.WaitVectorIndex(ctx, benchSpace); err != nil {
-		b.Fatal(err)
-	}
+	waitIndexes(ctx, b, st)
 	data, err := json.Marshal(rowOf)
 	if err != nil {
 		b.Fatal(err)
@@ -121,6 +117,22 @@ func openHybridCorpus(ctx context.Context, b *testing.B, dir string, c *benchCor
 		b.Fatal(err)
 	}
 	return st, rowOf
+}
+
+// waitIndexes waits for the store's vector index and in-memory keyword index, and logs how long the
+// keyword index took to build.
+func waitIndexes(ctx context.Context, b *testing.B, st *sqlite.Store) {
+	b.Helper()
+	if _, _, err := st.WaitVectorIndex(ctx, benchSpace); err != nil {
+		b.Fatal(err)
+	}
+	start, cpu := time.Now(), cpuTime()
+	rows, bytes, err := st.WaitKeywordIndex(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("keyword index: %d rows, %.1f MiB, built in %.2f s (%.2f s of CPU)", rows, float64(bytes)/(1<<20),
+		time.Since(start).Seconds(), (cpuTime() - cpu).Seconds())
 }
 
 // cpuTime is the process's user + system CPU time so far.

@@ -65,3 +65,10 @@ func IndexesRestored(s *Store) int64 { return s.vecs.restored.Load() }
 
 // IndexFile is where s keeps the vector index of sp.
 func IndexFile(s *Store, sp rag.Space) string { return s.vecs.indexFile(sp.ID()) }
+
+// KeywordIndexInline makes s build its in-memory keyword index inside the keyword query that wants it
+// (from its first chunk on) rather than in the background, so that tests see it used.
+func KeywordIndexInline(s *Store) { s.kw.inline = true }
+
+// KeywordIndexAnswered is how many keyword queries the in-memory keyword index answered.
+func KeywordIndexAnswered(s *Store) int64 { return s.kw.answered.Load() }

@@ -52,25 +52,16 @@ type termStats struct {
 	changed func()
 }
 
-const (
-	keywordStateSQL = `SELECT
-		coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0),
-		(SELECT value FROM store_meta WHERE key = 'chunks_deleted'),
-		(SELECT value FROM store_meta WHERE key = 'chunk_rows')`
-	termCountSQL = `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`
-)
+const termCountSQL = `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`
 
-// stats returns the row count and the document frequency of each term, in the snapshot of the read
+// stats returns the index's state (row count, sequence, FTS5's totals) and the document frequency of each term, in the snapshot of the read
 // transaction that prep binds statements to.
-func (ts *termStats) stats(ctx context.Context, prep func(query string) (*sql.Stmt, error), terms []string) (int64, []int64, error) {
-	var seq, deleted, rows int64
-	st, err := prep(keywordStateSQL)
+func (ts *termStats) stats(ctx context.Context, prep func(query string) (*sql.Stmt, error), terms []string) (kwState, []int64, error) {
+	st, err := readKWState(ctx, prep)
 	if err != nil {
-		return 0, nil, err
+		return st, nil, err
 	}
-	if err := st.QueryRowContext(ctx).Scan(&seq, &deleted, &rows); err != nil {
-		return 0, nil, err
-	}
+	seq, deleted := st.seq, st.deleted
 	df := make([]int64, len(terms))
 	var missing []int
 	ts.mu.Lock()
@@ -88,14 +79,15 @@ func (ts *termStats) stats(ctx context.Context, prep func(query string) (*sql.St
 		}
 	}
 	ts.mu.Unlock()
+	var count *sql.Stmt
 	if len(missing) > 0 {
-		if st, err = prep(termCountSQL); err != nil {
-			return 0, nil, err
+		if count, err = prep(termCountSQL); err != nil {
+			return st, nil, err
 		}
 	}
 	for _, i := range missing {
-		if err := st.QueryRowContext(ctx, ftsQuery(terms[i:i+1])).Scan(&df[i]); err != nil {
-			return 0, nil, err
+		if err := count.QueryRowContext(ctx, ftsQuery(terms[i:i+1])).Scan(&df[i]); err != nil {
+			return st, nil, err
 		}
 	}
 	if len(missing) > 0 {
@@ -107,7 +99,7 @@ func (ts *termStats) stats(ctx context.Context, prep func(query string) (*sql.St
 		}
 		ts.mu.Unlock()
 	}
-	return rows, df, nil
+	return st, df, nil
 }
 
 // idf is FTS5's BM25 IDF (with its floor).
@@ -136,10 +128,12 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		if err != nil || docs.none {
 			return err
 		}
-		n, df, err := s.terms.stats(ctx, prep, terms)
+		st, df, err := s.terms.stats(ctx, prep, terms)
 		if err != nil {
 			return err
 		}
+		s.maybeBuildKeywordIndex(st)
+		n := st.rows
 		type term struct {
 			text string
 			df   int64
@@ -169,6 +163,17 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 			all[i] = t.text
 		}
 		match := ftsQuery(all)
+		if x := s.kw.cur.Load(); x != nil {
+			// FTS5's bm25() takes N from its own totals (the same count as chunk_rows).
+			kt := make([]kwTerm, len(weighted))
+			for i, t := range weighted {
+				kt[i] = kwTerm{t.text, idf(st.ftsRows, t.df)}
+			}
+			var ok bool
+			if out, ok, err = s.indexKeyword(ctx, prep, x, st, kt, docs, q.K); err != nil || ok {
+				return err
+			}
+		}
 		// rest[m] bounds the score a chunk can get from weighted[m:] alone.
 		rest := make([]float64, len(weighted)+1)
 		for i := len(weighted) - 1; i >= 0; i-- {
@@ -181,7 +186,7 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 			essential++
 		}
 		for essential < len(weighted) {
-			out, err = keywordQuery(ctx, prep, match, ftsQuery(all[:essential]), docs, q.K)
+			out, err = keywordQuery(ctx, prep, match, ftsQuery(all[:essential]), 0, docs, q.K)
 			if err != nil {
 				return err
 			}
@@ -200,7 +205,7 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 			}
 		}
 		s.terms.full.Add(1)
-		out, err = keywordQuery(ctx, prep, match, "", docs, q.K)
+		out, err = keywordQuery(ctx, prep, match, "", 0, docs, q.K)
 		return err
 	})
 	if err != nil {
@@ -232,24 +237,30 @@ func resolveDocs(ctx context.Context, tx *sql.Tx, w *where) (docRestriction, err
 	return docRestriction{none: n == 0, seqs: seqs.String, few: n*5 <= total}, nil
 }
 
-// keywordQuery scores the chunks matching match (restricted to those matching restrict, when given) of the
-// documents docs allows, best first. Without a restriction it uses FTS5's own ORDER BY rank, about twice
-// as fast as sorting on bm25(). bm25() is named once (an alias) so that it is computed once per row. The
-// SQL text depends only on the form, so prep can keep it prepared.
-func keywordQuery(ctx context.Context, prep func(query string) (*sql.Stmt, error), match, restrict string, docs docRestriction, k int) ([]rag.Candidate, error) {
+// keywordQuery scores the chunks matching match (restricted to those matching restrict, when given, and
+// to chunk IDs above after, when it is not 0) of the documents docs allows, best first. Without a
+// restriction it uses FTS5's own ORDER BY rank, about twice as fast as sorting on bm25(). bm25() is named
+// once (an alias) so that it is computed once per row. The SQL text depends only on the form, so prep can
+// keep it prepared.
+func keywordQuery(ctx context.Context, prep func(query string) (*sql.Stmt, error), match, restrict string, after int64, docs docRestriction, k int) ([]rag.Candidate, error) {
 	args := []any{match}
 	cond := ""
+	if after > 0 {
+		// A rowid range FTS5 takes in its xBestIndex: it seeks each term's postings to it.
+		cond = ` AND chunks_fts.rowid > ?`
+		args = append(args, after)
+	}
 	if restrict != "" {
 		// The unary + keeps the restriction out of FTS5's xBestIndex: as a rowid constraint FTS5 would
 		// restart its query once per listed rowid (milliseconds each); as a plain filter it is a set lookup
 		// per matching row, applied before bm25() is computed.
-		cond = ` AND +chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)`
+		cond += ` AND +chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)`
 		args = append(args, restrict)
 	}
 	var q string
 	switch {
 	case docs.all && restrict == "":
-		q = `SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?`
+		q = `SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ?` + cond + ` ORDER BY rank LIMIT ?`
 	case docs.all || docs.few:
 		if docs.few {
 			cond += ` AND +chunks_fts.rowid IN (SELECT id FROM chunks WHERE doc_seq IN (SELECT value FROM json_each(?)))`
@@ -284,12 +295,7 @@ func keywordQuery(ctx context.Context, prep func(query string) (*sql.Stmt, error
 		return nil, err
 	}
 	// FTS5's rank order leaves ties in its own order; make it the same as the other forms'.
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ChunkID < out[j].ChunkID
-	})
+	sortCandidates(out)
 	for i := range out {
 		out[i].Rank = i + 1
 	}

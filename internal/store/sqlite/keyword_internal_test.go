@@ -50,13 +50,45 @@ func referenceKeyword(t *testing.T, s *Store, p rag.Principal, terms []string, f
 // TestKeywordPruningIsExact compares KeywordCandidates with the plain query on a Zipf corpus large enough
 // for the pruning rules to apply, with and without filters.
 func TestKeywordPruningIsExact(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir(), Options{})
+	s, err := Open(context.Background(), t.TempDir(), Options{KeywordIndexMin: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	s.keywordBudget = 300
+	keywordExactness(t, s, false)
+	pruned, full := s.terms.pruned.Load(), s.terms.full.Load()
+	t.Logf("%d queries answered by the pruned round, %d in full", pruned, full)
+	if pruned == 0 || full == 0 {
+		t.Errorf("both paths must be exercised: pruned %d, full %d", pruned, full)
+	}
+}
+
+// TestKeywordIndexIsExact compares the in-memory keyword index's answers with the plain FTS5 query on the
+// same corpus: first over the chunks of its snapshot, then after documents were replaced (their old
+// chunks deleted, the new ones past the snapshot) and deleted, and again once it was rebuilt.
+func TestKeywordIndexIsExact(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir(), Options{KeywordIndexMin: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.kw.inline = true
+	keywordExactness(t, s, true)
+	if s.kw.answered.Load() == 0 {
+		t.Fatal("the in-memory index answered no query")
+	}
+	if x := s.kw.cur.Load(); x == nil || x.bytes <= 0 {
+		t.Fatalf("index %+v", x)
+	}
+}
+
+// keywordExactness loads a Zipf corpus into s and compares KeywordCandidates with referenceKeyword; with
+// changes, it replaces and deletes documents and compares again, then rebuilds s's in-memory keyword
+// index and compares a third time.
+func keywordExactness(t *testing.T, s *Store, changes bool) {
+	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 7))
 	vocab := make([]string, 3000)
 	for i := range vocab {
@@ -66,15 +98,8 @@ func TestKeywordPruningIsExact(t *testing.T) {
 	coll, _ := s.EnsureCollection(ctx, "c", "owner")
 	sp := rag.Space{Provider: "t", Model: "m", Dim: 2}
 	const docs, perDoc = 60, 100
-	for i := range docs {
-		d := &rag.Document{CollectionID: coll.ID, Owner: "owner"}
-		if i%6 == 0 {
-			d.Tags = []string{"sixth"}
-		}
-		if err := s.CreateDocument(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-		chunks := make([]rag.Chunk, perDoc)
+	commit := func(id string, nchunks int) {
+		chunks := make([]rag.Chunk, nchunks)
 		for j := range chunks {
 			words := make([]string, 30+r.IntN(60))
 			for k := range words {
@@ -93,9 +118,21 @@ func TestKeywordPruningIsExact(t *testing.T) {
 			}
 			chunks[j] = rag.Chunk{Index: j, Text: strings.Join(words, " "), Vector: []float32{1, 0}}
 		}
-		if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, Space: sp, Chunks: chunks}); err != nil {
+		if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: id, Space: sp, Chunks: chunks}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	var ids []string
+	for i := range docs {
+		d := &rag.Document{CollectionID: coll.ID, Owner: "owner"}
+		if i%6 == 0 {
+			d.Tags = []string{"sixth"}
+		}
+		if err := s.CreateDocument(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		commit(d.ID, perDoc)
+		ids = append(ids, d.ID)
 	}
 	n := int64(docs * perDoc)
 	member := rag.Principal{ID: "user:x"}
@@ -105,36 +142,64 @@ func TestKeywordPruningIsExact(t *testing.T) {
 	if testing.Short() {
 		queries = 24
 	}
+	var qs [][]string
 	for i := range queries {
 		// One frequent word (often above half the chunks), one or two middling, sometimes a rare one.
 		words := []string{pick(0, 3), pick(10, 120), pick(30, 400)}
 		if i%3 == 0 {
 			words = append(words, pick(400, 3000))
 		}
-		terms := textproc.QueryTerms(strings.Join(words, " "))
-		for _, tc := range []struct {
-			p rag.Principal
-			f rag.Filter
-			k int
-		}{
-			{rag.LocalPrincipal, rag.Filter{}, 10},
-			{rag.LocalPrincipal, rag.Filter{}, 50},
-			{rag.LocalPrincipal, rag.Filter{Tags: []string{"sixth"}}, 20},
-			{member, rag.Filter{}, 10}, // sees nothing
-		} {
-			got, err := s.KeywordCandidates(ctx, tc.p, rag.KeywordQuery{Terms: terms, Filter: tc.f, K: tc.k})
-			if err != nil {
-				t.Fatal(err)
+		qs = append(qs, textproc.QueryTerms(strings.Join(words, " ")))
+	}
+	compare := func(phase string) {
+		for _, terms := range qs {
+			for _, tc := range []struct {
+				p rag.Principal
+				f rag.Filter
+				k int
+			}{
+				{rag.LocalPrincipal, rag.Filter{}, 10},
+				{rag.LocalPrincipal, rag.Filter{}, 50},
+				{rag.LocalPrincipal, rag.Filter{}, 100},
+				{rag.LocalPrincipal, rag.Filter{Tags: []string{"sixth"}}, 20},
+				{member, rag.Filter{}, 10}, // sees nothing
+			} {
+				got, err := s.KeywordCandidates(ctx, tc.p, rag.KeywordQuery{Terms: terms, Filter: tc.f, K: tc.k})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref := referenceKeyword(t, s, tc.p, terms, tc.f, tc.k+200)
+				compareRankings(t, fmt.Sprintf("%s: %v %+v k=%d", phase, terms, tc.f, tc.k), got, ref, tc.k)
 			}
-			ref := referenceKeyword(t, s, tc.p, terms, tc.f, tc.k+200)
-			compareRankings(t, fmt.Sprintf("%v %+v k=%d", terms, tc.f, tc.k), got, ref, tc.k)
 		}
 	}
-	pruned, full := s.terms.pruned.Load(), s.terms.full.Load()
-	t.Logf("%d chunks: %d queries answered by the pruned round, %d in full", n, pruned, full)
-	if pruned == 0 || full == 0 {
-		t.Errorf("both paths must be exercised: pruned %d, full %d", pruned, full)
+	compare("loaded")
+	t.Logf("%d chunks", n)
+	if !changes {
+		return
 	}
+	// Replace every twelfth document (its old chunks are deleted, the new ones come after the index's
+	// snapshot) and delete every ninth: fewer changes than make the index rebuild.
+	for i, id := range ids {
+		switch {
+		case i%12 == 0:
+			commit(id, 40)
+		case i%9 == 0:
+			if err := s.DeleteDocument(ctx, rag.LocalPrincipal, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	x := s.kw.cur.Load()
+	compare("changed")
+	if s.kw.cur.Load() != x {
+		t.Fatal("the index was rebuilt before the changed corpus was compared")
+	}
+	s.kw.cur.Store(nil)
+	if _, _, err := s.WaitKeywordIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	compare("rebuilt")
 }
 
 // compareRankings checks that got is ref's top k: same scores (within 1e-5, the weight of left-out

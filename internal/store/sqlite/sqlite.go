@@ -74,6 +74,10 @@ type Options struct {
 	// index would need more is searched exactly (0: no limit). The float32 vectors themselves are kept in
 	// memory either way.
 	VectorMemory int64
+	// KeywordIndexMin is the chunk count from which keyword queries are answered from an in-memory copy
+	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 20,000; negative:
+	// always FTS5).
+	KeywordIndexMin int
 	// Keys seals the blobs and chunk texts written and opens those read (nil: written in the clear). Open
 	// refuses a database holding data sealed with a key Keys lacks.
 	Keys *sealing.Keyring
@@ -97,6 +101,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.VectorIndexMin == 0 {
 		o.VectorIndexMin = 20_000
+	}
+	if o.KeywordIndexMin == 0 {
+		o.KeywordIndexMin = 20_000
 	}
 	if o.KeywordMergeDelay == 0 {
 		o.KeywordMergeDelay = 5 * time.Second
@@ -127,6 +134,7 @@ type Store struct {
 	qstmts stmtCache
 	vecs   *vectorCache
 	terms  termStats
+	kw     keywordIndex
 	merger merger
 	// keywordBudget is essentialBudget; tests lower it to reach the pruning rounds on small corpora.
 	keywordBudget int64
@@ -188,6 +196,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.qstmts.db = s.q
 	s.vecs = newVectorCache(s)
 	s.terms.changed = s.kickMerge
+	s.kw.start()
 	s.startMerger()
 	return s, nil
 }
@@ -350,6 +359,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes the pools and drops the vector cache.
 func (s *Store) Close() error {
 	s.stopMerger()
+	s.kw.stop()
 	s.vecs.close()
 	s.vecs.drop()
 	s.qstmts.close()

@@ -36,6 +36,31 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) rag.Store { return openTemp(t) })
 }
 
+// TestConformanceKeywordIndex runs the suite with keyword queries answered from the in-memory keyword
+// index (built at the first keyword query of each store, so that chunks committed and deleted after it
+// are the index's tail and dead rows).
+func TestConformanceKeywordIndex(t *testing.T) {
+	var stores []*sqlite.Store
+	storetest.Run(t, func(t *testing.T) rag.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ragd.db"), sqlite.Options{KeywordIndexMin: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		sqlite.KeywordIndexInline(s)
+		stores = append(stores, s)
+		return s
+	})
+	var answered int64
+	for _, s := range stores {
+		answered += sqlite.KeywordIndexAnswered(s)
+	}
+	if answered == 0 {
+		t.Fatal("no keyword query was answered from the in-memory index")
+	}
+	t.Logf("%d keyword queries answered from the in-memory index", answered)
+}
+
 var space = rag.Space{Provider: "test", Model: "x", Dim: 4}
 
 func unit(i int) []float32 {
