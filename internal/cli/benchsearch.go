@@ -63,7 +63,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	opts := sqlite.Options{VectorIndexMin: cfg.VectorIndexMin, VectorMemory: cfg.VectorMemory}
+	opts := sqlite.Options{VectorIndexMin: cfg.VectorIndexMin, VectorMemory: cfg.VectorMemory, KeywordIndexMin: cfg.KeywordIndexMin}
 	st, err := sqlite.Open(ctx, dir, opts)
 	if err != nil {
 		return err
@@ -78,8 +78,13 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	_, kwBytes, err := st.WaitKeywordIndex(ctx)
+	if err != nil {
+		return err
+	}
 	build := time.Since(start).Seconds()
-	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, int64(len(c.vecs))*4+indexBytes, fileBytes(filepath.Join(dir, sqlite.FileName)), build)
+	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, int64(len(c.vecs))*4+indexBytes+kwBytes,
+		fileBytes(filepath.Join(dir, sqlite.FileName))+kwBytes, build)
 	if err != nil {
 		return err
 	}

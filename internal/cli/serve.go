@@ -142,7 +142,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// warm loads the embedded store's vectors in the background, so that the first search does not.
+// warm loads the embedded store's keyword index and vectors in the background, so that the first search
+// does not.
 func warm(ctx context.Context, a *app.App) {
 	start := time.Now()
 	if err := a.Warm(ctx); err != nil {

@@ -157,6 +157,10 @@ type Config struct {
 	// exactly (RAGD_VECTOR_MEMORY, default 0: no limit). See docs/performance.md.
 	VectorIndexMin int
 	VectorMemory   int64
+	// KeywordIndexMin is the chunk count from which the embedded store answers keyword queries from an
+	// in-memory copy of its keyword index's postings (RAGD_KEYWORD_INDEX_MIN, default 0: the store's,
+	// 20,000; -1: always FTS5's bm25()). See docs/performance.md.
+	KeywordIndexMin int
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string
 	// RateLimitChat/RateLimitSearch are requests per minute per key or client IP
@@ -335,6 +339,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.MaxChunks, "RAGD_MAX_CHUNKS")
 	e.int(&c.VectorIndexMin, "RAGD_VECTOR_INDEX_MIN")
 	e.int64(&c.VectorMemory, "RAGD_VECTOR_MEMORY")
+	e.int(&c.KeywordIndexMin, "RAGD_KEYWORD_INDEX_MIN")
 	e.list(&c.CORSOrigins, "RAGD_CORS_ORIGINS")
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
 	e.int(&c.RateLimitSearch, "RAGD_RATE_LIMIT_SEARCH")
@@ -425,6 +430,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_OCR_PAGE_MEMORY must be at least 64 MiB in bytes (got %d)", c.OCRPageMemory)
 	case c.VectorIndexMin < -1:
 		return fmt.Errorf("RAGD_VECTOR_INDEX_MIN must be -1 (always exact), 0 (the default) or a vector count (got %d)", c.VectorIndexMin)
+	case c.KeywordIndexMin < -1:
+		return fmt.Errorf("RAGD_KEYWORD_INDEX_MIN must be -1 (always FTS5), 0 (the default) or a chunk count (got %d)", c.KeywordIndexMin)
 	case c.VectorMemory < 0:
 		return fmt.Errorf("RAGD_VECTOR_MEMORY must not be negative (0: no limit; got %d)", c.VectorMemory)
 	case c.QA.Interval < time.Second:

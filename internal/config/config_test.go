@@ -165,6 +165,12 @@ func TestLoad(t *testing.T) {
 		if err != nil || c.VectorIndexMin != 50000 || c.VectorMemory != 1<<30 {
 			t.Fatalf("got %d %d %v", c.VectorIndexMin, c.VectorMemory, err)
 		}
+		for v, want := range map[string]int{"-1": -1, "1": 1, "100000": 100000} {
+			c, err = Load(envOf(map[string]string{"RAGD_KEYWORD_INDEX_MIN": v}))
+			if err != nil || c.KeywordIndexMin != want {
+				t.Fatalf("RAGD_KEYWORD_INDEX_MIN=%s: got %d %v", v, c.KeywordIndexMin, err)
+			}
+		}
 	})
 	bad := map[string]map[string]string{
 		"NegativeBudget":    {"RAGD_MAX_PAGES": "-1"},
@@ -176,6 +182,7 @@ func TestLoad(t *testing.T) {
 		"NegativeOCRTime":   {"RAGD_OCR_PAGE_TIMEOUT": "-1s"},
 		"VectorIndexMinLow": {"RAGD_VECTOR_INDEX_MIN": "-2"},
 		"NegativeVecMemory": {"RAGD_VECTOR_MEMORY": "-1"},
+		"KeywordIndexLow":   {"RAGD_KEYWORD_INDEX_MIN": "-2"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},
 		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},
 		"UnknownGenerator":  {"RAGD_GENERATOR": "gpt"},

@@ -25,12 +25,14 @@ func benchRows(b *testing.B) int {
 	return 100_000
 }
 
-// BenchmarkSearch builds an index over clustered 768-d vectors (fixed seed) and measures top-10 queries at
-// several probe counts and shortlists: p50/p95 latency, recall@10 against exact search, and the exact scan
-// itself. Two corpora: spread 2, clusters as text embeddings form them (a row's nearest neighbours share
-// its subtopic), and spread 4, close to noise (neighbours barely nearer than other rows of the topic).
+// BenchmarkSearch builds an index over clustered 768-d vectors (fixed seed) and measures top-k queries
+// (RAGD_BENCH_K, default 10; a hybrid search asks for 100) at several probe counts and shortlists: p50/p95
+// latency, recall@k against exact search, and the exact scan itself. Two corpora: spread 2, clusters as
+// text embeddings form them (a row's nearest neighbours share its subtopic), and spread 4, close to noise
+// (neighbours barely nearer than other rows of the topic).
 //
 //	go test -run '^$' -bench Search -benchtime 1x -v ./internal/vindex/
+//	RAGD_BENCH_K=100 go test -run '^$' -bench Search -benchtime 1x -v ./internal/vindex/
 func BenchmarkSearch(b *testing.B) {
 	for _, spread := range []float64{2, 4} {
 		b.Run(fmt.Sprintf("spread=%g", spread), func(b *testing.B) { benchSearch(b, spread) })
@@ -38,8 +40,15 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func benchSearch(b *testing.B, spread float64) {
-	const dim, k, nq = 768, 10, 200
+	const dim, nq = 768, 200
 	n := benchRows(b)
+	k := 10
+	if v := os.Getenv("RAGD_BENCH_K"); v != "" {
+		var err error
+		if k, err = strconv.Atoi(v); err != nil || k < 1 {
+			b.Fatalf("RAGD_BENCH_K=%q: want a number ≥ 1", v)
+		}
+	}
 	vecs, queries := Clustered(n, nq, dim, spread, 42)
 	start := time.Now()
 	ix, err := Build(context.Background(), vecs, dim, n, 1)
@@ -59,9 +68,14 @@ func benchSearch(b *testing.B, spread float64) {
 	p50, p95 := percentiles(exactTimes)
 	b.Logf("exact float32 (one core): p50 %.2f ms, p95 %.2f ms", ms(p50), ms(p95))
 	def := ProbesFor(ix.Lists())
-	for _, c := range []struct{ probes, short int }{
+	configs := []struct{ probes, short int }{
 		{def / 2, ShortlistFor(k)}, {def, ShortlistFor(k) / 2}, {def, ShortlistFor(k)}, {def, 2 * ShortlistFor(k)}, {2 * def, 2 * ShortlistFor(k)},
-	} {
+	}
+	if k > 10 {
+		configs = append(configs, struct{ probes, short int }{def, 10 * k}, struct{ probes, short int }{def, 20 * k},
+			struct{ probes, short int }{def, 40 * k})
+	}
+	for _, c := range configs {
 		b.Run(fmt.Sprintf("nprobe=%d/shortlist=%d", c.probes, c.short), func(b *testing.B) {
 			var times []time.Duration
 			var recall float64
@@ -78,8 +92,8 @@ func benchSearch(b *testing.B, spread float64) {
 			recall /= nq
 			b.ReportMetric(ms(p50), "p50_ms")
 			b.ReportMetric(ms(p95), "p95_ms")
-			b.ReportMetric(recall, "recall@10")
-			b.Logf("nprobe %d of %d, shortlist %d: p50 %.2f ms, p95 %.2f ms, recall@10 %.4f", c.probes, ix.Lists(), c.short, ms(p50), ms(p95), recall)
+			b.ReportMetric(recall, fmt.Sprintf("recall@%d", k))
+			b.Logf("nprobe %d of %d, shortlist %d: p50 %.2f ms, p95 %.2f ms, recall@%d %.4f", c.probes, ix.Lists(), c.short, ms(p50), ms(p95), k, recall)
 		})
 	}
 }

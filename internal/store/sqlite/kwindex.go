@@ -320,7 +320,7 @@ func (s *Store) indexKeyword(ctx context.Context, prep func(query string) (*sql.
 	if st.seq < x.seq || st.deleted < x.deleted || st.ftsRows <= 0 || st.ftsTokens <= 0 {
 		return nil, false, nil
 	}
-	var allowed []uint64
+	var allowed docSet
 	if !docs.all {
 		var seqs []int64
 		if err := json.Unmarshal([]byte(docs.seqs), &seqs); err != nil {
@@ -336,16 +336,7 @@ func (s *Store) indexKeyword(ctx context.Context, prep func(query string) (*sql.
 			allowed[d>>6] |= 1 << (d & 63)
 		}
 	}
-	ok := func(r int32) bool {
-		if x.isDead(r) {
-			return false
-		}
-		if docs.all {
-			return true
-		}
-		d := x.docs[r]
-		return int(d>>6) < len(allowed) && allowed[d>>6]&(1<<(d&63)) != 0
-	}
+	ok := func(r int32) bool { return !x.isDead(r) && (docs.all || allowed.has(x.docs[r])) }
 
 	sc, _ := s.kw.scratch.Get().(*kwScratch)
 	if sc == nil || len(sc.acc) < len(x.ids) {
