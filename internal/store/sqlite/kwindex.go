@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ragd/ragd/internal/rag"
 )
@@ -123,6 +124,7 @@ func (s *Store) maybeBuildKeywordIndex(st kwState) {
 	build := func() {
 		defer k.builds.Done()
 		defer k.building.Store(false)
+		start := time.Now()
 		x, err := s.buildKeywordIndex(k.ctx)
 		if err != nil {
 			if k.ctx.Err() == nil {
@@ -133,6 +135,8 @@ func (s *Store) maybeBuildKeywordIndex(st kwState) {
 		if old := k.cur.Load(); old == nil || old.seq <= x.seq {
 			k.cur.Store(x)
 		}
+		s.log().Debug("keyword index built", slog.Int("chunks", len(x.ids)), slog.Int64("bytes", x.bytes),
+			slog.Duration("took", time.Since(start)))
 	}
 	if k.inline {
 		build()
