@@ -287,3 +287,58 @@ func TestKeywordPruningBound(t *testing.T) {
 		t.Fatalf("got %+v, reference %+v (want the short chunk, ID 401, first)", got, ref)
 	}
 }
+
+// TestKeywordIndexMin checks Options.KeywordIndexMin at its boundary: one chunk below it keyword queries
+// go to FTS5 alone, at it they are answered from the in-memory index; negative never builds one.
+func TestKeywordIndexMin(t *testing.T) {
+	ctx := context.Background()
+	for _, least := range []int{20, -1} {
+		s, err := Open(ctx, t.TempDir(), Options{KeywordIndexMin: least})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		coll, _ := s.EnsureCollection(ctx, "c", "owner")
+		sp := rag.Space{Provider: "t", Model: "m", Dim: 2}
+		commit := func(n int) {
+			d := &rag.Document{CollectionID: coll.ID, Owner: "owner"}
+			if err := s.CreateDocument(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			chunks := make([]rag.Chunk, n)
+			for j := range chunks {
+				chunks[j] = rag.Chunk{Index: j, Text: fmt.Sprintf("common word%d", j), Vector: []float32{1, 0}}
+			}
+			if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, Space: sp, Chunks: chunks}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		search := func() int {
+			t.Helper()
+			got, err := s.KeywordCandidates(ctx, rag.LocalPrincipal, rag.KeywordQuery{Terms: textproc.QueryTerms("common"), K: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(got)
+		}
+		commit(19)
+		if rows, _, err := s.WaitKeywordIndex(ctx); err != nil || rows != 0 {
+			t.Fatalf("least %d, 19 chunks: index of %d rows (%v), want none", least, rows, err)
+		}
+		if n := search(); n != 19 || s.kw.answered.Load() != 0 {
+			t.Fatalf("least %d, 19 chunks: %d candidates, %d answered from the index", least, n, s.kw.answered.Load())
+		}
+		commit(1)
+		rows, bytes, err := s.WaitKeywordIndex(ctx)
+		want := 20
+		if least < 0 {
+			want = 0
+		}
+		if err != nil || rows != want || (rows > 0) != (bytes > 0) {
+			t.Fatalf("least %d, 20 chunks: index of %d rows, %d bytes (%v), want %d rows", least, rows, bytes, err, want)
+		}
+		if n := search(); n != 20 || (s.kw.answered.Load() == 1) != (least > 0) {
+			t.Fatalf("least %d, 20 chunks: %d candidates, %d answered from the index", least, n, s.kw.answered.Load())
+		}
+	}
+}

@@ -108,8 +108,8 @@ type kwState struct {
 // its snapshot fell too far behind st; it drops the index when the store became too small for one.
 func (s *Store) maybeBuildKeywordIndex(st kwState) {
 	k := &s.kw
-	min := s.opts.KeywordIndexMin
-	if min < 0 || st.rows < int64(min) {
+	least := s.opts.KeywordIndexMin
+	if least < 0 || st.rows < int64(least) {
 		k.cur.Store(nil)
 		return
 	}
