@@ -479,22 +479,16 @@ func goneChunks(ctx context.Context, prep func(query string) (*sql.Stmt, error),
 	if err != nil {
 		return nil, err
 	}
-	st, err := prep(`SELECT value FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM chunks WHERE id = value)`)
+	st, err := prep(`SELECT json_group_array(value) FROM json_each(?) WHERE NOT EXISTS (SELECT 1 FROM chunks WHERE id = value)`)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, string(list))
-	if err != nil {
+	if err := st.QueryRowContext(ctx, string(list)).Scan(&list); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var gone []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		gone = append(gone, id)
+	if err := json.Unmarshal(list, &gone); err != nil {
+		return nil, err
 	}
-	return gone, rows.Err()
+	return gone, nil
 }
