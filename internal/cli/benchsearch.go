@@ -83,7 +83,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	build := time.Since(start).Seconds()
-	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, int64(len(c.vecs))*4+indexBytes+kwBytes,
+	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, int64(len(c.vecs))*4+indexBytes,
 		fileBytes(filepath.Join(dir, sqlite.FileName))+kwBytes, build)
 	if err != nil {
 		return err
