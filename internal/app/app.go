@@ -377,7 +377,7 @@ const QAJob = "qa.answer"
 const ReembedJob = "reembed"
 
 // Warm loads now what the first search would otherwise load: the embedded store's in-memory keyword index
-// (about 3 s per 100,000 chunks, from 20,000 chunks on) and vectors of the embedding space searches use
+// (about 3 s per 100,000 chunks, from 10,000 chunks on) and vectors of the embedding space searches use
 // (about 2 s per 100,000 768-d vectors). PostgreSQL needs nothing: its indexes are on disk.
 func (a *App) Warm(ctx context.Context) error {
 	if w, ok := a.Store.(interface {

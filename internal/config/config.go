@@ -159,7 +159,7 @@ type Config struct {
 	VectorMemory   int64
 	// KeywordIndexMin is the chunk count from which the embedded store answers keyword queries from an
 	// in-memory copy of its keyword index's postings (RAGD_KEYWORD_INDEX_MIN, default 0: the store's,
-	// 20,000; -1: always FTS5's bm25()). See docs/performance.md.
+	// 10,000; -1: always FTS5's bm25()). See docs/performance.md.
 	KeywordIndexMin int
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string

@@ -68,14 +68,14 @@ type Options struct {
 	// one (default 5s; negative: never in the background, see MergeKeywordIndex).
 	KeywordMergeDelay time.Duration
 	// VectorIndexMin is the live vector count of a space from which its vector searches use an approximate
-	// index (internal/vindex) instead of scanning every vector (default 20,000; negative: always exact).
+	// index (internal/vindex) instead of scanning every vector (default 10,000; negative: always exact).
 	VectorIndexMin int
 	// VectorMemory is the most memory, in bytes, the approximate index of one space may take; a space whose
 	// index would need more is searched exactly (0: no limit). The float32 vectors themselves are kept in
 	// memory either way.
 	VectorMemory int64
 	// KeywordIndexMin is the chunk count from which keyword queries are answered from an in-memory copy
-	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 20,000; negative:
+	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 10,000; negative:
 	// always FTS5).
 	KeywordIndexMin int
 	// Keys seals the blobs and chunk texts written and opens those read (nil: written in the clear). Open
@@ -103,7 +103,7 @@ func (o Options) withDefaults() Options {
 		o.VectorIndexMin = 20_000
 	}
 	if o.KeywordIndexMin == 0 {
-		o.KeywordIndexMin = 20_000
+		o.KeywordIndexMin = 10_000
 	}
 	if o.KeywordMergeDelay == 0 {
 		o.KeywordMergeDelay = 5 * time.Second
