@@ -146,6 +146,27 @@ func explanatory(q string) bool {
 	return answerType(q) == typeNone && !hasCue(q, valueCues) && hasCue(q, explainCues)
 }
 
+// remedyCues ask what to do (about a problem the question describes): "어떻해요", "어떻게 해야 하나요",
+// "what should I do".
+var remedyCues = []string{"어떻게 해", "어떻게 하", "어떡", "어떻해", "어쩌", "어떻게 고치", "해결", "what should i do",
+	"what do i do", "how do i fix", "how can i fix"}
+
+// prescriptions end a sentence that tells the reader what to do: "…면 돼요", "…세요", "…야 합니다".
+var prescriptions = []string{"면 돼요", "면 됩니다", "면 된다", "면 되죠", "세요", "십시오", "야 합니다", "야 해요", "야 한다",
+	"야 돼요", "야 됩니다", "게 좋아요", "게 좋습니다", "게 좋다", "걸 권합니다", "기 바랍니다"}
+
+// prescribes reports whether the sentence tells what to do: a Korean sentence ending in an instruction
+// (prescriptions), an English one saying "should", "must" or "need to".
+func prescribes(text string) bool {
+	t := strings.TrimRight(strings.TrimSpace(text), ".!。 ")
+	for _, p := range prescriptions {
+		if strings.HasSuffix(t, p) {
+			return true
+		}
+	}
+	return hasCue(t, []string{"should", "must", "need to"})
+}
+
 func hasCue(question string, cues []string) bool {
 	q := " " + strings.ToLower(question) + " "
 	for _, c := range cues {

@@ -37,6 +37,9 @@ type params struct {
 	// otherDoc is the share of the best sentence's score that a sentence of another document needs when it
 	// holds no focus word the chosen sentences lack.
 	otherDoc float64
+	// remedyReach is how many sentences away from the best one, in its paragraph, the instruction a
+	// what-to-do question needs may stand.
+	remedyReach int
 }
 
 // wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
@@ -49,7 +52,8 @@ var howWords = []string{"어떻게", "어떡", "왜"}
 const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
-	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7, topicBonus: 0.15}
+	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7, topicBonus: 0.15,
+	remedyReach: 5}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -151,6 +155,16 @@ func questionWords(question, previous string) []qword {
 				terms = append([]string{w}, textproc.IndexTerms(latin)...)
 				stem = terms[1]
 			}
+			next := ""
+			if k+1 < len(words) {
+				next = words[k+1]
+			}
+			if c := textproc.CountTerm(w, next); c != "" {
+				// A count is its number and counter ("2배로", "두 배로" → "2배"): a sentence giving another
+				// amount of the number ("2만 원") holds only part of it.
+				terms = slices.Insert(terms, 1, c)
+				stem = c
+			}
 			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
 			if k+1 < len(words) && isLatin(w) && isLatin(words[k+1]) {
 				if t := textproc.IndexTerms(w + words[k+1]); len(t) > 0 {
@@ -248,6 +262,9 @@ func termSet(text string) map[string]bool {
 		terms[t] = true
 	}
 	verbTerms(text, terms)
+	for _, t := range textproc.CountTerms(text) {
+		terms[t] = true // "두 배로" and "2배로" are one count, "2배"
+	}
 	for _, w := range letterSpaced(text) {
 		for _, t := range textproc.IndexTerms(w) {
 			terms[t] = true
@@ -486,6 +503,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		return nil
 	}
 	explain := explanatory(question)
+	remedy := explain && hasCue(question, remedyCues)
 	_, list := wantsList(question)
 	// A heading that holds none of the question's focus words scored by its section and title; it is no
 	// answer, nor is a line without words or a piece of a table cell (answerable).
@@ -577,6 +595,25 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 						used += length(s)
 					}
 				}
+			}
+		}
+	}
+	if remedy && !slices.ContainsFunc(picked, func(s sentence) bool { return prescribes(s.text) }) {
+		// A question asking what to do about a problem ("구매가 2배로 잡혀요 ㅠㅠ 어떻해요") matches the
+		// sentence that describes it; what to do is the instruction its paragraph gives ("… event_id 필드에 같은
+		// 주문 번호를 넣으면 돼요"): the nearest one, before or after it.
+	near:
+		for d := 1; d < g.p.remedyReach; d++ {
+			for _, pos := range []int{best.pos - d, best.pos + d} {
+				s, ok := r.at[[2]int{best.rank, pos}]
+				if !ok || s.line != best.line || s.heading || taken[[2]int{s.rank, pos}] || !prescribes(s.text) {
+					continue
+				}
+				if s = g.trim(s, r.qw); used+length(s) <= g.opt.MaxChars {
+					take(s)
+					used += length(s)
+				}
+				break near
 			}
 		}
 	}
