@@ -25,7 +25,8 @@
 // word with a Korean particle ("ROAS는", "1%랑") is its Latin part, in the question and in the passages. A
 // Korean predicate also matches the other forms of its verb (verb.go): "풀어요" and "푸는" are both 풀다,
 // "뜨는데" and "떴다고" both 뜨다 (ㄹ, ㅂ, ㄷ and 르 irregulars, vowels fused with 어/았); light verbs (하다,
-// 되다, 있다) are left out.
+// 되다, 있다) are left out. A count is its number and counter in either spelling (textproc.CountTerm): "2배로"
+// and "두 배로" are both "2배", which "2만 원" holds only in part (the digit), and "3가지" is "세 가지".
 // Words are classed (focus.go): fillers ("이렇게", "원래", "please", with a particle "머가", and bare
 // Hangul letters such as "ㅠㅠ") and question words with their particles
 // ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3,
@@ -64,7 +65,11 @@
 // is quoted to its end and ends by naming what the next one opens with ("그래서 필요한 게 중복 제거 …" before
 // "중복 제거의 원리는 …"), or the next one draws its conclusion ("그래서 …를 권합니다", "So, …"), the next
 // paragraph's first sentences too (as many as MaxSentences, within the 600 characters of a list: like a
-// list, an explanation over two paragraphs takes more room). Further sentences
+// list, an explanation over two paragraphs takes more room). A question asking what to do ("… 두 배로
+// 잡혀요 ㅠㅠ 어떻해요", "어떻게 해야 하나요", "what should I do") matches the sentence describing its
+// problem; when no chosen sentence gives an instruction ("…면 돼요", "…세요", "…야 합니다", "should"), the
+// nearest one of the best sentence's paragraph that does joins it (within four sentences, when it fits
+// MaxChars). Further sentences
 // follow in score order — from any passage, so that two or three passages each holding part of the answer
 // are combined, though a sentence of another document than the best one's only when it holds a focus
 // word the chosen ones lack or scores 0.7 of the best — while they score at least 0.4 of the best, are
