@@ -87,6 +87,14 @@ func predicate(w string, stem string) bool {
 	return false
 }
 
+// conditional reports whether the question word w (lower-cased) may be a verb in the conditional ("빼면",
+// "넣으면"): a Hangul word ending in 면 in which the analyzer found no noun stem. It stays a focus word — "빼면
+// 어떻게 돼요?" asks what follows from it — and matches the other forms of its verb as a predicate does
+// ("빠지면"); a noun ending so ("화면") gives readings no verb form shares.
+func conditional(w, stem string) bool {
+	return stem == "" && utf8.RuneCountInString(w) >= 2 && isHangulWord(w) && strings.HasSuffix(w, "면")
+}
+
 // hadaStem returns the noun a 하다/되다 verb or copula form is built on ("대표발의했나요" → "대표발의"), or "".
 func hadaStem(w string) string {
 	if !isHangulWord(w) {

@@ -31,6 +31,8 @@ type params struct {
 	listChars   int     // a list under a lead-in is shown up to this many characters
 	given       float64 // weight of words every passage's title holds (the subject a filter chose)
 	minWords    float64 // matching this many focus words is enough, whatever MinCoverage says
+	// window is how many sentences before or after the best one, in its paragraph, may complete it.
+	window int
 	// topicBonus is added to a sentence opening with the topic of a how/why question (the word its topic
 	// or subject particle marks).
 	topicBonus float64
@@ -53,7 +55,7 @@ const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
 	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7, topicBonus: 0.15,
-	remedyReach: 5}
+	remedyReach: 5, window: 2}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -165,7 +167,12 @@ func questionWords(question, previous string) []qword {
 				terms = slices.Insert(terms, 1, c)
 				stem = c
 			}
-			q := qword{terms: terms, stem: stem, frame: isFrame(w), history: history}
+			// "크기 비율은 어느 정도로 …?": the word right before the question word of a how-many question, naming
+			// the kind of amount it asks for, frames the question as "숫자" and "날짜" do; the answer gives the
+			// amount ("1%에서 10%"), not always that word.
+			asksKind := stem != "" && k+1 < len(words) && valueKind(w) && answerType(text) == typeNumber &&
+				slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(words[k+1], p) })
+			q := qword{terms: terms, stem: stem, frame: isFrame(w) || asksKind, history: history}
 			if k+1 < len(words) && isLatin(w) && isLatin(words[k+1]) {
 				if t := textproc.IndexTerms(w + words[k+1]); len(t) > 0 {
 					q.joined, q.next = t[0], words[k+1]
@@ -174,7 +181,7 @@ func questionWords(question, previous string) []qword {
 			q.fill = filler(w)
 			q.focus = !q.frame && !q.fill && !predicate(w, stem)
 			q.name = q.focus && names[w]
-			if !q.focus && !q.frame && !q.fill {
+			if !q.focus && !q.frame && !q.fill || q.focus && conditional(w, stem) {
 				q.verbs = verbStems(w)
 				q.how = len(q.verbs) > 0 && slices.ContainsFunc(howWords, func(h string) bool { return strings.HasPrefix(before, h) })
 			}
@@ -598,6 +605,29 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			}
 		}
 	}
+	// around counts the sentences the window below adds: read with the best one as one passage, they do not
+	// take the place of the further sentences an answer quotes (MaxSentences), only their room.
+	around := 0
+	if !best.lead {
+		// The best sentence's paragraph often says the rest of the answer in the sentences around it: the
+		// rule before its consequence ("구매 이벤트에는 꼭 금액과 통화를 같이 보내야 해요. … 금액이 빠지면 …"), a
+		// value and the advice on it ("… 1%에서 10% 사이로 크기를 정해요. … 처음에는 1%로 시작하고 …"). A
+		// sentence near it that holds what it lacks joins with those between, as written, before sentences
+		// of other paragraphs.
+		for _, pos := range r.window(question, best, value, g.p.window) {
+			s := r.at[[2]int{best.rank, pos}]
+			if taken[[2]int{s.rank, s.pos}] {
+				continue
+			}
+			s = g.trim(s, r.qw)
+			if used+length(s) > g.opt.MaxChars {
+				break
+			}
+			take(s)
+			used += length(s)
+			around++
+		}
+	}
 	if remedy && !slices.ContainsFunc(picked, func(s sentence) bool { return prescribes(s.text) }) {
 		// A question asking what to do about a problem ("구매가 2배로 잡혀요 ㅠㅠ 어떻해요") matches the
 		// sentence that describes it; what to do is the instruction its paragraph gives ("… event_id 필드에 같은
@@ -618,7 +648,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		}
 	}
 	for _, s := range r.sents {
-		if len(picked)+len(unshown) >= g.opt.MaxSentences || s.score < g.p.secondRatio*ref {
+		if len(picked)+len(unshown)-around >= g.opt.MaxSentences || s.score < g.p.secondRatio*ref {
 			break
 		}
 		if taken[[2]int{s.rank, s.pos}] || slices.ContainsFunc(picked, func(o sentence) bool { return similar(o.terms, s.terms) }) {
@@ -665,6 +695,70 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		return nil
 	}
 	return shown
+}
+
+// window returns the positions of the sentences around best, in its paragraph, that complete it, nearest
+// first. On either side, for a question asking how, why or whether or asking two things, the farthest
+// sentence within reach that holds a focus word best lacks, with every sentence between; after it, when
+// best gives the amount a how-many question asks for, the sentences that each give one of its amounts
+// again ("1%에서 10% …" → "1%가 …" → "처음에는 1%로 시작하고 …"; an amount the question gives is no answer).
+// Headings and lines that cannot answer end the window.
+func (r ranking) window(question string, best sentence, value bool, reach int) []int {
+	bestValues := quantities(best.text)
+	for t := range quantities(question) {
+		delete(bestValues, t) // "결과의 7가지 지분 중 …"
+	}
+	// A question for one fact has it in one sentence; one asking how, why or whether, or two things ("… 꼭
+	// 넣어야 되나요? 빼면 어떻게 되요?"), is answered by what surrounds it.
+	complete := explanatory(question) || len(closingWords(question)) > 1
+	adds := func(s sentence) bool {
+		for i, w := range r.qw {
+			if w.focus && !w.given && !w.history && s.deg != nil && s.deg[i] >= 0.5 && best.deg[i] < 0.5 {
+				return true
+			}
+		}
+		return false
+	}
+	repeats := func(s sentence) bool {
+		for t := range quantities(s.text) {
+			if bestValues[t] {
+				return true
+			}
+		}
+		return false
+	}
+	var out []int
+	for _, d := range []int{-1, 1} {
+		far := 0
+		chain := value && d > 0 && r.want == typeNumber
+		for k := 1; k <= reach; k++ {
+			s, ok := r.at[[2]int{best.rank, best.pos + d*k}]
+			if !ok || s.line != best.line || s.heading || !answerable(s, r.want) {
+				break
+			}
+			chain = chain && repeats(s)
+			if chain || complete && adds(s) {
+				far = k
+			}
+		}
+		for k := 1; k <= far; k++ {
+			out = append(out, best.pos+d*k)
+		}
+	}
+	return out
+}
+
+// quantityRe matches an amount: a number with a percent sign or a Korean counter or unit joined to it
+// ("1%", "100명", "5만", "3일"), not one inside a name ("S7", "A1024").
+var quantityRe = regexp.MustCompile(`(?:^|[^\p{L}\d.,])(\d[\d,.]*(?:%|\p{Hangul}))`)
+
+// quantities returns the amounts text gives (quantityRe), each with its unit.
+func quantities(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range quantityRe.FindAllStringSubmatch(text, -1) {
+		out[m[1]] = true
+	}
+	return out
 }
 
 // introduces reports whether the paragraph opening with s goes on from last, the sentence before it: s's first

@@ -146,6 +146,16 @@ func verbStems(w string) []string {
 			add(append(slices.Clone(head), compose3(i, sv, finNone)))
 		}
 	}
+	// A stem ending in 애 is often the causative of the verb in 아 (아 + 이 fused: 나다 → 내다), whose
+	// intransitive use takes 지다: "빼면" (빼다, take out) and "빠지면" (빠지다, be left out) say one thing from
+	// either side. The 아 stem alone is left out: it is also a pronoun or a noun ("나는").
+	for _, s := range slices.Clone(out) {
+		rs := []rune(s)
+		i, v, f, _ := syllable(rs[len(rs)-1])
+		if v == vAE && f == finNone && !slices.Contains(lightStems, string(append(slices.Clone(rs[:len(rs)-1]), compose3(i, vA, finNone)))) {
+			add(append(append(slices.Clone(rs[:len(rs)-1]), compose3(i, vA, finNone)), '지'))
+		}
+	}
 	return out
 }
 
