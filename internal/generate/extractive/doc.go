@@ -24,15 +24,20 @@
 // analyzer leaves whole: "대표발의했나요" → "대표발의"), and in part through its syllable bigrams; a Latin
 // word with a Korean particle ("ROAS는", "1%랑") is its Latin part, in the question and in the passages. A
 // Korean predicate also matches the other forms of its verb (verb.go): "풀어요" and "푸는" are both 풀다,
-// "뜨는데" and "떴다고" both 뜨다 (ㄹ, ㅂ, ㄷ and 르 irregulars, vowels fused with 어/았); light verbs (하다,
-// 되다, 있다) are left out. A count is its number and counter in either spelling (textproc.CountTerm): "2배로"
-// and "두 배로" are both "2배", which "2만 원" holds only in part (the digit), and "3가지" is "세 가지".
+// "뜨는데" and "떴다고" both 뜨다 (ㄹ, ㅂ, ㄷ and 르 irregulars, vowels fused with 어/았), and a stem in 애 the
+// intransitive 아-지다 verb it is the causative of ("빼면" (빼다) and "빠지면" (빠지다)); light verbs (하다,
+// 되다, 있다) are left out. A focus word in the conditional ("빼면 어떻게 돼요?") stays a focus word and
+// matches its verb's other forms too. A count is its number and counter in either spelling
+// (textproc.CountTerm): "2배로" and "두 배로" are both "2배", which "2만 원" holds only in part (the digit),
+// and "3가지" is "세 가지".
 // Words are classed (focus.go): fillers ("이렇게", "원래", "please", with a particle "머가", and bare
 // Hangul letters such as "ㅠㅠ") and question words with their particles
 // ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3,
 // except the one right after "어떻게" or "왜", which is what is asked ("어떻게 풀어요?") and weighs as a focus
 // word;
-// frame words that name what is asked ("이름", "필요한", "name") weigh 0.3; the rest are focus words. A word
+// frame words that name what is asked ("이름", "필요한", "name", and right before the question word of a
+// how-many question the kind of amount: "크기 비율은 어느 정도", whose answer gives "1%에서 10%") weigh 0.3;
+// the rest are focus words. A word
 // that every passage's title holds (the subject a filter chose: the notice's complex name) weighs 0.1.
 //
 // # How sentences are chosen
@@ -65,7 +70,13 @@
 // is quoted to its end and ends by naming what the next one opens with ("그래서 필요한 게 중복 제거 …" before
 // "중복 제거의 원리는 …"), or the next one draws its conclusion ("그래서 …를 권합니다", "So, …"), the next
 // paragraph's first sentences too (as many as MaxSentences, within the 600 characters of a list: like a
-// list, an explanation over two paragraphs takes more room). A question asking what to do ("… 두 배로
+// list, an explanation over two paragraphs takes more room). Then the sentences around the best one in
+// its paragraph that complete it, as written: for a how/why/whether question or one asking two things
+// ("… 꼭 넣어야 되나요? 빼면 어떻게 되요?"), the farthest sentence within two on either side holding a focus
+// word the best one lacks, with those between (the rule before its consequence); for a how-many question
+// whose best sentence gives an amount, the sentences right after it that each give one of its amounts
+// again, the question's own aside ("1%에서 10% 사이로 …" → "1%가 …" → "처음에는 1%로 시작하고 …"). They
+// take room in MaxChars but not the place of the further sentences. A question asking what to do ("… 두 배로
 // 잡혀요 ㅠㅠ 어떻해요", "어떻게 해야 하나요", "what should I do") matches the sentence describing its
 // problem; when no chosen sentence gives an instruction ("…면 돼요", "…세요", "…야 합니다", "should"), the
 // nearest one of the best sentence's paragraph that does joins it (within four sentences, when it fits
