@@ -127,6 +127,12 @@ func printReport(env *Env, rep *eval.Report) {
 			}
 		}
 	}
+	if len(rep.Missed) > 0 {
+		fmt.Fprintf(env.Stdout, "misses@5      file%s\n", idList(rep.Missed))
+	}
+	if len(rep.PagesMissed) > 0 {
+		fmt.Fprintf(env.Stdout, "misses@5      file+page%s\n", idList(rep.PagesMissed))
+	}
 	if rep.AnswerContains != nil {
 		fmt.Fprintf(env.Stdout, "answers       contain gold %.4f, median %.0f chars, p95 %.1f ms, not found %d\n",
 			*rep.AnswerContains, *rep.AnswerCharsP50, *rep.AnswerMSP95, *rep.NotFound)

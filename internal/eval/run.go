@@ -74,6 +74,10 @@ type Report struct {
 	FalseRefusals    []string `json:"false_refusals,omitempty"`
 	FalseAnswerRate  *float64 `json:"false_answer_rate,omitempty"`
 	FalseAnswered    []string `json:"false_answered,omitempty"`
+	// Missed lists the judged queries with no relevant document in the top 5; PagesMissed those with no
+	// relevant page (of a relevant document) in the top 5.
+	Missed      []string `json:"missed@5,omitempty"`
+	PagesMissed []string `json:"pages_missed@5,omitempty"`
 	// GoldMissed lists the answerable questions answered (not refused) without any of their gold spans.
 	GoldMissed []string `json:"gold_missed,omitempty"`
 }
@@ -94,16 +98,18 @@ type Baseline struct {
 	Pages *Retrieval `json:"pages,omitempty"`
 }
 
-// accumulate adds one query's ranking to the sums in r.
-func (r *Retrieval) accumulate(ranked []string, rel map[string]int) {
+// accumulate adds one query's ranking to the sums in r and reports whether a relevant entry is in the top 5.
+func (r *Retrieval) accumulate(ranked []string, rel map[string]int) bool {
 	r.Queries++
-	if Recall(ranked, rel, 5) > 0 {
+	hit := Recall(ranked, rel, 5) > 0
+	if hit {
 		r.Hit5++
 	}
 	r.NDCG10 += NDCG(ranked, rel, 10)
 	r.Recall5 += Recall(ranked, rel, 5)
 	r.Precision5 += Precision(ranked, rel, 5)
 	r.MRR10 += MRR(ranked, rel, 10)
+	return hit
 }
 
 // mean turns the sums into averages.
@@ -246,11 +252,11 @@ func Evaluate(ctx context.Context, ret *retrieve.Retriever, ans *answer.Service,
 		for j, h := range hits {
 			refs[j] = hitRef{h.ExternalID, h.PageStart, h.PageEnd}
 		}
-		if len(q.Relevant) > 0 {
-			docs.accumulate(rankedDocs(refs, k), q.Relevant)
+		if len(q.Relevant) > 0 && !docs.accumulate(rankedDocs(refs, k), q.Relevant) {
+			rep.Missed = append(rep.Missed, q.ID)
 		}
-		if len(q.RelevantPages) > 0 {
-			pages.accumulate(rankedPages(refs, k), q.RelevantPages)
+		if len(q.RelevantPages) > 0 && !pages.accumulate(rankedPages(refs, k), q.RelevantPages) {
+			rep.PagesMissed = append(rep.PagesMissed, q.ID)
 		}
 		if len(q.Avoid) > 0 {
 			rep.AvoidQueries++

@@ -67,6 +67,13 @@ func TestRunQuestionSet(t *testing.T) {
 	if rep.Hit5 < 2.0/3 {
 		t.Errorf("hit@5 %.3f: the two direct questions name their document's words", rep.Hit5)
 	}
+	// Every judged query is a hit at 5 or listed as a miss.
+	if got := math.Round(rep.Hit5*float64(rep.Judged)) + float64(len(rep.Missed)); got != float64(rep.Judged) {
+		t.Errorf("hit@5 %.3f and misses %v do not add up to %d judged queries", rep.Hit5, rep.Missed, rep.Judged)
+	}
+	if rep.PagesMissed != nil {
+		t.Errorf("pages missed %v in a set without pages", rep.PagesMissed)
+	}
 	if rep.Answered == nil || rep.AnswerContains == nil || rep.RefusedUnanswerable == nil || rep.FalseAnswers == nil {
 		t.Fatalf("answer figures missing: %+v", rep)
 	}
