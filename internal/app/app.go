@@ -141,6 +141,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 		MinSimilarity:  cfg.MinSimilarity,
 		Feedback:       cfg.Feedback,
 		DocumentWeight: cfg.DocumentWeight,
+		OpeningWeight:  cfg.OpeningWeight,
 		MaxPerDocument: cfg.MaxPerDocument,
 		Rerank:         rr,
 	}})

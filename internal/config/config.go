@@ -77,6 +77,10 @@ type Config struct {
 	// DocumentWeight weighs the passages of the documents a question names (RAGD_DOCUMENT_WEIGHT); 0 or
 	// negative (the default) leaves the signal off, 0.2 is the weight measured best.
 	DocumentWeight float64
+	// OpeningWeight weighs the title page of a document a question is about as a whole ("이 법률안은 …",
+	// "this report") (RAGD_OPENING_WEIGHT); 0 means the default (half the keyword weight), negative turns
+	// it off.
+	OpeningWeight float64
 	// AnswerCacheTTL keeps answers to questions over one collection for that long (RAGD_ANSWER_CACHE_TTL;
 	// 0, the default, turns the cache off); any change to the collection's documents invalidates them.
 	AnswerCacheTTL time.Duration
@@ -300,6 +304,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
 	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
+	e.float(&c.OpeningWeight, "RAGD_OPENING_WEIGHT")
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")
 	e.duration(&c.AnswerCacheTTL, "RAGD_ANSWER_CACHE_TTL")
 	e.duration(&c.PurgeAfter, "RAGD_PURGE_AFTER")

@@ -64,6 +64,17 @@ type Options struct {
 	// set and page-level ranking (docs/retrieval.md); 0.2 is the weight measured best.
 	DocumentWeight float64
 	NamedDocuments int
+	// OpeningWeight weighs the opening passage (index 0: the title page, whose first lines the naming
+	// fields are read from) of a named document the query is about as a whole — its subject phrase ends
+	// with a kind of document ("이 법률안은", "검토보고서의", "제1차 회의는", "this report") and the document's
+	// naming fields hold that phrase (openingPassages) — as a keyword list of its own would: it gains
+	// s²·OpeningWeight/(RRFK + r), s and r as for DocumentWeight, and the threshold keeps it. Such a
+	// question asks what the title page says (who proposed the bill, when and where the meeting was held,
+	// when the report was written), while a long document that uses the same words on every page (the
+	// minutes' list of bills) outranks that page by the words alone. Independent of DocumentWeight (the
+	// named documents are looked up for it alone when that is off). Default half of KeywordWeight; negative
+	// turns it off (measured in docs/retrieval.md, "Opening passage").
+	OpeningWeight float64
 	// MaxPerDocument is how many passages of one document may precede the passages of other documents in a
 	// result (default 2; negative: no cap): one long document cannot fill the top k while another document
 	// holds the answer. A passage over the cap is not dropped: it waits behind the following passages of
@@ -124,6 +135,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NamedDocuments == 0 {
 		o.NamedDocuments = 3
+	}
+	if o.OpeningWeight == 0 {
+		o.OpeningWeight = openingShare * o.KeywordWeight
 	}
 	if o.MaxPerDocument == 0 {
 		o.MaxPerDocument = 2
@@ -242,7 +256,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if req.DocumentWeight > 0 {
 		docWeight = req.DocumentWeight
 	}
-	if docWeight > 0 && r.opt.KeywordWeight > 0 && len(terms) > 0 {
+	if (docWeight > 0 || r.opt.OpeningWeight > 0) && r.opt.KeywordWeight > 0 && len(terms) > 0 {
 		g.Go(func() error {
 			var err error
 			named, err = r.store.DocumentCandidates(gctx, p, rag.KeywordQuery{Terms: terms, Filter: req.Filter, K: r.opt.NamedDocuments + 1})
@@ -257,7 +271,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if len(named) > 0 {
 		t := time.Now()
 		var err error
-		kw, inDoc, err = r.namedPassages(ctx, p, req.Filter, terms, named, kw, nc, docWeight)
+		kw, inDoc, err = r.namedPassages(ctx, p, req.Filter, query, terms, named, kw, nc, docWeight)
 		if err != nil {
 			return nil, err
 		}
@@ -410,6 +424,9 @@ func (r *Retriever) feedback(ctx context.Context, p rag.Principal, read hitCache
 // namedShare is how close to the best document's score another document must come to count as named too.
 const namedShare = 0.5
 
+// openingShare is the default OpeningWeight as a share of the keyword list's weight.
+const openingShare = 0.5
+
 // strongDocuments returns the documents a query names: those scoring at least namedShare of the best one's
 // score, when there are at most max of them. More than max such documents (max+1 were asked for) means the
 // query's words are common to the naming fields of many documents — paragraphs of one article, reports of
@@ -459,7 +476,7 @@ func withContext(named []rag.DocumentCandidate, context []string, f rag.Filter) 
 // namedPassages runs the keyword query inside each named document and returns the keyword list extended by
 // the passages found there (after the list's own, in score order: the stores' BM25 statistics are those of
 // the whole corpus, so the scores compare), and each such passage's document signal.
-func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Filter, terms []string, named []rag.DocumentCandidate, kw []rag.Candidate, nc int, docWeight float64) ([]rag.Candidate, map[int64]docSignal, error) {
+func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Filter, query string, terms []string, named []rag.DocumentCandidate, kw []rag.Candidate, nc int, docWeight float64) ([]rag.Candidate, map[int64]docSignal, error) {
 	lists := make([][]rag.Candidate, len(named))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, d := range named {
@@ -475,6 +492,10 @@ func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Fi
 		return nil, nil, err
 	}
 	inDoc := map[int64]docSignal{}
+	opening, err := r.openingPassages(ctx, p, query, lists)
+	if err != nil {
+		return nil, nil, err
+	}
 	have := make(map[int64]bool, len(kw))
 	for _, c := range kw {
 		have[c.ChunkID] = true
@@ -486,7 +507,14 @@ func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Fi
 		// score.
 		share := named[i].Score / named[0].Score
 		for _, c := range l {
-			inDoc[c.ChunkID] = docSignal{rank: i + 1, weight: share * share * docWeight}
+			w := max(docWeight, 0)
+			if opening[c.ChunkID] {
+				w += r.opt.OpeningWeight
+			}
+			if w == 0 {
+				continue
+			}
+			inDoc[c.ChunkID] = docSignal{rank: i + 1, weight: share * share * w, opening: opening[c.ChunkID]}
 			if !have[c.ChunkID] {
 				have[c.ChunkID] = true
 				extra = append(extra, c)
@@ -511,6 +539,8 @@ func (r *Retriever) namedPassages(ctx context.Context, p rag.Principal, f rag.Fi
 type docSignal struct {
 	rank   int
 	weight float64
+	// opening marks the opening passage of a document the question is about (openingPassages).
+	opening bool
 }
 
 // scored is a fused candidate before hydration.
@@ -520,6 +550,9 @@ type scored struct {
 	vScore, kScore float64
 	vRank, kRank   int
 	dRank          int // rank of its document among the named ones (0: not named)
+	// opening: the opening passage of a named document the question is about as a whole (openingPassages);
+	// the threshold keeps it, since the question's words that name the document are what it matched.
+	opening bool
 	// sim is the similarity to the query vector itself (hasSim: the chunk was among its candidates).
 	sim    float64
 	hasSim bool
@@ -550,7 +583,7 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 	}
 	for id, d := range inDoc {
 		s := get(id)
-		s.dRank = d.rank
+		s.dRank, s.opening = d.rank, d.opening
 		s.fused += d.weight / (k + float64(d.rank))
 	}
 	out := make([]scored, 0, len(byID))
@@ -752,7 +785,7 @@ func (r *Retriever) judge(h *rag.Hit, s scored, queries []string, covered bool) 
 		sim = s.sim
 	}
 	relevant = sim >= r.opt.MinSimilarity
-	kept = relevant || sim >= r.opt.MinSimilarity*floorFactor
+	kept = relevant || sim >= r.opt.MinSimilarity*floorFactor || s.opening
 	if relevant || (kept && covered) {
 		return relevant, kept
 	}
