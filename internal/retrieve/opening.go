@@ -119,30 +119,19 @@ func adverbialEnding(w string) bool {
 // end of a compound title ("법률안" in "일부개정법률안", "회의" in "환경노동위원회회의록"), and a stem of four
 // syllables or more when naming holds it without its last, a kind's suffix (검토보고서 / 검토보고).
 func namingCoverage(phrase, naming string) float64 {
-	words := queryWords(phrase)
-	if len(words) == 0 {
-		return 0
-	}
-	have := make(map[string]struct{}, 64)
-	for _, t := range textproc.IndexTerms(naming) {
-		have[t] = struct{}{}
-	}
 	lower := strings.ToLower(naming)
-	sum := 0.0
-	for _, w := range words {
-		d := w.degree(have)
+	return coverageBy(phrase, naming, func(w queryWord, have map[string]struct{}) float64 {
 		for _, t := range w.whole {
 			rs := []rune(t)
 			if len(rs) < 2 || !unicode.Is(unicode.Hangul, rs[0]) {
 				continue
 			}
 			if strings.Contains(lower, t) || len(rs) >= 4 && strings.Contains(lower, string(rs[:len(rs)-1])) {
-				d = 1
+				return 1
 			}
 		}
-		sum += d
-	}
-	return sum / float64(len(words))
+		return w.degree(have)
+	})
 }
 
 // documentKinds are the nouns that name a kind of document, as the last word of a question's document

@@ -808,6 +808,11 @@ func (r *Retriever) judge(h *rag.Hit, s scored, queries []string, covered bool) 
 // words it shares with the passage, while a word's bigrams alone still count only in part. Stop-words are
 // left out, unless the query has nothing else.
 func Coverage(query string, text string) float64 {
+	return coverageBy(query, text, queryWord.degree)
+}
+
+// coverageBy is the mean degree of query's words in the terms of text.
+func coverageBy(query, text string, degree func(queryWord, map[string]struct{}) float64) float64 {
 	words := queryWords(query)
 	if len(words) == 0 {
 		return 0
@@ -818,7 +823,7 @@ func Coverage(query string, text string) float64 {
 	}
 	sum := 0.0
 	for _, w := range words {
-		sum += w.degree(have)
+		sum += degree(w, have)
 	}
 	return sum / float64(len(words))
 }
