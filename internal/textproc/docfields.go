@@ -3,11 +3,9 @@ package textproc
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,8 +21,8 @@ const (
 // DocumentText is the text that names a document in the document-level keyword index: its title, its file
 // name in words (`bill_2125318_review_report.pdf` → `bill 2125318 review report`), the values of its
 // metadata fields, and its opening lines (lead, normally the start of its first passage) — a report's
-// title page says "검토보고서" where its file name does not. Only short opening lines count, with
-// letter-spaced Korean words also joined (`검 토 보 고` → `검토보고`), as title pages print them.
+// title page says "검토보고서" where its file name does not. Only short opening lines count; the letter-spaced
+// words that title pages print (`검 토 보 고`) are joined by IndexTerms, as in any passage.
 func DocumentText(title, source string, metadata map[string]any, lead string) string {
 	var b strings.Builder
 	add := func(s string) {
@@ -65,7 +63,6 @@ func DocumentText(title, source string, metadata map[string]any, lead string) st
 			break
 		}
 		add(line)
-		add(strings.Join(SpacedHangulWords(line), " "))
 		n++
 	}
 	return b.String()
@@ -91,25 +88,4 @@ func metaValues(v any) []string {
 		return v
 	}
 	return nil
-}
-
-// spacedRun is a Hangul syllable followed by three or more single syllables, each after one space: a
-// letter-spaced heading (`환 경 노 동 위 원 회`), whose first letter a PDF's text layer may glue to the word
-// before it (`일부개정법률안검 토 보 고`).
-var spacedRun = regexp.MustCompile(`\p{Hangul}(?: \p{Hangul}){3,}(?:$|[^\p{Hangul}])`)
-
-// SpacedHangulWords returns the words that letter-spaced Korean in s spells (`검 토 보 고` → `검토보고`): a
-// run of single syllables separated by single spaces, with the syllable just before the first space.
-func SpacedHangulWords(s string) []string {
-	var out []string
-	for _, m := range spacedRun.FindAllString(s, -1) {
-		var b strings.Builder
-		for _, r := range m {
-			if unicode.Is(unicode.Hangul, r) {
-				b.WriteRune(r)
-			}
-		}
-		out = append(out, b.String())
-	}
-	return out
 }

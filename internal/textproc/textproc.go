@@ -36,11 +36,16 @@ func Normalize(s string) string {
 	return b.String()
 }
 
-// IndexTerms returns the keyword terms of a passage, in order, with repeats (term frequency matters).
-// Stop-words are kept so that a query made only of stop-words can still match.
+// IndexTerms returns the keyword terms of a passage, in order, with repeats (term frequency matters),
+// followed by the terms of the words it writes letter-spaced (SpacedWords: `문 의 처` also gives `문의처`,
+// `문의`, `의처`). Stop-words are kept so that a query made only of stop-words can still match.
 func IndexTerms(text string) []string {
 	out := make([]string, 0, len(text)/3)
-	Analyze(text, func(t Term) { out = append(out, t.Text) })
+	add := func(t Term) { out = append(out, t.Text) }
+	Analyze(text, add)
+	for _, w := range SpacedWords(Normalize(text)) {
+		Analyze(w, add)
+	}
 	return out
 }
 

@@ -272,10 +272,9 @@ func termSet(text string) map[string]bool {
 	for _, t := range textproc.CountTerms(text) {
 		terms[t] = true // "두 배로" and "2배로" are one count, "2배"
 	}
-	for _, w := range letterSpaced(text) {
-		for _, t := range textproc.IndexTerms(w) {
-			terms[t] = true
-		}
+	// IndexTerms holds the words text writes letter-spaced (textproc.SpacedWords: "문 의 처" → "문의처"),
+	// as forms and reports set their labels; their bigrams too.
+	for _, w := range textproc.SpacedWords(textproc.Normalize(text)) {
 		for _, t := range hangulBigrams(w, nil) {
 			terms[t] = true
 		}
@@ -289,28 +288,6 @@ func termSet(text string) map[string]bool {
 		}
 	}
 	return terms
-}
-
-// letterSpaced returns the Korean words text writes letter-spaced, one syllable apart, as forms and reports
-// set their labels and titles ("문 의 처", "검 토 보 고"): runs of three or more one-syllable words that end
-// their line or stand before a word without Hangul (the label's value, "문 의 처 02)6788-5533"), joined.
-// Prose has such runs too ("그 후 이 법은"), but before a Korean word.
-func letterSpaced(text string) []string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		var run []string
-		for _, w := range append(strings.Fields(line), "") {
-			if oneSyllable(w) {
-				run = append(run, w)
-				continue
-			}
-			if len(run) >= 3 && !strings.ContainsFunc(w, func(r rune) bool { return unicode.Is(unicode.Hangul, r) }) {
-				out = append(out, strings.Join(run, ""))
-			}
-			run = run[:0]
-		}
-	}
-	return out
 }
 
 // hangulBigrams appends the syllable bigrams of the Hangul runs of text to out.
