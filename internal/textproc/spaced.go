@@ -20,14 +20,16 @@ const spacedMin = 3
 // label stands apart from them. So a run counts only when it ends its line or is followed by a word that
 // does not begin with Hangul (the label's value, a colon, a table's `|`), and when it starts its line or
 // follows a word that does not end in Hangul. A PDF's text layer may glue a heading's first letter to the
-// word before it (`일부개정법률안검 토 보 고` → `검토보고`): after a word that ends in Hangul, a run that ends
-// its line gives the word with that syllable and without it (`토보고`, a term no question asks for), as a
-// label after a word (`담당 문 의 처`) is not glued; a run that does not end its line there is prose (`…일 때
-// 두 칸 전진`, `…안 된 채 1986년`).
+// word before it (`일부개정법률안검 토 보 고` → `검토보고`): with glued, after a word that ends in Hangul, a
+// run that ends its line gives the word with that syllable and without it (`토보고`, a term no question
+// asks for), as a label after a word (`담당 문 의 처`) is not glued; a run that does not end its line there
+// is prose (`…일 때 두 칸 전진`, `…안 된 채 1986년`). Without glued such a run gives nothing: the reading is a
+// guess that an index can hold as an extra term, while the offline answerer, which weighs each word a
+// sentence holds, would take a report's title line for any question naming the report (docs/retrieval.md).
 //
 // A colon, bracket or bullet around a run belongs to its edges: `(문 의 처)` and `□ 문 의 처:` are runs, as
 // `문 의 처` is; a comma, full stop or quotation mark is prose's (`몇 년 뒤, 핀은`, `‘한 달 내 20만 명`).
-func SpacedWords(text string) []string {
+func SpacedWords(text string, glued bool) []string {
 	if !strings.Contains(text, " ") {
 		return nil
 	}
@@ -56,7 +58,7 @@ func SpacedWords(text string) []string {
 			case len(run) < spacedMin || !after:
 			case lead || i == 0 || !endsHangul(ws[i-1]):
 				out = append(out, string(run))
-			case j == len(ws):
+			case glued && j == len(ws):
 				// glued, or a label after a word (`연락처 문 의 처`): both readings
 				r, _ := utf8.DecodeLastRuneInString(ws[i-1])
 				out = append(out, string(r)+string(run), string(run))

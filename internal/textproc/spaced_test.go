@@ -44,8 +44,16 @@ func TestSpacedWords(t *testing.T) {
 		{"", nil},
 		{"문의처", nil},
 	} {
-		if got := SpacedWords(c.in); !slices.Equal(got, c.want) {
-			t.Errorf("SpacedWords(%q) = %q, want %q", c.in, got, c.want)
+		if got := SpacedWords(c.in, true); !slices.Equal(got, c.want) {
+			t.Errorf("SpacedWords(%q, true) = %q, want %q", c.in, got, c.want)
+		}
+		// Without glued, the readings after a word that ends in Hangul are left out.
+		apart := c.want
+		if len(c.want) == 2 {
+			apart = nil
+		}
+		if got := SpacedWords(c.in, false); !slices.Equal(got, apart) {
+			t.Errorf("SpacedWords(%q, false) = %q, want %q", c.in, got, apart)
 		}
 	}
 }

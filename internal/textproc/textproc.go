@@ -36,6 +36,12 @@ func Normalize(s string) string {
 	return b.String()
 }
 
+// TermsVersion is the version of IndexTerms' output. A store records the version its keyword entries were
+// made with and, when it opens a database indexed by an older one, derives every chunk's and document's terms
+// again (docs/retrieval.md "Keyword analyzer"). Raise it with any change to the terms a text gives.
+// 1: up to letter-spaced words; 2: with them (SpacedWords).
+const TermsVersion = 2
+
 // IndexTerms returns the keyword terms of a passage, in order, with repeats (term frequency matters),
 // followed by the terms of the words it writes letter-spaced (SpacedWords: `문 의 처` also gives `문의처`,
 // `문의`, `의처`). Stop-words are kept so that a query made only of stop-words can still match.
@@ -43,7 +49,7 @@ func IndexTerms(text string) []string {
 	out := make([]string, 0, len(text)/3)
 	add := func(t Term) { out = append(out, t.Text) }
 	Analyze(text, add)
-	for _, w := range SpacedWords(Normalize(text)) {
+	for _, w := range SpacedWords(Normalize(text), true) {
 		Analyze(w, add)
 	}
 	return out

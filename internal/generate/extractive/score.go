@@ -262,9 +262,7 @@ func latinWithParticle(w string) (string, bool) {
 // analyzer indexes them.
 func termSet(text string) map[string]bool {
 	terms := map[string]bool{}
-	for _, t := range textproc.IndexTerms(text) {
-		terms[t] = true
-	}
+	textproc.Analyze(text, func(t textproc.Term) { terms[t.Text] = true })
 	for _, t := range hangulBigrams(text, nil) {
 		terms[t] = true
 	}
@@ -272,10 +270,11 @@ func termSet(text string) map[string]bool {
 	for _, t := range textproc.CountTerms(text) {
 		terms[t] = true // "두 배로" and "2배로" are one count, "2배"
 	}
-	// IndexTerms holds the words text writes letter-spaced (textproc.SpacedWords: "문 의 처" → "문의처"),
-	// as forms and reports set their labels; their bigrams too.
-	for _, w := range textproc.SpacedWords(textproc.Normalize(text)) {
-		for _, t := range hangulBigrams(w, nil) {
+	// The words text writes letter-spaced, as forms and reports set their labels ("문 의 처" → "문의처"), read
+	// as the index reads them (textproc.SpacedWords) but without the reading that glues a run to the word
+	// before it: a title line's guessed word would outweigh the sentence that answers.
+	for _, w := range textproc.SpacedWords(textproc.Normalize(text), false) {
+		for _, t := range textproc.IndexTerms(w) {
 			terms[t] = true
 		}
 	}

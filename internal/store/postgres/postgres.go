@@ -185,6 +185,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			pool.Close()
 			return nil, err
 		}
+		if err := s.reindexTerms(ctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	if opts.ReaderRole != "" {
 		if err := s.setUpReader(ctx); err != nil {

@@ -187,6 +187,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
+	if err := s.reindexTerms(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
 	// Reads outside read transactions (documents, collections, blobs) do not take a turn: the pool has
 	// room for them beside ReadConns transactions.
 	s.r = readPool(file, common, opts.ReadConns+spareConns)
