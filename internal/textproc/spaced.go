@@ -30,9 +30,10 @@ const spacedMin = 3
 // A colon, bracket or bullet around a run belongs to its edges: `(문 의 처)` and `□ 문 의 처:` are runs, as
 // `문 의 처` is; a comma, full stop or quotation mark is prose's (`몇 년 뒤, 핀은`, `‘한 달 내 20만 명`).
 func SpacedWords(text string, glued bool) []string {
-	if !strings.Contains(text, " ") {
+	if !hasSpacedRun(text) {
 		return nil
 	}
+	text = Normalize(text)
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		ws := strings.Fields(line)
@@ -67,6 +68,33 @@ func SpacedWords(text string, glued bool) []string {
 		}
 	}
 	return out
+}
+
+// hasSpacedRun reports whether text may hold a run: spacedMin words in a row on a line whose only letter or
+// digit is one Hangul syllable. It reads text once without allocating, so that the analyzer of every passage
+// and sentence pays for SpacedWords' work only where a run may be.
+func hasSpacedRun(text string) bool {
+	run, letters, syllable := 0, 0, false
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			if letters == 1 && syllable {
+				if run++; run >= spacedMin {
+					return true
+				}
+			} else if letters > 0 {
+				run = 0
+			}
+			if r == '\n' {
+				run = 0
+			}
+			letters, syllable = 0, false
+		case unicode.IsLetter(r) || unicode.IsNumber(r):
+			letters++
+			syllable = isSyllable(r)
+		}
+	}
+	return letters == 1 && syllable && run+1 >= spacedMin
 }
 
 // spacedSyllable reports whether w is one Hangul syllable, with any punctuation before it (lead) or after it

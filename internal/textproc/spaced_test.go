@@ -76,3 +76,25 @@ func TestIndexTermsSpaced(t *testing.T) {
 		}
 	}
 }
+
+// TestHasSpacedRun: the quick scan passes every text SpacedWords reads a run in, and rejects prose without
+// three one-syllable words in a row on a line.
+func TestHasSpacedRun(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{"문 의 처", true},
+		{"(문 의 처)", true},
+		{"일부개정법률안검 토 보 고", true},
+		{"| 개 정 안 |", true},
+		{"부 칙", false},
+		{"문 의\n처", false},
+		{"그는 이 일을 할 수 있다", false},
+		{"임종석은 1989년 2월 15일 여의도 농민 폭력 시위를 주도했다.", false},
+	} {
+		if got := hasSpacedRun(c.in); got != c.want {
+			t.Errorf("hasSpacedRun(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func IndexTerms(text string) []string {
 	out := make([]string, 0, len(text)/3)
 	add := func(t Term) { out = append(out, t.Text) }
 	Analyze(text, add)
-	for _, w := range SpacedWords(Normalize(text), true) {
+	for _, w := range SpacedWords(text, true) {
 		Analyze(w, add)
 	}
 	return out

@@ -273,7 +273,7 @@ func termSet(text string) map[string]bool {
 	// The words text writes letter-spaced, as forms and reports set their labels ("문 의 처" → "문의처"), read
 	// as the index reads them (textproc.SpacedWords) but without the reading that glues a run to the word
 	// before it: a title line's guessed word would outweigh the sentence that answers.
-	for _, w := range textproc.SpacedWords(textproc.Normalize(text), false) {
+	for _, w := range textproc.SpacedWords(text, false) {
 		for _, t := range textproc.IndexTerms(w) {
 			terms[t] = true
 		}

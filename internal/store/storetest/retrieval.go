@@ -111,11 +111,12 @@ func testKeywordCandidates(t *testing.T, open func(t *testing.T) rag.Store) {
 			"The engine is written in C++ for speed.",
 			"탄소중립 기본계획 을 수립한다.",
 			"Chunking respects sentence boundaries.",
+			"※ 참고자료\n문 의 처\n02)6788-5533", // a letter-spaced label (textproc.SpacedWords)
 			"Unrelated filler text about gardens.",
 		}
 		commitTexts(t, s, d, spaceA, texts, nil)
 		chunks, _ := s.ListChunks(t.Context(), alice, d.ID)
-		for i, word := range []string{"25-180-12", "0.7m³", "1000만원", "C++", "탄소중립", "sentence boundaries"} {
+		for i, word := range []string{"25-180-12", "0.7m³", "1000만원", "C++", "탄소중립", "sentence boundaries", "문의처"} {
 			kc := keyword(t, s, alice, word, rag.Filter{}, 10)
 			if len(kc) == 0 || kc[0].ChunkID != chunks[i].ID {
 				t.Errorf("%q: candidates %+v, want chunk %d first", word, kc, chunks[i].ID)
