@@ -14,20 +14,7 @@ func TestDocumentIndexBackfill(t *testing.T) {
 	schema := testSchema(t, url)
 	s1 := openStore(t, Options{Schema: schema})
 	ctx := t.Context()
-	c, err := s1.EnsureCollection(ctx, "c", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &rag.Document{CollectionID: c.ID, ExternalID: "lighthouse_keeping.txt", Title: "lighthouse_keeping",
-		Status: rag.StatusQueued, Stage: rag.StageQueued, Owner: rag.LocalPrincipal.ID, PendingHash: "h"}
-	if err := s1.CreateDocument(ctx, d); err != nil {
-		t.Fatal(err)
-	}
-	sp := rag.Space{Provider: "test", Model: "x", Dim: 2}
-	if _, err := s1.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: "h", Title: d.Title, Space: sp,
-		Chunks: []rag.Chunk{{Index: 0, Text: "a keeper's log", Kind: rag.KindText, Vector: []float32{1, 0}}}}); err != nil {
-		t.Fatal(err)
-	}
+	d := commitTexts(t, s1, "lighthouse_keeping.txt", "lighthouse_keeping", "a keeper's log")
 	if _, err := s1.pool.Exec(ctx, s1.q(`DELETE FROM {S}.doc_postings; DELETE FROM {S}.doc_lengths`)); err != nil {
 		t.Fatal(err)
 	}
@@ -45,4 +32,28 @@ func TestDocumentIndexBackfill(t *testing.T) {
 	if got := find(s2); len(got) != 1 || got[0].DocumentID != d.ID || got[0].Chunks != 1 {
 		t.Fatalf("after reopening: %+v, want the document re-indexed", got)
 	}
+}
+
+// commitTexts stores a document of one chunk per text, with 2-dimensional vectors, in a collection "c".
+func commitTexts(t *testing.T, s *Store, ext, title string, texts ...string) *rag.Document {
+	t.Helper()
+	ctx := t.Context()
+	c, err := s.EnsureCollection(ctx, "c", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &rag.Document{CollectionID: c.ID, ExternalID: ext, Title: title,
+		Status: rag.StatusQueued, Stage: rag.StageQueued, Owner: rag.LocalPrincipal.ID, PendingHash: "h"}
+	if err := s.CreateDocument(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	chunks := make([]rag.Chunk, len(texts))
+	for i, text := range texts {
+		chunks[i] = rag.Chunk{Index: i, Text: text, Kind: rag.KindText, Vector: []float32{float32(1 - i%2), float32(i % 2)}}
+	}
+	if _, err := s.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: "h", Title: d.Title,
+		Space: rag.Space{Provider: "test", Model: "x", Dim: 2}, Chunks: chunks}); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

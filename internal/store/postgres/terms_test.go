@@ -16,23 +16,7 @@ func TestReindexTerms(t *testing.T) {
 	schema := testSchema(t, url)
 	s1 := openStore(t, Options{Schema: schema})
 	ctx := t.Context()
-	c, err := s1.EnsureCollection(ctx, "c", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &rag.Document{CollectionID: c.ID, ExternalID: "review_report.pdf", Title: "review_report",
-		Status: rag.StatusQueued, Stage: rag.StageQueued, Owner: rag.LocalPrincipal.ID, PendingHash: "h"}
-	if err := s1.CreateDocument(ctx, d); err != nil {
-		t.Fatal(err)
-	}
-	sp := rag.Space{Provider: "test", Model: "x", Dim: 2}
-	if _, err := s1.CommitVersion(ctx, &rag.VersionCommit{DocumentID: d.ID, ContentHash: "h", Title: d.Title, Space: sp,
-		Chunks: []rag.Chunk{
-			{Index: 0, Text: "※ 참고자료\n문 의 처\n02)6788-5533", Kind: rag.KindText, Vector: []float32{1, 0}},
-			{Index: 1, Text: "위원회 구성현황", Kind: rag.KindText, Vector: []float32{0, 1}},
-		}}); err != nil {
-		t.Fatal(err)
-	}
+	d := commitTexts(t, s1, "review_report.pdf", "review_report", "※ 참고자료\n문 의 처\n02)6788-5533", "위원회 구성현황")
 	// What version 1 of the analyzer left: no joined label. "stale" stands for its terms.
 	if _, err := s1.pool.Exec(ctx, s1.q(`DELETE FROM {S}.postings;
 		INSERT INTO {S}.postings (term, chunk_id, tf, dl) SELECT 'stale', id, 1, 1 FROM {S}.chunks;

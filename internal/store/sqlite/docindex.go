@@ -65,22 +65,9 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 	for {
 		var n int
 		err := s.write(ctx, func(tx *sql.Tx) error {
-			rows, err := tx.QueryContext(ctx, `SELECT seq FROM documents d WHERE version > 0 AND deleted_at IS NULL
+			seqs, err := querySeqs(ctx, tx, `SELECT seq FROM documents d WHERE version > 0 AND deleted_at IS NULL
 				AND NOT EXISTS (SELECT 1 FROM doc_lengths l WHERE l.doc_seq = d.seq) LIMIT 200`)
 			if err != nil {
-				return err
-			}
-			var seqs []int64
-			for rows.Next() {
-				var seq int64
-				if err := rows.Scan(&seq); err != nil {
-					rows.Close()
-					return err
-				}
-				seqs = append(seqs, seq)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
 				return err
 			}
 			n = len(seqs)
@@ -98,6 +85,24 @@ func (s *Store) indexMissingDocuments(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// querySeqs returns the document sequence numbers query selects.
+func querySeqs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, rows.Err()
 }
 
 // DocumentCandidates returns up to q.K visible documents matching q.Filter whose naming fields contain any

@@ -25,22 +25,9 @@ func (s *Store) reindexTerms(ctx context.Context) error {
 	for {
 		var n int
 		err := s.write(ctx, func(tx *sql.Tx) error {
-			rows, err := tx.QueryContext(ctx, `SELECT seq FROM documents WHERE seq > ? AND version > 0 AND deleted_at IS NULL
+			seqs, err := querySeqs(ctx, tx, `SELECT seq FROM documents WHERE seq > ? AND version > 0 AND deleted_at IS NULL
 				ORDER BY seq LIMIT 50`, last)
 			if err != nil {
-				return err
-			}
-			var seqs []int64
-			for rows.Next() {
-				var seq int64
-				if err := rows.Scan(&seq); err != nil {
-					rows.Close()
-					return err
-				}
-				seqs = append(seqs, seq)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
 				return err
 			}
 			n = len(seqs)

@@ -21,21 +21,11 @@ func TestReindexTerms(t *testing.T) {
 	}
 	ingest(t, t.Context(), s1, "review_report.pdf", []string{"※ 참고자료\n문 의 처\n02)6788-5533", "위원회 구성현황"},
 		[][]float32{unit(0), unit(1)})
-	path := s1.Path()
-	if err := s1.Close(); err != nil {
-		t.Fatal(err)
-	}
 	// What version 1 of the analyzer left: no joined label. "stale" stands for its terms.
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks);
+	path := s1.Path()
+	closeWith(t, s1, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks);
 		INSERT INTO chunks_fts (rowid, terms) SELECT id, 'stale' FROM chunks;
-		UPDATE store_meta SET value = 1 WHERE key = 'terms_version'`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+		UPDATE store_meta SET value = 1 WHERE key = 'terms_version'`)
 	find := func(s *sqlite.Store, q string) int {
 		t.Helper()
 		got, err := s.KeywordCandidates(t.Context(), rag.LocalPrincipal, rag.KeywordQuery{Terms: textproc.QueryTerms(q), K: 5})
@@ -55,7 +45,7 @@ func TestReindexTerms(t *testing.T) {
 		t.Errorf("구성현황 finds %d chunks, want 1", n)
 	}
 	s2.Close()
-	db, err = sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
