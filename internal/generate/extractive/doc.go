@@ -14,8 +14,9 @@
 // it). The answer service appends a document's next chunk to a passage that ends in such a lead-in, and
 // the rest of the paragraph to a passage whose last paragraph the chunker cut. A date written with periods
 // ("2023. 11. 9.") is one sentence, not three. A label written one syllable apart, as forms and reports set
-// them ("문 의 처 02)6788-5533", "검 토 보 고": three or more one-syllable words ending their line or before a
-// word without Hangul), is read as its word too.
+// them ("문 의 처 02)6788-5533", "검 토 보 고": three or more one-syllable words standing apart from Korean
+// words, textproc.SpacedWords, the keyword index's reader too), is read as its word too; a run glued to the
+// word before it is not, as the index may guess it.
 //
 // # Reading the question
 //
