@@ -83,6 +83,8 @@ func TestErrors(t *testing.T) {
 		{"EvalNoDataset", []string{"eval"}, 2, []string{"one dataset is required"}, nil},
 		{"EvalMissingDataset", []string{"eval", missing}, 1, []string{"ragd eval: dataset: ", "no such file or directory"}, []string{"usage"}},
 		{"EvalKBelow10", []string{"eval", "--k", "9", missing}, 2, []string{"--k must be between 10 and 100 (got 9)"}, nil},
+		{"EvalEvery", []string{"eval", "--every", "0", missing}, 2, []string{"--every must be at least 1 (got 0)"}, nil},
+		{"EvalMissesNeedAnswers", []string{"eval", "--misses", "m.jsonl", missing}, 2, []string{"--misses needs --answers"}, nil},
 		{"EvalBaseline", []string{"eval", "--baseline", "bm26", missing}, 2, []string{`--baseline is bm25 or none (got "bm26")`}, nil},
 		{"BenchNoSubcommand", []string{"bench"}, 2, []string{"a subcommand is required: http", "usage: ragd bench http"}, nil},
 		{"BenchUnknownSubcommand", []string{"bench", "htp"}, 2, []string{`unknown subcommand "htp" (did you mean http?)`}, nil},

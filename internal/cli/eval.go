@@ -18,6 +18,8 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	answers := fs.Bool("answers", false, "also run the answer pipeline on questions with gold answers")
 	limit := fs.Int("limit", 0, "evaluate only the first N queries (0 = all)")
+	every := fs.Int("every", 1, "evaluate only every Nth query (the 1st, N+1th, …), before --limit: a fixed sample spread over the set")
+	misses := fs.String("misses", "", "with --answers, write each question answered without its gold span (or unanswerable and answered) to `FILE` as JSON lines")
 	baseline := fs.String("baseline", "bm25", "reference ranking reported beside ragd's: bm25 (plain bigram BM25 over the same passages) or none")
 	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
@@ -35,10 +37,17 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	if *limit < 0 {
 		return usageErr("--limit must not be negative (got %d)", *limit)
 	}
+	if *every < 1 {
+		return usageErr("--every must be at least 1 (got %d)", *every)
+	}
+	if *misses != "" && !*answers {
+		return usageErr("--misses needs --answers")
+	}
 	ds, err := eval.Load(pos[0])
 	if err != nil {
 		return err
 	}
+	ds.Queries = eval.Every(ds.Queries, *every)
 	if *limit > 0 && *limit < len(ds.Queries) {
 		ds.Queries = ds.Queries[:*limit]
 	}
@@ -77,6 +86,14 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	opt := eval.Options{K: *k, Answers: *answers, Workers: cfg.IngestWorkers, Progress: progress}
+	if *misses != "" {
+		f, err := os.Create(*misses)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		opt.Misses = f
+	}
 	idx, err := eval.Index(ctx, a.Ingest, ds, opt)
 	if err != nil {
 		return err

@@ -214,3 +214,16 @@ func loadSQuAD(path string) (*Dataset, error) {
 	}
 	return ds, nil
 }
+
+// Every returns every nth query of qs (the 1st, the n+1th, …): a fixed sample spread over the whole set,
+// where the first queries of a SQuAD file are those of a few articles. n ≤ 1 returns qs.
+func Every(qs []Query, n int) []Query {
+	if n <= 1 {
+		return qs
+	}
+	out := make([]Query, 0, (len(qs)+n-1)/n)
+	for i := 0; i < len(qs); i += n {
+		out = append(out, qs[i])
+	}
+	return out
+}

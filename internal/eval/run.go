@@ -2,10 +2,14 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +37,27 @@ type Options struct {
 	Collection string
 	// Progress, when set, is called as documents are indexed and queries run.
 	Progress func(stage string, done, total int)
+	// Misses, when set, receives one JSON line (Miss) for each answerable question whose answer holds none
+	// of its gold spans, refused ones included, and each unanswerable question answered.
+	Misses io.Writer
+}
+
+// Miss is a question the answer pipeline got wrong, as Options.Misses writes it: an answerable question
+// whose answer holds no gold span (Refused when it said "not covered"), or an unanswerable one answered.
+// Cited are the external ids of the passages the answer cites, and Retrieved those of every passage it was
+// given; RelevantCited tells whether one of the cited ones is a relevant document — a miss with a relevant
+// passage retrieved but not cited chose the wrong passage, one with it cited the wrong sentence.
+type Miss struct {
+	ID                string   `json:"id"`
+	Question          string   `json:"question"`
+	Gold              []string `json:"gold,omitempty"`
+	Unanswerable      bool     `json:"unanswerable,omitempty"`
+	Answer            string   `json:"answer"`
+	Refused           bool     `json:"refused"`
+	Cited             []string `json:"cited,omitempty"`
+	Retrieved         []string `json:"retrieved,omitempty"`
+	RelevantCited     bool     `json:"relevant_cited"`
+	RelevantRetrieved bool     `json:"relevant_retrieved"`
 }
 
 // Report holds the measured figures; JSON keys are those `ragd eval --json` prints. The retrieval figures
@@ -322,6 +347,12 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 			return fmt.Errorf("answer %s: %w", q.ID, err)
 		}
 		refused := Refused(a)
+		found := !q.Unanswerable && ContainsAnswer(a.Text, q.Answers)
+		if opt.Misses != nil && (q.Unanswerable && !refused || !q.Unanswerable && !found) {
+			if err := writeMiss(opt.Misses, q, a, refused); err != nil {
+				return err
+			}
+		}
 		if q.Unanswerable {
 			unanswerable++
 			if refused {
@@ -337,7 +368,7 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 				notFound++
 				rep.FalseRefusals = append(rep.FalseRefusals, q.ID)
 			}
-			if ContainsAnswer(a.Text, q.Answers) {
+			if found {
 				contains++
 			} else if !refused {
 				rep.GoldMissed = append(rep.GoldMissed, q.ID)
@@ -362,6 +393,45 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 		rep.RefusedUnanswerable, rep.FalseAnswers, rep.FalseAnswerRate = &refused, &falseAnswers, &falseRate
 	}
 	return nil
+}
+
+// writeMiss writes q's miss as one JSON line to w.
+func writeMiss(w io.Writer, q Query, a *rag.Answer, refused bool) error {
+	m := Miss{ID: q.ID, Question: q.Text, Gold: q.Answers, Unanswerable: q.Unanswerable, Answer: a.Text, Refused: refused}
+	cited := map[int]bool{}
+	for _, n := range citationNumbers(a.Text) {
+		cited[n] = true
+	}
+	for _, s := range a.Sources {
+		rel := q.Relevant[s.ExternalID] > 0
+		if !slices.Contains(m.Retrieved, s.ExternalID) {
+			m.Retrieved = append(m.Retrieved, s.ExternalID)
+		}
+		m.RelevantRetrieved = m.RelevantRetrieved || rel
+		if cited[s.N] && !refused {
+			if !slices.Contains(m.Cited, s.ExternalID) {
+				m.Cited = append(m.Cited, s.ExternalID)
+			}
+			m.RelevantCited = m.RelevantCited || rel
+		}
+	}
+	line, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
+}
+
+// citationNumbers returns the n of each [n] marker in text.
+func citationNumbers(text string) []int {
+	var out []int
+	for _, m := range citeMarker.FindAllString(text, -1) {
+		if n, err := strconv.Atoi(strings.Trim(m, " []")); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 var citeMarker = regexp.MustCompile(`\s?\[\d+\]`)
