@@ -94,6 +94,12 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 		defer f.Close()
 		opt.Misses = f
 	}
+	closeMisses := func() error {
+		if f, ok := opt.Misses.(*os.File); ok {
+			return f.Close()
+		}
+		return nil
+	}
 	idx, err := eval.Index(ctx, a.Ingest, ds, opt)
 	if err != nil {
 		return err
@@ -101,6 +107,9 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 	rep, err := eval.Evaluate(ctx, a.Retriever, a.Answers, ds, opt)
 	if err != nil {
 		return err
+	}
+	if err := closeMisses(); err != nil {
+		return fmt.Errorf("--misses: %w", err)
 	}
 	rep.IndexSeconds = idx.Seconds
 	if *baseline == "bm25" {
