@@ -44,8 +44,8 @@ type Options struct {
 
 // Miss is a question the answer pipeline got wrong, as Options.Misses writes it: an answerable question
 // whose answer holds no gold span (Refused when it said "not covered"), or an unanswerable one answered.
-// Cited are the external ids of the passages the answer cites, and Retrieved those of every passage it was
-// given; RelevantCited tells whether one of the cited ones is a relevant document — a miss with a relevant
+// Cited are the external ids of the documents of the passages the answer cites, and Retrieved those of
+// every passage the answerer was given; RelevantCited tells whether one of the cited ones is a relevant document — a miss with a relevant
 // passage retrieved but not cited chose the wrong passage, one with it cited the wrong sentence.
 type Miss struct {
 	ID                string   `json:"id"`
@@ -58,6 +58,8 @@ type Miss struct {
 	Retrieved         []string `json:"retrieved,omitempty"`
 	RelevantCited     bool     `json:"relevant_cited"`
 	RelevantRetrieved bool     `json:"relevant_retrieved"`
+	// GoldRetrieved tells whether one of the passages given to the answerer holds a gold span.
+	GoldRetrieved bool `json:"gold_retrieved"`
 }
 
 // Report holds the measured figures; JSON keys are those `ragd eval --json` prints. The retrieval figures
@@ -399,18 +401,26 @@ func evaluateAnswers(ctx context.Context, ans *answer.Service, ds *Dataset, filt
 func writeMiss(w io.Writer, q Query, a *rag.Answer, refused bool) error {
 	m := Miss{ID: q.ID, Question: q.Text, Gold: q.Answers, Unanswerable: q.Unanswerable, Answer: a.Text, Refused: refused}
 	cited := map[int]bool{}
-	for _, n := range citationNumbers(a.Text) {
-		cited[n] = true
+	if !refused {
+		for _, n := range citationNumbers(a.Text) {
+			cited[n] = true
+		}
 	}
-	for _, s := range a.Sources {
-		rel := q.Relevant[s.ExternalID] > 0
-		if !slices.Contains(m.Retrieved, s.ExternalID) {
-			m.Retrieved = append(m.Retrieved, s.ExternalID)
+	var hits []rag.Hit
+	if a.Retrieval != nil {
+		hits = a.Retrieval.Hits
+	}
+	for i, h := range hits {
+		// The answer service numbers the passages it gives the generator 1, 2, … in retrieval order.
+		rel := q.Relevant[h.ExternalID] > 0
+		if !slices.Contains(m.Retrieved, h.ExternalID) {
+			m.Retrieved = append(m.Retrieved, h.ExternalID)
 		}
 		m.RelevantRetrieved = m.RelevantRetrieved || rel
-		if cited[s.N] && !refused {
-			if !slices.Contains(m.Cited, s.ExternalID) {
-				m.Cited = append(m.Cited, s.ExternalID)
+		m.GoldRetrieved = m.GoldRetrieved || len(q.Answers) > 0 && ContainsAnswer(h.Text, q.Answers)
+		if cited[i+1] {
+			if !slices.Contains(m.Cited, h.ExternalID) {
+				m.Cited = append(m.Cited, h.ExternalID)
 			}
 			m.RelevantCited = m.RelevantCited || rel
 		}
