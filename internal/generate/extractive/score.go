@@ -667,7 +667,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	picked = append(slices.Clip(picked), unshown...)
 	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
 		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) || unnamedTopic(question, r, passages) ||
-		r.want == typeTime && otherValue(question, r, shown, passages) {
+		r.want == typeTime && otherValue(question, r, shown, passages) || unanswered(question, r, picked, shown, passages) {
 		return nil
 	}
 	return shown

@@ -1,0 +1,229 @@
+package extractive
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// unanswered reports whether the answer leaves out what the question asks for, read from the question's
+// own wording rather than from how many of its words the sentences share: the unit of a Korean count
+// ("찬성 몇 표", missingUnit), the rate a Korean question asks for ("인상률은 얼마", missingUnit), the
+// attribute an English question names ("What was X's net revenue", missingAttribute). Each is judged on the answer's
+// sentences and the passages they quote, never on passages the answer does not use: a passage ranked
+// lower cannot turn an answer into a refusal.
+func unanswered(question string, r ranking, picked, shown []sentence, passages []rag.Passage) bool {
+	return missingUnit(question, r, shown, passages) || missingAttribute(question, r, picked, passages)
+}
+
+// counterAliases are the other ways documents write a Korean counter (keyed by its first syllable): a
+// question's "몇 명" is answered by "10인", "몇 살" by "25세", "몇 번" by "3회", "몇 위" by "세 번째", "몇
+// 미터" by "2.33m".
+var counterAliases = map[string][]string{
+	"명": {"명", "인"}, "인": {"인", "명"}, "살": {"살", "세"}, "번": {"번", "회", "차"}, "회": {"회", "번", "차"},
+	"년": {"년", "해"}, "위": {"위", "번째", "등"},
+	"퍼": {"%", "퍼센트", "프로"}, "프": {"%", "프로", "퍼센트"}, "미": {"미터", "m"}, "밀": {"밀리", "mm"},
+	"센": {"센티", "cm"}, "킬": {"킬로", "km", "kg"}, "달": {"달러", "$"},
+}
+
+// rateUnits state a rate: what a question asking for a "…률/…율" ("인상률", "비율") is answered in.
+var rateUnits = []string{"%", "퍼센트", "프로", "배", "할", ":"}
+
+// numberBefore matches what reads as a number right before a unit: digits, or a Korean numeral word ("두",
+// "세", "열", "스무", "백").
+var numberBefore = regexp.MustCompile(`(?:[0-9]|(?:^|[^\p{Hangul}])[한두세네열백천만억십]|다섯|여섯|일곱|여덟|아홉|스무|서른|마흔|수십|수백)\s?$`)
+
+// unitFollowers may follow a Korean counter inside its word: particles, the copula and the words that
+// bound a count ("10표로", "10표였다", "3명의", "0점부터", "10점까지", "3개씩").
+const unitFollowers = "이가은는을를의로와과도만씩였에다입며으부까쯤째짜여정"
+
+// missingUnit reports whether a Korean question asks for a count or a rate that neither the answer nor the
+// passages it quotes give. "몇" followed by a counter ("찬성 몇 표였나요") asks for a number in that counter
+// (or its aliases, counterAliases); a noun ending in 률 or 율 right before "얼마" or "몇" ("인상률은 얼마로")
+// asks for a rate (rateUnits) of what the noun names without 률 ("인상"; a bare "비율" names none). Both conditions must hold: no number in that unit in the passages quoted, and
+// the focus word right before the question word — what is counted ("찬성"), the rate itself ("인상률"), and
+// for a rate what it is of ("인상") — in none of the shown sentences, their neighbours or their passages' titles. Documents count in other words
+// ("8 사이클" for "몇 주기", "4관왕" for "상은 몇 개"), so a missing unit alone refuses nothing; with what
+// is counted missing too, the answer is about something else: the minutes name the bill but not its vote.
+func missingUnit(question string, r ranking, shown []sentence, passages []rag.Passage) bool {
+	if len(shown) == 0 {
+		return false
+	}
+	words := splitWords(question)
+	for j := 1; j < len(words); j++ {
+		var units []string
+		base := "" // what a rate is of: "인상" of "인상률"
+		switch {
+		case words[j] == "몇" && j+1 < len(words) && isHangulWord(words[j+1]):
+			first, _ := utf8.DecodeRuneInString(words[j+1])
+			if generalCounter(string(first)) {
+				continue
+			}
+			units = append(counterAliases[string(first)], string(first))
+		case strings.HasPrefix(words[j], "얼마") || words[j] == "몇":
+			stem := []rune(strings.TrimRight(words[j-1], "은는이가을를"))
+			if n := len(stem); n >= 3 && (stem[n-1] == '률' || stem[n-1] == '율') {
+				units, base = rateUnits, string(stem[:n-1])
+			}
+		}
+		if len(units) == 0 || base != "" && slices.ContainsFunc(shown, func(s sentence) bool { return strings.Contains(s.text, base) }) {
+			continue
+		}
+		k := slices.IndexFunc(r.qw, func(w qword) bool { return w.terms[0] == words[j-1] && !w.history })
+		if k < 0 || !r.qw[k].focus || r.qw[k].given || !isHangulWord(words[j-1]) ||
+			slices.ContainsFunc(shown, func(s sentence) bool { return holdsWord(k, r, s, passages) }) {
+			continue
+		}
+		if !slices.ContainsFunc(shown, func(s sentence) bool {
+			return s.rank < len(passages) && statesUnit(passages[s.rank].Text, units)
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// generalCounter reports whether the Korean counter (its first syllable) counts anything ("몇 개", "몇
+// 가지"): documents count the same things in their own counters ("50회", "4관왕", "3기"), so no unit tells
+// an answer from another.
+func generalCounter(c string) bool {
+	return c == "개" || c == "가"
+}
+
+// statesUnit reports whether text holds a number followed by one of units: the unit right after the number
+// or one space on, and not the opening of a longer word ("7 표결" is no count of votes; "10표로" is).
+func statesUnit(text string, units []string) bool {
+	for _, u := range units {
+		for at := 0; ; {
+			i := strings.Index(text[at:], u)
+			if i < 0 {
+				break
+			}
+			i += at
+			at = i + len(u)
+			if !numberBefore.MatchString(text[max(0, i-16):i]) {
+				continue
+			}
+			next, _ := utf8.DecodeRuneInString(text[at:])
+			if at == len(text) || !unicode.IsLetter(next) || strings.ContainsRune(unitFollowers, next) ||
+				!unicode.Is(unicode.Hangul, next) && !isLatin(u) && u != "m" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attributeStops end the attribute an English question names: prepositions, conjunctions and the words
+// that open a clause.
+var attributeStops = map[string]bool{"for": true, "of": true, "in": true, "on": true, "at": true, "to": true,
+	"from": true, "by": true, "with": true, "during": true, "that": true, "which": true, "who": true,
+	"when": true, "where": true, "and": true, "or": true, "as": true, "per": true, "between": true,
+	"about": true, "after": true, "before": true, "since": true, "under": true, "than": true, "if": true}
+
+// lightHeads name the kind of answer rather than a thing the documents must state ("the effect of …",
+// "the number of …"): they are no attribute (the words after them are the question's topic).
+var lightHeads = map[string]bool{"effect": true, "effects": true, "problem": true, "problems": true,
+	"difference": true, "differences": true, "relation": true, "relationship": true, "role": true,
+	"purpose": true, "meaning": true, "reason": true, "reasons": true, "way": true, "ways": true,
+	"kind": true, "kinds": true, "type": true, "types": true, "number": true, "amount": true, "value": true,
+	"values": true, "status": true, "result": true, "results": true, "significance": true, "nature": true,
+	"cause": true, "causes": true, "method": true, "methods": true, "name": true, "main": true, "best": true,
+	"current": true, "new": true, "first": true, "last": true, "most": true, "least": true, "total": true,
+	"exact": true, "approximate": true, "average": true, "general": true, "basic": true, "typical": true,
+	"primary": true, "key": true, "different": true, "other": true, "following": true, "same": true}
+
+// missingAttribute reports whether an English question asks for an attribute that none of the answer's
+// sentences names. The attribute is the noun phrase a "what is/was …" question asks for, after a possessive
+// ("What was X's net revenue for …" → net revenue), or the object of "which N had …" ("Which senator had the
+// largest office budget" → office budget), up to a preposition or clause word; capitalised names and
+// numbers are the question's entity (missingName), superlatives and light heads (lightHeads) name the
+// answer's kind. Every attribute word must be held by one of the sentences (half its terms), with its
+// neighbours in its passage and its passage's title and section: "Compensation must be paid with current year
+// revenues." shares "revenue" but not "net" with the question and is about another thing.
+func missingAttribute(question string, r ranking, picked []sentence, passages []rag.Passage) bool {
+	fields := strings.Fields(strings.TrimSpace(question))
+	if len(fields) < 3 || strings.ContainsFunc(question, func(c rune) bool { return unicode.Is(unicode.Hangul, c) }) {
+		return false
+	}
+	lower := func(i int) string {
+		return strings.ToLower(strings.TrimRight(fields[i], "?.,!:;"))
+	}
+	start := -1
+	switch first := lower(0); {
+	case (first == "what" || first == "which") && slices.Contains([]string{"is", "was", "are", "were"}, lower(1)):
+		start = 2
+	case first == "which" && len(fields) > 3 && slices.Contains([]string{"has", "had", "have"}, lower(2)):
+		start = 3
+	}
+	if start < 0 {
+		return false
+	}
+	if first, _ := utf8.DecodeRuneInString(fields[start]); unicode.IsUpper(first) && !strings.HasSuffix(lower(start), "'s") &&
+		!strings.HasSuffix(lower(start), "’s") && (start+1 >= len(fields) || !strings.HasSuffix(lower(start+1), "'s")) {
+		return false // "What was Firefox originally called?" asks what the named thing is called, not its attribute
+	}
+	var attr []string
+	for i := start; i < len(fields) && len(attr) < 4; i++ {
+		w, raw := lower(i), strings.TrimRight(fields[i], "?.,!:;")
+		if attributeStops[w] || strings.ContainsAny(fields[i], "?.,!:;") && i+1 < len(fields) {
+			break
+		}
+		if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
+			// X's Y: X is whom the question asks about; Y is what it asks.
+			attr = attr[:0]
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(raw)
+		if w == "the" || w == "a" || w == "an" || unicode.IsUpper(first) || unicode.IsDigit(first) ||
+			lightHeads[w] || len(w) > 5 && strings.HasSuffix(w, "est") {
+			continue
+		}
+		attr = append(attr, w)
+		if strings.ContainsAny(fields[i], "?.,!:;") {
+			break
+		}
+	}
+	var ks []int
+	for _, a := range attr {
+		if k := wordIndex(r.qw, a); k >= 0 && r.qw[k].focus && !r.qw[k].given && !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return false
+	}
+	// The attribute is one thing: a sentence (with its neighbours and its passage's headings) names it
+	// whole, not "net" in one document's table and "revenue" in another's sentence.
+	return !slices.ContainsFunc(picked, func(s sentence) bool {
+		return !slices.ContainsFunc(ks, func(k int) bool { return !holdsWord(k, r, s, passages) })
+	})
+}
+
+// wordIndex returns the index in qw of the question's own word w (lower-cased), or -1.
+func wordIndex(qw []qword, w string) int {
+	one := questionWords(w, "")
+	if len(one) == 0 {
+		return -1
+	}
+	return slices.IndexFunc(qw, func(q qword) bool { return !q.history && q.terms[0] == one[0].terms[0] })
+}
+
+// holdsWord reports whether the sentence s holds the question word qw[k] (askFound), or a neighbour of it
+// in its passage, or its passage's title or section.
+func holdsWord(k int, r ranking, s sentence, passages []rag.Passage) bool {
+	if s.deg[k] >= askFound || s.rank < len(passages) &&
+		degree(r.qw[k], termSet(passages[s.rank].Title+"\n"+passages[s.rank].Section)) >= askFound {
+		return true
+	}
+	for _, d := range []int{-1, 1} {
+		if o, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && o.deg != nil && o.deg[k] >= askFound {
+			return true
+		}
+	}
+	return false
+}
