@@ -13,11 +13,13 @@ import (
 // unanswered reports whether the answer leaves out what the question asks for, read from the question's
 // own wording rather than from how many of its words the sentences share: the unit of a Korean count
 // ("찬성 몇 표", missingUnit), the rate a Korean question asks for ("인상률은 얼마", missingUnit), the
-// attribute an English question names ("What was X's net revenue", missingAttribute). Each is judged on the answer's
+// attribute an English question names ("What was X's net revenue", missingAttribute), and the thing a Korean
+// question asks to be told of ("주차장 정보 있어?", absentThing). Each is judged on the answer's
 // sentences and the passages they quote, never on passages the answer does not use: a passage ranked
 // lower cannot turn an answer into a refusal.
 func unanswered(question string, r ranking, picked, shown []sentence, passages []rag.Passage) bool {
-	return missingUnit(question, r, shown, passages) || missingAttribute(question, r, picked, passages)
+	return missingUnit(question, r, shown, passages) || missingAttribute(question, r, picked, passages) ||
+		absentThing(question, r, passages)
 }
 
 // counterAliases are the other ways documents write a Korean counter (keyed by its first syllable): a
@@ -137,8 +139,11 @@ var lightHeads = map[string]bool{"effect": true, "effects": true, "problem": tru
 	"exact": true, "approximate": true, "average": true, "general": true, "basic": true, "typical": true,
 	"primary": true, "key": true, "different": true, "other": true, "following": true, "same": true}
 
-// missingAttribute reports whether an English question asks for an attribute that none of the answer's
-// sentences names. The attribute is the noun phrase a "what is/was …" question asks for, after a possessive
+// missingAttribute reports whether an English question about a named thing asks for an attribute that none
+// of the answer's sentences names. Only a question giving a name or number (givenNames) is read so: its
+// passages were found by the name, and the attribute is what tells an answer from another fact about it;
+// a question in common words ("what is the heat transfer to a cone …") is found by the attribute itself,
+// and its answer may word it otherwise. The attribute is the noun phrase a "what is/was …" question asks for, after a possessive
 // ("What was X's net revenue for …" → net revenue), or the object of "which N had …" ("Which senator had the
 // largest office budget" → office budget), up to a preposition or clause word; capitalised names and
 // numbers are the question's entity (missingName), superlatives and light heads (lightHeads) name the
@@ -160,7 +165,7 @@ func missingAttribute(question string, r ranking, picked []sentence, passages []
 	case first == "which" && len(fields) > 3 && slices.Contains([]string{"has", "had", "have"}, lower(2)):
 		start = 3
 	}
-	if start < 0 {
+	if start < 0 || !slices.ContainsFunc(r.qw, func(w qword) bool { return w.name && !w.history }) {
 		return false
 	}
 	if first, _ := utf8.DecodeRuneInString(fields[start]); unicode.IsUpper(first) && !strings.HasSuffix(lower(start), "'s") &&
@@ -226,4 +231,40 @@ func holdsWord(k int, r ranking, s sentence, passages []rag.Passage) bool {
 		}
 	}
 	return false
+}
+
+// generalNouns ask for what is said about a thing rather than name one ("주차장 정보", "신청 방법").
+var generalNouns = []string{"정보", "내용", "관련", "자료", "안내", "방법", "기준", "사항", "설명"}
+
+// tellWords open the predicate of a Korean question that asks whether the documents say something or to be
+// told it ("있어?", "있나요?", "알려줘", "없나요?").
+var tellWords = []string{"있", "없", "알려", "가르쳐"}
+
+// absentThing reports whether a Korean question that asks to be told of something ("부천 춘의동
+// 영구임대주택 주차장 정보 있어?") names as that thing a noun none of the passages hold in any close form
+// (inPassages): the thing is the last noun among its focus words before the closing predicate, general
+// nouns (generalNouns) aside, and the predicate asks whether there is something or to tell it (tellWords; not "수 있다", which says what
+// may be).
+// The passages were found by the words naming what it is asked of (the notice), and say other things of it.
+// Absent means from every passage given, not only the answer's: a passage naming it in a close form lets the
+// answer be tried.
+func absentThing(question string, r ranking, passages []rag.Passage) bool {
+	words := splitWords(question)
+	if len(words) < 2 || !isHangulWord(words[len(words)-1]) ||
+		!slices.ContainsFunc(tellWords, func(t string) bool { return strings.HasPrefix(words[len(words)-1], t) }) ||
+		words[len(words)-2] == "수" {
+		return false // "생길 수 있나?" asks what may happen, not whether the documents say something
+	}
+	last := -1
+	for i, w := range r.qw {
+		if w.history || w.terms[0] == words[len(words)-1] {
+			continue
+		}
+		if w.focus && !w.given && nounLike(w) && !slices.ContainsFunc(generalNouns, func(g string) bool {
+			return strings.HasPrefix(w.terms[0], g)
+		}) {
+			last = i
+		}
+	}
+	return last >= 0 && !inPassages(r, last, passageWords(passages))
 }

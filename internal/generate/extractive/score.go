@@ -1246,23 +1246,8 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 			modal[words[i]] = true
 		}
 	}
-	var vocab []string
-	for _, p := range passages {
-		vocab = append(vocab, splitWords(p.Text)...)
-	}
-	found := func(i int) bool {
-		w := r.qw[i]
-		if slices.ContainsFunc(r.sents, func(s sentence) bool { return s.deg[i] >= askFound }) {
-			return true
-		}
-		for _, f := range []string{w.terms[0], w.stem} {
-			// A clipped form ("비번"), or the head of a compound ("법률안" of "일부개정법률안").
-			if f != "" && (abbreviated(f, vocab) || slices.ContainsFunc(vocab, func(v string) bool { return strings.Contains(v, f) })) {
-				return true
-			}
-		}
-		return false
-	}
+	vocab := passageWords(passages)
+	found := func(i int) bool { return inPassages(r, i, vocab) }
 	focus, missing, absent, predicates := 0, 0, 0, 0
 	closing := closingWords(question)
 	nouns, latin, absentLatin := 0, 0, 0
@@ -1313,6 +1298,31 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	// A follow-up ("그 법안은 누가 대표발의했나요?") names its topic through the previous question: the words
 	// it carries that the passages hold count among its focus words.
 	return float64(absent) >= askMissing*float64(focus+carried)
+}
+
+// passageWords returns the words of the passages' text, as inPassages looks them up.
+func passageWords(passages []rag.Passage) []string {
+	var vocab []string
+	for _, p := range passages {
+		vocab = append(vocab, splitWords(p.Text)...)
+	}
+	return vocab
+}
+
+// inPassages reports whether the question word r.qw[i] is in the passages in a close form: held by one of
+// their sentences (askFound), or clipped ("비번" of "비밀번호"), or heading a compound ("법률안" of
+// "일부개정법률안") among their words (vocab, passageWords).
+func inPassages(r ranking, i int, vocab []string) bool {
+	w := r.qw[i]
+	if slices.ContainsFunc(r.sents, func(s sentence) bool { return s.deg[i] >= askFound }) {
+		return true
+	}
+	for _, f := range []string{w.terms[0], w.stem} {
+		if f != "" && (abbreviated(f, vocab) || slices.ContainsFunc(vocab, func(v string) bool { return strings.Contains(v, f) })) {
+			return true
+		}
+	}
+	return false
 }
 
 // closingWords returns the last word of each sentence of the question: its predicate ("불렀는가",
