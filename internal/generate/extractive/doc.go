@@ -154,6 +154,28 @@
 // 2020?" answered with 2011's). "How many", "how much" and "how often" ask for an amount: "many", "much"
 // and "often" are not focus words.
 //
+// Nor is an answer that leaves out what the question asks for, read from the question's wording (asked.go):
+//   - A Korean count or rate: "몇" and a counter ("찬성 몇 표였나요") asks for a number in that counter or its
+//     aliases ("명"/"인", "번"/"회", "위"/"번째", "미터"/"m"), a noun in 률/율 before "얼마" ("인상률은 얼마로")
+//     for a rate ("%", "배", "퍼센트") of what the noun names without it ("인상"). The answer is refused when
+//     the passages it quotes state no number in that unit and its sentences (with their neighbours and
+//     headings) do not name what is counted or the rate's base: the minutes name the bill, not its vote. A
+//     general counter ("몇 개", "몇 가지") and a bare "비율" are not read so: documents count in their own
+//     words ("50회", "4관왕", "8 사이클" for "몇 주기").
+//   - An English question's attribute: the noun phrase a "what is/was …" question asks for (after a
+//     possessive: "What was X's net revenue for …" → net revenue) or the object of "which N had …" ("the
+//     largest office budget" → office budget), superlatives, names and light heads ("the effect of",
+//     "the number of") aside, must be named whole by one of the answer's sentences with its neighbours and
+//     headings. Only a question giving a name or number is read so; one in common words ("what is the
+//     heat transfer to a cone") was found by the attribute itself and may be answered in other words.
+//   - A Korean question asking to be told of something ("… 주차장 정보 있어?", "… 알려줘"): the last noun
+//     among its focus words before the closing predicate, general nouns ("정보", "방법", "내용") aside, must
+//     be in some passage in a close form; "수 있나" asks what may be and is not read so.
+//
+// These rules look at the sentences the answer shows and the passages they quote; where they look at every
+// passage given, a passage holding the word lets the answer through, so a passage ranked fourth or fifth can
+// never turn an answer into a refusal.
+//
 // # Measured
 //
 // See docs/retrieval.md ("Answers"): `ragd eval ../shared/eval/korquad/KorQuAD_v1.0_dev.json --answers`,
