@@ -14,9 +14,9 @@ import (
 // own wording rather than from how many of its words the sentences share: the unit of a Korean count
 // ("찬성 몇 표", missingUnit), the rate a Korean question asks for ("인상률은 얼마", missingUnit), the
 // attribute an English question names ("What was X's net revenue", missingAttribute), and the thing a Korean
-// question asks to be told of ("주차장 정보 있어?", absentThing). Each is judged on the answer's
-// sentences and the passages they quote, never on passages the answer does not use: a passage ranked
-// lower cannot turn an answer into a refusal.
+// question asks to be told of ("주차장 정보 있어?", absentThing). The unit and attribute rules are
+// judged on the answer's sentences and the passages they quote, never on passages the answer does not use;
+// the absent-thing rule on every passage, where one holding the thing lets the answer through.
 func unanswered(question string, r ranking, picked, shown []sentence, passages []rag.Passage) bool {
 	return missingUnit(question, r, shown, passages) || missingAttribute(question, r, picked, passages) ||
 		absentThing(question, r, passages)

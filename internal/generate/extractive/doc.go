@@ -172,9 +172,9 @@
 //     among its focus words before the closing predicate, general nouns ("정보", "방법", "내용") aside, must
 //     be in some passage in a close form; "수 있나" asks what may be and is not read so.
 //
-// These rules look at the sentences the answer shows and the passages they quote; where they look at every
-// passage given, a passage holding the word lets the answer through, so a passage ranked fourth or fifth can
-// never turn an answer into a refusal.
+// The unit and attribute rules look only at the sentences the answer shows and the passages they quote:
+// what passages the answer does not use say cannot refuse it. The absent-thing rule looks at every passage
+// given, where a passage holding the word lets the answer through.
 //
 // # Measured
 //
