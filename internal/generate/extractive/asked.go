@@ -61,11 +61,16 @@ func missingUnit(question string, r ranking, shown []sentence, passages []rag.Pa
 		base := "" // what a rate is of: "인상" of "인상률"
 		switch {
 		case words[j] == "몇" && j+1 < len(words) && isHangulWord(words[j+1]):
-			first, _ := utf8.DecodeRuneInString(words[j+1])
-			if generalCounter(string(first)) {
+			counter := []rune(words[j+1])
+			first := string(counter[0])
+			if generalCounter(first) {
 				continue
 			}
-			units = append(counterAliases[string(first)], string(first))
+			// The counter, or the longer word it opens ("관왕" of "몇 관왕을", "세대" of "몇 세대로").
+			units = append(slices.Clone(counterAliases[first]), first)
+			for n := 2; n <= len(counter); n++ {
+				units = append(units, string(counter[:n]))
+			}
 		case strings.HasPrefix(words[j], "얼마") || words[j] == "몇":
 			stem := []rune(strings.TrimRight(words[j-1], "은는이가을를"))
 			if n := len(stem); n >= 3 && (stem[n-1] == '률' || stem[n-1] == '율') {
@@ -244,7 +249,7 @@ var tellWords = []string{"있", "없", "알려", "가르쳐"}
 // 영구임대주택 주차장 정보 있어?") names as that thing a noun none of the passages hold in any close form
 // (inPassages): the thing is the last noun among its focus words before the closing predicate, general
 // nouns (generalNouns) aside, and the predicate asks whether there is something or to tell it (tellWords; not "수 있다", which says what
-// may be).
+// may be, nor a verb's "-어 있다", which says how a thing stands: "세워져 있는가", "구성되어 있었는가").
 // The passages were found by the words naming what it is asked of (the notice), and say other things of it.
 // Absent means from every passage given, not only the answer's: a passage naming it in a close form lets the
 // answer be tried.
@@ -252,8 +257,10 @@ func absentThing(question string, r ranking, passages []rag.Passage) bool {
 	words := splitWords(question)
 	if len(words) < 2 || !isHangulWord(words[len(words)-1]) ||
 		!slices.ContainsFunc(tellWords, func(t string) bool { return strings.HasPrefix(words[len(words)-1], t) }) ||
-		words[len(words)-2] == "수" {
-		return false // "생길 수 있나?" asks what may happen, not whether the documents say something
+		words[len(words)-2] == "수" || connective(words[len(words)-2]) {
+		// "생길 수 있나?" asks what may happen, "세워져 있는가?" how a thing stands: neither whether the
+		// documents say something.
+		return false
 	}
 	last := -1
 	for i, w := range r.qw {
@@ -267,4 +274,14 @@ func absentThing(question string, r ranking, passages []rag.Passage) bool {
 		}
 	}
 	return last >= 0 && !inPassages(r, last, passageWords(passages))
+}
+
+// connective reports whether the Korean word ends in the connective -아/-어 of a verb ("세워져", "되어",
+// "남아"), which makes a following "있다" say how something stands: its last syllable has no final consonant
+// and the vowel ㅏ, ㅓ, ㅕ, ㅐ, ㅘ, ㅙ or ㅝ. (A noun with such a particle, "자료가", reads so too: the rule then
+// stays silent, which refuses nothing.)
+func connective(w string) bool {
+	last, _ := utf8.DecodeLastRuneInString(w)
+	_, vowel, final, ok := syllable(last)
+	return ok && final == 0 && slices.Contains([]int{0, 1, 4, 6, 9, 10, 14}, vowel)
 }
