@@ -63,8 +63,8 @@ func missingUnit(question string, r ranking, shown []sentence, passages []rag.Pa
 		case words[j] == "몇" && j+1 < len(words) && isHangulWord(words[j+1]):
 			counter := []rune(words[j+1])
 			first := string(counter[0])
-			if generalCounter(first) {
-				continue
+			if generalCounter(first) || strings.HasPrefix(words[j+1], strings.TrimRight(words[j-1], "은는이가을를")) {
+				continue // "등급은 몇 등급으로": the counter names what is counted, and the answer may count it otherwise ("5개")
 			}
 			// The counter, or the longer word it opens ("관왕" of "몇 관왕을", "세대" of "몇 세대로").
 			units = append(slices.Clone(counterAliases[first]), first)
@@ -249,7 +249,8 @@ var tellWords = []string{"있", "없", "알려", "가르쳐"}
 // 영구임대주택 주차장 정보 있어?") names as that thing a noun none of the passages hold in any close form
 // (inPassages): the thing is the last noun among its focus words before the closing predicate, general
 // nouns (generalNouns) aside, and the predicate asks whether there is something or to tell it (tellWords; not "수 있다", which says what
-// may be, nor a verb's "-어 있다", which says how a thing stands: "세워져 있는가", "구성되어 있었는가").
+// may be, nor a verb's "-어 있다" or "-고 있다", which say how a thing stands or goes on: "세워져 있는가", "믿고
+// 있었는가"); a question with a question word ("누구의 도움으로 … 설이 있었는가?") asks for something else.
 // The passages were found by the words naming what it is asked of (the notice), and say other things of it.
 // Absent means from every passage given, not only the answer's: a passage naming it in a close form lets the
 // answer be tried.
@@ -257,9 +258,13 @@ func absentThing(question string, r ranking, passages []rag.Passage) bool {
 	words := splitWords(question)
 	if len(words) < 2 || !isHangulWord(words[len(words)-1]) ||
 		!slices.ContainsFunc(tellWords, func(t string) bool { return strings.HasPrefix(words[len(words)-1], t) }) ||
-		words[len(words)-2] == "수" || connective(words[len(words)-2]) {
-		// "생길 수 있나?" asks what may happen, "세워져 있는가?" how a thing stands: neither whether the
-		// documents say something.
+		words[len(words)-2] == "수" || connective(words[len(words)-2]) || strings.HasSuffix(words[len(words)-2], "고") ||
+		slices.ContainsFunc(words, func(w string) bool {
+			return slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(w, p) })
+		}) {
+		// "생길 수 있나?" asks what may happen, "세워져 있는가?" and "믿고 있었는가?" how a thing stands or
+		// goes on: neither whether the documents say something. A question word asks for something else
+		// (unasked reads those).
 		return false
 	}
 	last := -1
