@@ -78,15 +78,18 @@ type hit struct {
 }
 
 type answer struct {
-	Answer   string `json:"answer"`
-	NotFound bool   `json:"not_found"`
-	Language string `json:"language"`
-	Sources  []struct {
-		N         int    `json:"n"`
-		Source    string `json:"source"`
-		PageStart int    `json:"page_start"`
-		PageEnd   int    `json:"page_end"`
-	} `json:"sources"`
+	Answer   string         `json:"answer"`
+	NotFound bool           `json:"not_found"`
+	Language string         `json:"language"`
+	Sources  []answerSource `json:"sources"`
+}
+
+// answerSource is a cited source of an answer.
+type answerSource struct {
+	N         int    `json:"n"`
+	Source    string `json:"source"`
+	PageStart int    `json:"page_start"`
+	PageEnd   int    `json:"page_end"`
 }
 
 func TestFixturesEndToEnd(t *testing.T) {
