@@ -744,19 +744,31 @@ func capPerDocument(hits []rag.Hit, max int) (within, over []rag.Hit) {
 	return within, over
 }
 
-// passageSet remembers the passages of the hits kept so far: a document that repeats a passage word for
-// word (a handbook's boilerplate, a table repeated on two pages) must not fill two places of a result. The
-// same text in two documents is two sources and stays (KorQuAD, for one, holds a few paragraphs twice, each
-// with its own questions).
-type passageSet map[string]struct{}
+// passageSet remembers the passages of the hits kept so far, by document: a document that repeats a
+// passage word for word (a handbook's boilerplate, a table repeated on two pages), or holds it again inside
+// a longer passage (a section repeated in another chapter, chunked at other bounds), must not fill two places
+// of a result with the same text. The same text in two documents is two sources and stays (KorQuAD, for one,
+// holds a few paragraphs twice, each with its own questions).
+type passageSet map[string][]string
 
-// dup reports whether a hit of h's document with h's text (spacing aside) was seen, and remembers it.
+// minContained is the shortest passage (in bytes, spacing collapsed) that counts as repeated when another
+// passage of its document holds it: a heading or a one-line passage inside a longer one is not a repeat.
+const minContained = 200
+
+// dup reports whether a hit of h's document with h's text (spacing aside), or a passage holding it or held by
+// it, was seen, and remembers it.
 func (ps passageSet) dup(h *rag.Hit) bool {
-	key := h.DocumentID + "\x00" + strings.Join(strings.Fields(h.Text), " ")
-	if _, ok := ps[key]; ok {
-		return true
+	text := strings.Join(strings.Fields(h.Text), " ")
+	for _, seen := range ps[h.DocumentID] {
+		short, long := seen, text
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		if short == long || len(short) >= minContained && strings.Contains(long, short) {
+			return true
+		}
 	}
-	ps[key] = struct{}{}
+	ps[h.DocumentID] = append(ps[h.DocumentID], text)
 	return false
 }
 
