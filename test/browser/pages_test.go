@@ -127,7 +127,10 @@ func TestDocumentPage(t *testing.T) {
 	if !strings.HasPrefix(href, "/documents/") {
 		t.Fatalf("the title links to %q", href)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(fmt.Sprintf(`#doc-rows a.title[href=%q]`, href)), chromedp.WaitVisible(`#doc-facts dd`)); err != nil {
+	// The list re-renders its rows while documents report progress, so a click can land on a row just
+	// replaced (under load the test waited out its whole deadline that way): follow the link by its href,
+	// which the line above checked.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+href), chromedp.WaitVisible(`#doc-facts dd`)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the chunks", `document.querySelectorAll('#chunks .chunk').length > 0`, 30*time.Second)
