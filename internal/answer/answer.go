@@ -257,29 +257,21 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		sreq.Expansions = s.expand(ctx, c, query)
 		ans.Expansions = sreq.Expansions
 	}
-	var res *rag.SearchResult
+	var res, wide *rag.SearchResult // wide: the search before refocus, when it refocused
 	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
 		res, err = s.perDocument(ctx, p, sreq, docs)
-	} else {
-		res, err = s.retriever.Search(ctx, p, sreq)
+	} else if res, err = s.retriever.Search(ctx, p, sreq); err == nil {
+		// A follow-up's "그 보고서" is the conversation's document, which retrieval favours already
+		// (sreq.Context), not whichever document its kind of document names.
+		var focused *rag.SearchResult
+		if len(history) == 0 {
+			focused, err = s.refocus(ctx, p, sreq, res)
+		}
+		if focused != nil {
+			wide, res = res, focused
+		}
 	}
 	if err != nil {
-		return nil, err
-	}
-	ans.Retrieval = res
-	ans.RetrieveMS = res.TotalMS
-
-	sources := make([]rag.Source, len(res.Hits))
-	passages := make([]rag.Passage, len(res.Hits))
-	for i, h := range res.Hits {
-		sources[i] = rag.Source{N: i + 1, Hit: h}
-		passages[i] = rag.Passage{N: i + 1, ChunkID: h.ID, Title: h.Title, Section: h.Section,
-			PageStart: h.PageStart, PageEnd: h.PageEnd, Text: h.Text, Score: h.Score}
-	}
-	if err := emit(Event{Type: EventSources, Sources: sources}); err != nil {
-		return nil, err
-	}
-	if err := continueLeadIns(ctx, p, s.opt.Chunks, passages, res.Hits); err != nil {
 		return nil, err
 	}
 
@@ -290,16 +282,29 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			genDone(err)
 		}
 	}()
-	if len(passages) == 0 {
-		ans.NotFound = true
-		ans.Text = generate.NotCovered(prof.Replies.NotCovered, ans.Language)
-		if err := emit(Event{Type: EventDelta, Delta: ans.Text}); err != nil {
-			return nil, err
+	notCovered := generate.NotCovered(prof.Replies.NotCovered, ans.Language)
+	// answerFrom gives the generator the passages of r, streaming the sources and the answer through out.
+	answerFrom := func(r *rag.SearchResult, out func(Event) error) ([]rag.Source, []rag.Passage, *rag.Generation, error) {
+		ans.Retrieval, ans.RetrieveMS = r, r.TotalMS
+		sources := make([]rag.Source, len(r.Hits))
+		passages := make([]rag.Passage, len(r.Hits))
+		for i, h := range r.Hits {
+			sources[i] = rag.Source{N: i + 1, Hit: h}
+			passages[i] = rag.Passage{N: i + 1, ChunkID: h.ID, Title: h.Title, Section: h.Section,
+				PageStart: h.PageStart, PageEnd: h.PageEnd, Text: h.Text, Score: h.Score}
 		}
-	} else {
+		if err := out(Event{Type: EventSources, Sources: sources}); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := continueLeadIns(ctx, p, s.opt.Chunks, passages, r.Hits); err != nil {
+			return nil, nil, nil, err
+		}
+		if len(passages) == 0 {
+			return sources, nil, nil, nil
+		}
 		system, err := s.Prompt(gctx, req.Filter)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		gen, err := s.generate(gctx, p, rag.GenerateRequest{
 			Question:        q,
@@ -310,10 +315,40 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			NotCovered:      prof.Replies.NotCovered,
 			Temperature:     prof.Generation.Temperature,
 			MaxOutputTokens: prof.Generation.MaxOutputTokens,
-		}, res.Hits, req.Filter.DocumentIDs, emit)
-		if err != nil {
+		}, r.Hits, req.Filter.DocumentIDs, out)
+		return sources, passages, gen, err
+	}
+	var sources []rag.Source
+	var passages []rag.Passage
+	var gen *rag.Generation
+	if wide == nil {
+		sources, passages, gen, err = answerFrom(res, emit)
+	} else {
+		// The named documents' passages are answered from first, held back until they answer: when they
+		// do not, the passages the question's words found answer it (their sources and text are the ones
+		// streamed).
+		var held []Event
+		sources, passages, gen, err = answerFrom(res, func(e Event) error { held = append(held, e); return nil })
+		if err == nil && strings.TrimSpace(gen.Text) == notCovered {
+			sources, passages, gen, err = answerFrom(wide, emit)
+		} else {
+			for _, e := range held {
+				if err == nil {
+					err = emit(e)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(passages) == 0 {
+		ans.NotFound = true
+		ans.Text = notCovered
+		if err := emit(Event{Type: EventDelta, Delta: ans.Text}); err != nil {
 			return nil, err
 		}
+	} else {
 		rep := generate.VerifyCitations(gen.Text, passages)
 		text := rep.Text
 		ans.Text, ans.Citations = text, rep.Check
@@ -327,7 +362,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 				ans.Sources = append(ans.Sources, src)
 			}
 		}
-		if len(ans.Sources) == 0 && strings.TrimSpace(text) == generate.NotCovered(prof.Replies.NotCovered, ans.Language) {
+		if len(ans.Sources) == 0 && strings.TrimSpace(text) == notCovered {
 			ans.NotFound = true
 		}
 	}

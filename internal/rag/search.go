@@ -128,6 +128,10 @@ type Scores struct {
 	// DocumentRank is the rank of the passage's document among those the query names (0 when it is not one
 	// of those; see retrieve.Options.DocumentWeight).
 	DocumentRank int `json:"document_rank,omitempty"`
+	// Opening marks the opening passage (the title page) of a document the query is about as a whole: it
+	// names the document by its kind ("이 법률안은 …", "this report") and the document's naming fields hold
+	// that phrase (see retrieve.Options.OpeningWeight).
+	Opening bool `json:"opening,omitempty"`
 	// RerankScore is the cross-encoder's relevance score (absent when no re-ranker scored the hit).
 	RerankScore *float64 `json:"rerank_score,omitempty"`
 	// Recency, Importance and Permission are the re-ranking blend's inputs, 0 to 1 (absent without a blend;

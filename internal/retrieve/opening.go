@@ -74,6 +74,9 @@ func documentPhrase(q string) string {
 			return strings.Join(out, " ")
 		}
 	}
+	if ph := englishKindPhrase(words); ph != "" {
+		return ph
+	}
 	var out []string
 	pointed := false
 	for _, w := range words {
@@ -101,6 +104,45 @@ func documentPhrase(q string) string {
 	return ""
 }
 
+// englishKindPhrase returns the noun phrase of an English question whose head is a kind of document and
+// which the definite article opens — "the Chapter 13 standing trustee handbook", or "the Handbook for
+// Chapter 13 Standing Trustees" with the capitalised name after "for", "of" or "on" — as its words with the
+// kind last ("Chapter 13 Standing Trustees Handbook"), the form namesKind reads; "" when there is none. The
+// kind is singular: "the WARN notices" are the notices a report lists, not a document.
+func englishKindPhrase(words []string) string {
+	clean := func(w string) string {
+		return strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	for i, w := range words {
+		head := clean(w)
+		if head == "" || !slices.Contains(documentKinds, strings.ToLower(head)) {
+			continue
+		}
+		j := i
+		for j > 0 && clean(words[j-1]) != "" && !textproc.EnglishStopWord(strings.ToLower(clean(words[j-1]))) {
+			j--
+		}
+		if j == 0 || strings.ToLower(clean(words[j-1])) != "the" {
+			continue
+		}
+		var out []string
+		for _, x := range words[j:i] {
+			out = append(out, clean(x))
+		}
+		if i+2 < len(words) && slices.Contains([]string{"for", "of", "on"}, strings.ToLower(clean(words[i+1]))) {
+			for _, x := range words[i+2:] {
+				c := clean(x)
+				if c == "" || !unicode.IsUpper([]rune(c)[0]) && !unicode.IsDigit([]rune(c)[0]) {
+					break
+				}
+				out = append(out, c)
+			}
+		}
+		return strings.Join(append(out, head), " ")
+	}
+	return ""
+}
+
 // demonstratives are the Korean words pointing at a document ("이 법률안", "해당 보고서").
 var demonstratives = map[string]bool{"이": true, "그": true, "저": true, "해당": true, "본": true, "위": true}
 
@@ -118,8 +160,14 @@ func adverbialEnding(w string) bool {
 // Korean word also counts fully when naming holds its stem inside a longer word: a document kind is the
 // end of a compound title ("법률안" in "일부개정법률안", "회의" in "환경노동위원회회의록"), and a stem of four
 // syllables or more when naming holds it without its last, a kind's suffix (검토보고서 / 검토보고).
+//
+// A title page sets its title letter-spaced ("…일부개정법률안검 토 보 고"): the words such runs spell
+// (textproc.SpacedWords, with a run glued to the word before it read both ways) are naming words too.
 func namingCoverage(phrase, naming string) float64 {
 	lower := strings.ToLower(naming)
+	if spaced := textproc.SpacedWords(naming, true); len(spaced) > 0 {
+		lower += "\n" + strings.Join(spaced, "\n")
+	}
 	return coverageBy(phrase, naming, func(w queryWord, have map[string]struct{}) float64 {
 		for _, t := range w.whole {
 			rs := []rune(t)

@@ -11,8 +11,12 @@ func TestDocumentPhrase(t *testing.T) {
 		"회의록에서 회의 시작 시각은?":               "",        // a place inside a document
 		"환경 관련 법안을 심사하는 소위는?":            "환경 관련 법안을",
 		"When was this report written?":  "report",
-		"Who signed the WARN notices?":   "",
-		"1 2 3 4 5 6":                    "",
+		// An English noun phrase headed by a kind of document, after "the": its words, the kind last.
+		"Which office publishes the Chapter 13 standing trustee handbook?":   "Chapter 13 standing trustee handbook",
+		"What is the date of the Handbook for Chapter 13 Standing Trustees?": "Chapter 13 Standing Trustees Handbook",
+		"What is the penalty for late WARN notices?":                         "", // no article: notices in general
+		"Who signed the WARN notices?":                                       "",
+		"1 2 3 4 5 6":                                                        "",
 	} {
 		if got := documentPhrase(q); got != want {
 			t.Errorf("documentPhrase(%q) = %q, want %q", q, got, want)
@@ -30,6 +34,17 @@ func TestNamingCoverage(t *testing.T) {
 		"이 회의는":    0,
 		"탄소중립 법안은": 0.5,
 	} {
+		if got := namingCoverage(phrase, naming); got < want-0.01 || got > want+0.01 {
+			t.Errorf("namingCoverage(%q) = %.2f, want %.2f", phrase, got, want)
+		}
+	}
+}
+
+// TestNamingCoverageSpacedTitle: a title page that sets the document's kind letter-spaced and glued to the
+// word before it ("…일부개정법률안검 토 보 고") names the kind, read as the index reads it.
+func TestNamingCoverageSpacedTitle(t *testing.T) {
+	naming := "bill 2125318 review report\n제1차 환경노동위원회\n기후위기 대응을 위한 탄소중립 기본법 일부개정법률안검 토 보 고\n2024. 5."
+	for phrase, want := range map[string]float64{"검토보고서의": 1, "검토보고서는": 1, "회의록은": 0} {
 		if got := namingCoverage(phrase, naming); got < want-0.01 || got > want+0.01 {
 			t.Errorf("namingCoverage(%q) = %.2f, want %.2f", phrase, got, want)
 		}

@@ -644,7 +644,7 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 				}
 				covered = covered || relevant
 			}
-			h.DocumentRank = s.dRank
+			h.DocumentRank, h.Opening = s.dRank, s.opening
 			if !reranks && seen.dup(&h) {
 				continue
 			}

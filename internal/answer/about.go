@@ -1,0 +1,48 @@
+package answer
+
+import (
+	"context"
+	"slices"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// aboutDocuments returns the documents a question is about as a whole — those whose opening passage (title
+// page) retrieval found for it because the question names them by their kind ("이 법률안은 누가
+// 대표발의했나요?", "When was this report written?"; rag.Hit.Opening) — in the order of their opening passages.
+func aboutDocuments(hits []rag.Hit) []string {
+	var docs []string
+	for _, h := range hits {
+		if h.Opening && !slices.Contains(docs, h.DocumentID) {
+			docs = append(docs, h.DocumentID)
+		}
+	}
+	return docs
+}
+
+// refocus returns the passages a question about a document as a whole is answered from first, or nil:
+// when res holds the opening passage of a document the question names by its kind, and passages of other
+// documents too, the search run again inside the documents so named. A long document that repeats the
+// question's other words on every page (the minutes list 94 bills "…일부개정법률안(… 의원 대표발의)") then
+// no longer fills the passages a question about "this bill" is answered from, and the named document gets
+// all of them rather than the two a document may hold otherwise (rag.AnswerMaxPerDocument). The answer
+// service falls back to res when the generator finds no answer there: a question may name a document and
+// ask what another one says of it.
+func (s *Service) refocus(ctx context.Context, p rag.Principal, req rag.SearchRequest, res *rag.SearchResult) (*rag.SearchResult, error) {
+	docs := aboutDocuments(res.Hits)
+	if len(docs) == 0 || !slices.ContainsFunc(res.Hits, func(h rag.Hit) bool { return !slices.Contains(docs, h.DocumentID) }) {
+		return nil, nil
+	}
+	req.Filter.DocumentIDs = docs
+	out, err := s.retriever.Search(ctx, p, req)
+	if err != nil || len(out.Hits) == 0 {
+		return nil, err
+	}
+	out.VectorCandidates += res.VectorCandidates
+	out.KeywordCandidates += res.KeywordCandidates
+	out.EmbedMS += res.EmbedMS
+	out.VectorMS += res.VectorMS
+	out.KeywordMS += res.KeywordMS
+	out.TotalMS += res.TotalMS
+	return out, nil
+}
