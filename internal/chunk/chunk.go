@@ -82,6 +82,9 @@ func Split(ex *rag.Extracted, opt Options) []rag.Chunk {
 		case rag.BlockHeading:
 			s.heading(b, off)
 		case rag.BlockTable:
+			if s.captions(b, off, n) {
+				break
+			}
 			s.flush(false)
 			s.table(b, off)
 		case rag.BlockCode:
@@ -269,6 +272,28 @@ func (s *splitter) add(u unit) {
 		next = next[1:]
 	}
 	s.cur = append(next, u)
+}
+
+// captionChars is the longest text before a table that the table's chunk takes in with it (captions).
+const captionChars = 250
+
+// captions closes the chunk being filled with table b (n runes at rune offset off) in it, when what the
+// chunk holds so far is short — a caption or lead-in ("Simple uniform table", "[ 위원 비교 ]", "다음 서류를
+// 제출합니다.") with any headings above it — on the table's page, and both fit in a chunk. A caption
+// alone is no passage to retrieve or answer from: the table says what it introduces. It reports whether it
+// did.
+func (s *splitter) captions(b rag.Block, off, n int) bool {
+	if len(s.cur) == 0 || s.onlyHeadings() || s.curLen() > captionChars || off+n-s.cur[0].start > s.opt.Size {
+		return false
+	}
+	for _, u := range s.cur {
+		if u.page != b.Page && !u.heading {
+			return false
+		}
+	}
+	s.cur = append(s.cur, unit{start: off, end: off + n, page: b.Page, ocr: markOf(b), path: s.pathNames()})
+	s.flush(true)
+	return true
 }
 
 // pageBreak reports whether u is on a later page than the chunk being filled.

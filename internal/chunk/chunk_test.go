@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -354,9 +355,11 @@ func TestSplitTables(t *testing.T) {
 				}
 			}
 			if tt.wantWhole {
-				if len(tables) != 1 || tables[0].Text != table.Text {
-					t.Fatalf("short table: got %d table chunks, want it whole", len(tables))
+				// A short table and the lead-in before it are one chunk: the lead-in alone says nothing.
+				if len(chunks) != 2 || !strings.HasSuffix(chunks[0].Text, table.Text) || !strings.Contains(chunks[0].Text, "아래 표는 공종별 수량이다.\n\n|") {
+					t.Fatalf("short table: chunks %q, want the lead-in and the whole table in the first", chunkTexts(chunks))
 				}
+				return
 			} else if len(tables) < 2 {
 				t.Fatalf("long table: got %d table chunks, want several", len(tables))
 			}
@@ -383,6 +386,54 @@ func TestSplitTables(t *testing.T) {
 				if tables[i].StartOffset != tables[i-1].EndOffset+1 {
 					t.Errorf("table piece %d starts at %d, previous ends at %d", i, tables[i].StartOffset, tables[i-1].EndOffset)
 				}
+			}
+		})
+	}
+}
+
+func chunkTexts(chunks []rag.Chunk) []string {
+	out := make([]string, len(chunks))
+	for i, c := range chunks {
+		out[i] = c.Text
+	}
+	return out
+}
+
+// TestSplitTableCaption: a caption or lead-in before a table joins the table's chunk when both fit, on the
+// table's page; longer text before a table, or text on another page, stays a chunk of its own.
+func TestSplitTableCaption(t *testing.T) {
+	t.Parallel()
+	table := markdownTable([]string{"Header Col 1", "Header Col 2"}, [][]string{{"Lorem ipsum", "A link example"}})
+	opt := Options{Size: 1000, Overlap: 200}
+	for _, tc := range []struct {
+		name   string
+		before []rag.Block
+		joined bool
+	}{
+		{"Caption", []rag.Block{para(2, "Simple uniform table")}, true},
+		{"HeadingAndLeadIn", []rag.Block{{Kind: rag.BlockHeading, Level: 1, Page: 1, Text: "4. 제출 서류"}, para(2, "다음 서류를 제출합니다.")}, true},
+		{"OtherPage", []rag.Block{para(1, "Simple uniform table")}, false},
+		{"LongText", []rag.Block{para(2, strings.Repeat("A paragraph that says a good deal before the table. ", 6))}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := &rag.Extracted{Blocks: append(append([]rag.Block{}, tc.before...), table, para(2, "After the table."))}
+			chunks := Split(ex, opt)
+			checkChunks(t, ex, opt, chunks)
+			last := tc.before[len(tc.before)-1].Text
+			var with []string
+			for _, c := range chunks {
+				if strings.Contains(c.Text, table.Text) {
+					with = append(with, c.Text)
+				}
+			}
+			if len(with) != 1 {
+				t.Fatalf("the table is in %d chunks: %q", len(with), chunkTexts(chunks))
+			}
+			if got := strings.Contains(with[0], last+"\n\n"+table.Text); got != tc.joined {
+				t.Errorf("table chunk %q holds %q before the table: %v, want %v", with[0], last, got, tc.joined)
+			}
+			if tc.joined && slices.ContainsFunc(chunks, func(c rag.Chunk) bool { return c.Text == last }) {
+				t.Errorf("the caption is still a chunk of its own: %q", chunkTexts(chunks))
 			}
 		})
 	}

@@ -8,7 +8,10 @@
 // their neighbours (the chunk's section is then the path the merged sections share). A chunk may span a page
 // break; its page span says so.
 //
-// Tables and code blocks become chunks of their own kind. A table that fits stays whole; a longer one is cut
+// Tables and code blocks become chunks of their own kind, but for a caption: text of at most 250 characters
+// (with the headings above it) before a table, on the table's page, joins the table's chunk when both fit in
+// one ("Simple uniform table" and its table, "다음 서류를 제출합니다." and the list of documents), a text chunk
+// then; a caption alone is no passage to find or answer from. A table that fits stays whole; a longer one is cut
 // into pieces of whole rows, each starting with the header row(s), so a row is never read without its
 // header. Code is cut at blank lines and before declarations at the left margin.
 //
