@@ -1,0 +1,79 @@
+package extractive
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ragd/ragd/internal/textproc"
+)
+
+// A form, a title page or a notice states its facts as labelled values: "일 시 2024년5월7일(화)", "장 소
+// 환경노동위원회회의실", "DATES: The FAA must receive comments …". A question asking where, when or who is
+// answered by the value whose label names that kind of fact, though the line shares no other word with the
+// question: the record's cover says where the meeting was held in two words.
+
+// labelKinds are the question words asking for a kind of fact and the labels that introduce such a fact.
+var labelKinds = []struct {
+	cues, labels []string
+}{
+	{[]string{"어디", "어느 곳", "어느곳", "장소", "where"}, []string{"장소", "위치", "소재지", "주소", "place", "location", "address", "venue"}},
+	{[]string{"언제", "며칠", "날짜", "일시", "when", "what date", "what day"}, []string{"일시", "일자", "날짜", "일정", "date", "dates", "dated"}},
+}
+
+// askedLabels returns the labels that introduce what question asks for (labelKinds), or nil.
+func askedLabels(question string) []string {
+	q := " " + strings.ToLower(textproc.Normalize(question)) + " "
+	for _, k := range labelKinds {
+		for _, c := range k.cues {
+			if c[0] < 0x80 && strings.Contains(q, " "+c+" ") || c[0] >= 0x80 && strings.Contains(q, c) {
+				return k.labels
+			}
+		}
+	}
+	return nil
+}
+
+// labelsValue reports whether text is a line that gives a value under one of labels: the label opens it —
+// letter-spaced as forms set it ("장 소", "일 시") or followed by a colon — and something follows it on the
+// line.
+func labelsValue(text string, labels []string) bool {
+	if len(labels) == 0 {
+		return false
+	}
+	head, rest := labelOf(text)
+	if head == "" || strings.TrimSpace(strings.TrimLeft(rest, ":： ")) == "" {
+		return false
+	}
+	for _, l := range labels {
+		if head == l {
+			return true
+		}
+	}
+	return false
+}
+
+// labelOf splits a line into the label that opens it and the rest: a run of one-syllable Korean words
+// ("장 소 …" → "장소"), or the words before a colon in the line's first 40 characters ("DATES: …" → "dates",
+// "접수 기간 : …" → "접수기간"). "" when the line opens with no label.
+func labelOf(text string) (string, string) {
+	text = strings.TrimSpace(text)
+	if i := strings.IndexAny(text, ":："); i > 0 && utf8.RuneCountInString(text[:i]) <= 40 {
+		label := strings.ToLower(strings.Join(strings.Fields(text[:i]), ""))
+		if hangul := strings.IndexFunc(label, func(r rune) bool { return unicode.Is(unicode.Hangul, r) }); hangul < 0 {
+			// An English label keeps its words apart: "for further information contact" ends with its kind.
+			f := strings.Fields(strings.ToLower(text[:i]))
+			label = f[len(f)-1]
+		}
+		return label, text[i:]
+	}
+	ws := strings.Fields(text)
+	n := 0
+	for n < len(ws) && utf8.RuneCountInString(ws[n]) == 1 && unicode.Is(unicode.Hangul, []rune(ws[n])[0]) {
+		n++
+	}
+	if n < 2 || n == len(ws) {
+		return "", text
+	}
+	return strings.Join(ws[:n], ""), strings.Join(ws[n:], " ")
+}

@@ -1,0 +1,46 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// TestLabelOf: a line opens with a label when one-syllable Korean words spell it or a colon ends it.
+func TestLabelOf(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"장 소 환경노동위원회회의실":                       "장소",
+		"일 시 2024년5월7일(화)":                     "일시",
+		"접수 기간 : 2024. 3. 4. ~ 3. 8.":          "접수기간",
+		"DATES: The FAA must receive comments": "dates",
+		"FOR FURTHER INFORMATION CONTACT: Ian": "contact",
+		"국 회 사 무 처":                            "",    // a label alone, nothing after it
+		"그 중 몇 개의 안건이 상정되었다":                   "그중몇", // prose of one-syllable words reads as a label that names no kind of fact
+		"The meeting was held in Seoul.":       "",
+	} {
+		if got, _ := labelOf(text); got != want {
+			t.Errorf("labelOf(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestGenerateLabelledValue: a question asking where or when a meeting was held is answered by the record's
+// cover, whose labelled values ("일 시 …", "장 소 …") share no other word with the question, rather than by
+// the speeches that repeat the word "회의".
+func TestGenerateLabelledValue(t *testing.T) {
+	t.Parallel()
+	cover := "제414회국회\n\n환경노동위원회회의록 제 1 호\n\n일 시 2024년5월7일(화)\n\n장 소 환경노동위원회회의실\n\n의사일정"
+	speech := "4월 총선 이후 첫 회의입니다. 오늘 회의는 엄청난 일을 하겠다고 개최된 회의가 아닙니다. 회의 진행에 앞서 한 말씀 드리겠습니다."
+	passages := []rag.Passage{{N: 1, Title: "minutes", Text: cover}, {N: 2, Title: "minutes", Text: speech}}
+	for question, want := range map[string]string{
+		"이 회의는 어디에서 열렸나요?": "환경노동위원회회의실",
+		"이 회의는 언제 열렸나요?":   "2024년5월7일(화)",
+	} {
+		text := answerHolds(t, passages, question, want)
+		if strings.Contains(text, "첫 회의입니다") && strings.Index(text, "첫 회의입니다") < strings.Index(text, want) {
+			t.Errorf("%q: answer %q opens with a speech, not the labelled value", question, text)
+		}
+	}
+}
