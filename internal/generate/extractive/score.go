@@ -172,7 +172,7 @@ func questionWords(question, previous string) []qword {
 			// amount ("1%에서 10%"), not always that word.
 			asksKind := stem != "" && k+1 < len(words) && valueKind(w) && answerType(text) == typeNumber &&
 				slices.ContainsFunc(questionWordPrefixes, func(p string) bool { return strings.HasPrefix(words[k+1], p) })
-			q := qword{terms: terms, stem: stem, frame: isFrame(w) || asksKind, history: history}
+			q := qword{terms: terms, stem: stem, frame: isFrame(w) || englishFrame(w) || asksKind, history: history}
 			if k+1 < len(words) && isLatin(w) && isLatin(words[k+1]) {
 				if t := textproc.IndexTerms(w + words[k+1]); len(t) > 0 {
 					q.joined, q.next = t[0], words[k+1]
