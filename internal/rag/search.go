@@ -34,6 +34,13 @@ type SearchRequest struct {
 // one long document only (the assembly minutes list every bill) cannot answer about another one.
 const AnswerMaxPerDocument = 2
 
+// AnswerCapShare is how strong, as a share of its own fused score, another document's passage must be to
+// stay ahead of a document's passage over AnswerMaxPerDocument in the passages an answer is given
+// (retrieve.Options.CapShare for searches): a third passage of the one document a question is about comes
+// before a weak passage of another, which at 0.7 (the searches' share) made more unanswerable questions
+// answered; 0.5 measured best (docs/retrieval.md, branch fxans).
+const AnswerCapShare = 0.5
+
 // AnswerDocumentWeight is the document signal's weight for the passages an answer is given: a question
 // that names a document ("고잔 신혼 보금자리 공고 관련 문의 전화번호", "검토보고서의 검토의견") is answered from
 // that document's passages rather than from whichever document repeats its other words. Plain searches keep

@@ -39,13 +39,28 @@ func TestMergeOverCap(t *testing.T) {
 	}
 }
 
-// TestRequestCapIsStrict: the answer service's own cap (a request's MaxPerDocument) keeps every passage over
-// it behind the others, so the passages a generator sees are as before the soft cap; a search without one
-// gets the retriever's soft default.
-func TestRequestCapIsStrict(t *testing.T) {
+// TestRequestCapShare: the answer service's own cap (a request's MaxPerDocument) lets a document's passage
+// over it precede another document's that scores below rag.AnswerCapShare (0.5) of it, and wait behind one
+// that scores more; a search without one gets the retriever's soft default.
+func TestRequestCapShare(t *testing.T) {
 	r := &Retriever{opt: Options{}.withDefaults()}
-	if n, share := r.capPerDocument(rag.SearchRequest{MaxPerDocument: rag.AnswerMaxPerDocument}); n != rag.AnswerMaxPerDocument || share > 0 {
-		t.Errorf("request cap: %d, share %g; want %d, strict", n, share, rag.AnswerMaxPerDocument)
+	n, share := r.capPerDocument(rag.SearchRequest{MaxPerDocument: rag.AnswerMaxPerDocument})
+	if n != rag.AnswerMaxPerDocument || share != 0.5 {
+		t.Errorf("request cap: %d, share %g; want %d, 0.5", n, share, rag.AnswerMaxPerDocument)
+	}
+	hit := func(doc string, score float64) rag.Hit {
+		h := rag.Hit{}
+		h.DocumentID, h.Text, h.Score = doc, fmt.Sprintf("%s %g", doc, score), score
+		return h
+	}
+	// a's third passage (8) against b at 0.6 of it and c at 0.4.
+	within, over := capPerDocument([]rag.Hit{hit("a", 10), hit("a", 9), hit("a", 8), hit("b", 4.8), hit("c", 3.2)}, n)
+	var got []string
+	for _, h := range merge(within, over, share)[:5] {
+		got = append(got, h.Text)
+	}
+	if want := []string{"a 10", "a 9", "b 4.8", "a 8", "c 3.2"}; !slices.Equal(got, want) {
+		t.Errorf("answer passages %v, want %v", got, want)
 	}
 	if n, share := r.capPerDocument(rag.SearchRequest{}); n != 2 || share != 0.7 {
 		t.Errorf("default cap: %d, share %g; want 2, 0.7", n, share)

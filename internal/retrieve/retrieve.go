@@ -302,12 +302,11 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 
 // capPerDocument is the most passages of one document that precede other documents' (0: no cap) and the
 // share of their score another document's passage needs to stay ahead of those over it (see merge). A
-// request's own cap (the answer service's, rag.AnswerMaxPerDocument) is strict: which passages a generator
-// sees, and so its answers and refusals, stay as they were measured (a soft cap there moved two
-// unanswerable fixture questions from refused to answered; docs/retrieval.md).
+// request's own cap (the answer service's, rag.AnswerMaxPerDocument) has the answer service's share,
+// rag.AnswerCapShare: which passages a generator sees decides its answers and refusals (docs/retrieval.md).
 func (r *Retriever) capPerDocument(req rag.SearchRequest) (int, float64) {
 	if req.MaxPerDocument > 0 {
-		return req.MaxPerDocument, 0
+		return req.MaxPerDocument, rag.AnswerCapShare
 	}
 	return max(r.opt.MaxPerDocument, 0), r.opt.CapShare
 }
