@@ -12,13 +12,14 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// A chunk that crosses a page (short paragraphs at the foot of page 1, the next at the top of page 2) is
+// A chunk that crosses a page (short paragraphs at the foot of page 2, the next at the top of page 3) is
 // cited with the pages of the sentences the answer quotes, not every page of the chunk.
 func TestAskCitesPageOfSentence(t *testing.T) {
 	t.Parallel()
 	a := open(t, func(*config.Config) {})
 	ctx := context.Background()
 	pages := [][]string{
+		{"Annual report 2024"}, // a title page: a chunk of its own
 		{"The harbour of Kestrel Bay opened in 1901 for the herring fleet.", "Its stone pier was built by local masons."},
 		{"The old lighthouse keeper retired in 1987 after forty years of service.", "An automatic lamp replaced him that winter."},
 	}
@@ -32,7 +33,7 @@ func TestAskCitesPageOfSentence(t *testing.T) {
 		c.WriteString("ET")
 		streams = append(streams, strings.NewReader(c.String()))
 	}
-	pdf := hostile.PDF(streams[0], streams[1])
+	pdf := hostile.PDF(streams[0], streams[1], streams[2])
 	if err := a.Store.CreateCollection(ctx, &rag.Collection{Name: "bay"}); err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +42,8 @@ func TestAskCitesPageOfSentence(t *testing.T) {
 		t.Fatal(err)
 	}
 	chunks, err := a.Store.ListChunks(ctx, rag.LocalPrincipal, doc.ID)
-	if err != nil || len(chunks) != 1 || chunks[0].PageStart != 1 || chunks[0].PageEnd != 2 {
-		t.Fatalf("want one chunk over pages 1–2: %+v %v", chunks, err)
+	if err != nil || len(chunks) != 2 || chunks[1].PageStart != 2 || chunks[1].PageEnd != 3 {
+		t.Fatalf("want the title page, then one chunk over pages 2–3: %+v %v", chunks, err)
 	}
 	onePage := 0
 	for _, q := range []string{"When did the old lighthouse keeper retire?", "When did the harbour of Kestrel Bay open?"} {

@@ -232,7 +232,7 @@ func (s *splitter) add(u unit) {
 		for n > 0 && s.cur[n-1].heading {
 			n--
 		}
-		if n > 0 && s.cur[n-1].end-s.cur[0].start >= s.opt.Size/2 {
+		if n > 0 && (s.cur[n-1].end-s.cur[0].start >= s.opt.Size/2 || titlePage(s.cur[:n], u)) {
 			moved := append([]unit(nil), s.cur[n:]...)
 			s.emitText(s.cur[:n])
 			s.cur = append(moved, u)
@@ -294,6 +294,13 @@ func (s *splitter) captions(b rag.Block, off, n int) bool {
 	s.cur = append(s.cur, unit{start: off, end: off + n, page: b.Page, ocr: markOf(b), path: s.pathNames()})
 	s.flush(true)
 	return true
+}
+
+// titlePage reports whether units, the chunk so far, are the first page of a document that u goes on
+// past: a title page (a report's title, committee and date; a bill's number and sponsors) is a passage of
+// its own, however short, rather than the head of one that runs on into the table of contents or the body.
+func titlePage(units []unit, u unit) bool {
+	return units[0].page == 1 && units[len(units)-1].page == 1 && u.page > 1
 }
 
 // pageBreak reports whether u is on a later page than the chunk being filled.

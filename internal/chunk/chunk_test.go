@@ -268,8 +268,13 @@ func TestSplitPages(t *testing.T) {
 	opt := Options{Size: 150, Overlap: 30}
 	chunks := Split(ex, opt)
 	checkChunks(t, ex, opt, chunks)
-	if chunks[0].PageStart != 1 || chunks[0].PageEnd < 2 {
-		t.Errorf("first chunk pages %d-%d, want 1-2 or more: %q", chunks[0].PageStart, chunks[0].PageEnd, chunks[0].Text)
+	// The first page is a chunk of its own, however short (a title page); a later page that ends a chunk
+	// under half full runs on into the next.
+	if chunks[0].PageStart != 1 || chunks[0].PageEnd != 1 {
+		t.Errorf("first chunk pages %d-%d, want 1-1: %q", chunks[0].PageStart, chunks[0].PageEnd, chunks[0].Text)
+	}
+	if len(chunks) < 2 || chunks[1].PageStart != 2 || chunks[1].PageEnd < 3 {
+		t.Errorf("chunks %q: want the second to run from page 2 onto page 3", chunkTexts(chunks))
 	}
 	last := chunks[len(chunks)-1]
 	if last.PageStart != 3 || last.PageEnd != 3 {
@@ -564,7 +569,7 @@ func runeTotal(blocks []rag.Block) int {
 }
 
 // A chunk at least half full ends at a page break (and the next starts there without overlap); a shorter
-// one runs on into the next page.
+// one runs on into the next page, but for the first page, which is a chunk of its own (a title page).
 func TestSplitEndsAtPageBreak(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("첫 쪽의 문장은 여기에서 이어진다. ", 4) // 80 runes
@@ -588,8 +593,13 @@ func TestSplitEndsAtPageBreak(t *testing.T) {
 	if !strings.HasPrefix(chunks[1].Text, "둘째 쪽의 첫 문장이다.") {
 		t.Errorf("second chunk repeats the previous page: %q", chunks[1].Text)
 	}
-	small := &rag.Extracted{Pages: 2, Blocks: []rag.Block{para(1, "짧은 첫 쪽이다."), para(2, "둘째 쪽이다.")}}
-	if c := Split(small, opt); len(c) != 1 || c[0].PageStart != 1 || c[0].PageEnd != 2 {
+	small := &rag.Extracted{Pages: 3, Blocks: []rag.Block{para(1, "표지."), para(2, "짧은 둘째 쪽이다."), para(3, "셋째 쪽이다.")}}
+	c := Split(small, opt)
+	if len(c) != 2 || c[1].PageStart != 2 || c[1].PageEnd != 3 {
 		t.Errorf("a short page should run on into the next: %+v", c)
+	}
+	// … but for the first, a title page.
+	if len(c) == 0 || c[0].Text != "표지." {
+		t.Errorf("the first page should be a chunk of its own: %+v", c)
 	}
 }

@@ -6,7 +6,8 @@
 // inside, at word boundaries. A heading at the document's top level always starts a new chunk; a deeper one
 // does too unless the chunk so far is shorter than Options.MinSection, so that small sections merge with
 // their neighbours (the chunk's section is then the path the merged sections share). A chunk may span a page
-// break; its page span says so.
+// break; its page span says so. A chunk at least half full ends at a page break, and so does the first page
+// of a paged document, however short: a title page is a passage of its own.
 //
 // Tables and code blocks become chunks of their own kind, but for a caption: text of at most 250 characters
 // (with the headings above it) before a table, on the table's page, joins the table's chunk when both fit in

@@ -12,22 +12,23 @@ import (
 // A chunk that crosses pages records where each page's sentences start, so that a sentence of it gives its
 // own page; a chunk on one page records nothing.
 func TestSplitPageBreaks(t *testing.T) {
-	ex := &rag.Extracted{Pages: 3, Blocks: []rag.Block{
-		{Kind: rag.BlockParagraph, Page: 1, Text: "The harbour opened in 1901. Its pier is stone."},
-		{Kind: rag.BlockParagraph, Page: 2, Text: "The keeper retired in 1987."},
-		{Kind: rag.BlockParagraph, Page: 2, Text: "A lamp replaced him."},
-		{Kind: rag.BlockParagraph, Page: 3, Text: "The museum opened in 2001."},
+	// Pages 2–4: the first page is a chunk of its own (a title page).
+	ex := &rag.Extracted{Pages: 4, Blocks: []rag.Block{
+		{Kind: rag.BlockParagraph, Page: 2, Text: "The harbour opened in 1901. Its pier is stone."},
+		{Kind: rag.BlockParagraph, Page: 3, Text: "The keeper retired in 1987."},
+		{Kind: rag.BlockParagraph, Page: 3, Text: "A lamp replaced him."},
+		{Kind: rag.BlockParagraph, Page: 4, Text: "The museum opened in 2001."},
 	}}
 	cs := Split(ex, Options{})
 	if len(cs) != 1 {
 		t.Fatalf("%d chunks, want 1", len(cs))
 	}
 	c := cs[0]
-	if c.PageStart != 1 || c.PageEnd != 3 {
+	if c.PageStart != 2 || c.PageEnd != 4 {
 		t.Fatalf("pages %d–%d", c.PageStart, c.PageEnd)
 	}
 	at := func(s string) int { return utf8.RuneCountInString(c.Text[:strings.Index(c.Text, s)]) }
-	want := []rag.PageBreak{{Offset: 0, Page: 1}, {Offset: at("The keeper"), Page: 2}, {Offset: at("The museum"), Page: 3}}
+	want := []rag.PageBreak{{Offset: 0, Page: 2}, {Offset: at("The keeper"), Page: 3}, {Offset: at("The museum"), Page: 4}}
 	if !slices.Equal(c.PageBreaks, want) {
 		t.Fatalf("page breaks %v, want %v", c.PageBreaks, want)
 	}
@@ -35,11 +36,11 @@ func TestSplitPageBreaks(t *testing.T) {
 		sentence    string
 		first, last int
 	}{
-		{"Its pier is stone.", 1, 1},
-		{"The keeper retired in 1987.", 2, 2},
-		{"A lamp replaced him.", 2, 2},
-		{"The museum opened in 2001.", 3, 3},
-		{"Its pier is stone.\n\nThe keeper", 1, 2},
+		{"Its pier is stone.", 2, 2},
+		{"The keeper retired in 1987.", 3, 3},
+		{"A lamp replaced him.", 3, 3},
+		{"The museum opened in 2001.", 4, 4},
+		{"Its pier is stone.\n\nThe keeper", 2, 3},
 	} {
 		start := at(tc.sentence)
 		if p, q := c.PagesOf(start, start+utf8.RuneCountInString(tc.sentence)); p != tc.first || q != tc.last {
