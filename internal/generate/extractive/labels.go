@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -76,4 +77,31 @@ func labelOf(text string) (string, string) {
 		return "", text
 	}
 	return strings.Join(ws[:n], ""), strings.Join(ws[n:], " ")
+}
+
+// An English question asking where ("Where did the airplane take off from?") asks for a place, which a
+// sentence gives as a capitalised name after "from", "in", "at" or "near" ("…after takeoff from
+// Soekarno-Hatta International Airport") that the question does not name.
+var (
+	wherePlace = regexp.MustCompile(`\b(?:from|in|at|near)\s+(?:the\s+)?([A-Z][\p{L}-]+)`)
+	asksWhere  = regexp.MustCompile(`(?i)^\s*where\b`)
+)
+
+// asksForm returns a test of whether a sentence shows the kind of value question asks for by its form, or
+// nil when the question asks for none of these.
+func asksForm(question string) func(text string) bool {
+	q := textproc.Normalize(question)
+	switch {
+	case asksWhere.MatchString(q):
+		lower := strings.ToLower(q)
+		return func(text string) bool {
+			for _, m := range wherePlace.FindAllStringSubmatch(text, -1) {
+				if !strings.Contains(lower, strings.ToLower(m[1])) {
+					return true // a place the question does not name
+				}
+			}
+			return false
+		}
+	}
+	return nil
 }

@@ -44,3 +44,21 @@ func TestGenerateLabelledValue(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateWherePlace: "Where did … take off from?" is answered by the sentence naming a place the
+// question does not ("from Soekarno-Hatta International Airport"), not by a better-ranked one sharing as
+// many of its words.
+func TestGenerateWherePlace(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "AD", Text: "Flight data from the Lion Air Flight 610 airplane indicated that the airplane experienced the same failure upon takeoff that the Lion Air crew encountered."},
+		{N: 2, Title: "AD", Text: "On October 29, 2018, a Boeing 737 airplane operated by Lion Air was involved in an accident after takeoff from Soekarno-Hatta International Airport."},
+	}
+	text := answerHolds(t, passages, "Where did the Lion Air airplane take off from?", "Soekarno-Hatta")
+	if !strings.HasPrefix(text, "On October 29") {
+		t.Errorf("answer %q does not open with the sentence naming the place", text)
+	}
+	if asksForm("When did the Lion Air airplane take off?") != nil {
+		t.Error("a when question asks for a place")
+	}
+}

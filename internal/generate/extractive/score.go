@@ -335,7 +335,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		topic = topicWord(question, qw)
 	}
 	qTypes := typedTokens(question)
-	labels := askedLabels(question)
+	labels, form := askedLabels(question), asksForm(question)
 	var sents, repeats []sentence
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
@@ -454,6 +454,9 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		if labelsValue(s.text, labels) {
 			// "장 소 환경노동위원회회의실" says where (labels.go).
 			s.score += g.p.listBonus
+		}
+		if form != nil && form(s.text) {
+			s.score += g.p.listBonus // "… from Soekarno-Hatta International Airport" says where (labels.go)
 		}
 		if formula && strings.ContainsAny(s.text, "=÷×") {
 			// "어떻게 계산하나요?" asks for the formula: "CPM, 1,000회 노출당 비용 = 지출 금액 ÷ 노출 수 × 1,000".
