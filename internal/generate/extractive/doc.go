@@ -38,7 +38,8 @@
 // word;
 // frame words that name what is asked ("이름", "필요한", "name", and right before the question word of a
 // how-many question the kind of amount: "크기 비율은 어느 정도", whose answer gives "1%에서 10%") weigh 0.3;
-// the rest are focus words. A word
+// the rest are focus words; an English frame word counts in its inflected forms too ("called", "named":
+// "What was Firefox originally called?" asks for a name, which "originally" singles out). A word
 // that every passage's title holds (the subject a filter chose: the notice's complex name) weighs 0.1.
 //
 // # How sentences are chosen
@@ -50,7 +51,11 @@
 // holding a date or number the question does not; a question asking for a set ("서류", "조건", "단계",
 // "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked; a
 // question asking how something is calculated ("계산", "공식", "formula") gives a line with "=", "÷" or "×"
-// the 0.1 as well; in a how/why question the topic — the first focus word, when its particle marks the
+// the 0.1 as well; a question asking where or when (어디, 언제, where, when) gives 0.25 to a line whose
+// label names that kind of fact — letter-spaced as forms and title pages set labels, or before a colon:
+// "장 소 환경노동위원회회의실", "일 시 2024년5월7일(화)", "DATES: …" (labels.go) — and an English where
+// question 0.25 to a sentence naming a place it does not, a capitalised name after "from", "in", "at" or
+// "near" ("… after takeoff from Soekarno-Hatta International Airport"); in a how/why question the topic — the first focus word, when its particle marks the
 // topic or subject ("CPM은 어떻게 계산하나요?") — gets no credit from a passage's title, and a sentence
 // opening with it gets 0.15 (a page titled "CTR, CPC, CPM …" is not about CPM in every sentence);
 // sentences of lower-ranked passages are weighted 1/(1 + 0.1·rank).
