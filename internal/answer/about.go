@@ -38,11 +38,6 @@ func (s *Service) refocus(ctx context.Context, p rag.Principal, req rag.SearchRe
 	if err != nil || len(out.Hits) == 0 {
 		return nil, err
 	}
-	out.VectorCandidates += res.VectorCandidates
-	out.KeywordCandidates += res.KeywordCandidates
-	out.EmbedMS += res.EmbedMS
-	out.VectorMS += res.VectorMS
-	out.KeywordMS += res.KeywordMS
-	out.TotalMS += res.TotalMS
+	addCosts(out, res)
 	return out, nil
 }

@@ -537,12 +537,7 @@ func (s *Service) perDocument(ctx context.Context, p rag.Principal, req rag.Sear
 		}
 		lists[i] = res.Hits
 		out.Space = res.Space
-		out.VectorCandidates += res.VectorCandidates
-		out.KeywordCandidates += res.KeywordCandidates
-		out.EmbedMS += res.EmbedMS
-		out.VectorMS += res.VectorMS
-		out.KeywordMS += res.KeywordMS
-		out.TotalMS += res.TotalMS
+		addCosts(out, res)
 	}
 	for r := 0; r < each; r++ {
 		for _, l := range lists {
@@ -553,6 +548,16 @@ func (s *Service) perDocument(ctx context.Context, p rag.Principal, req rag.Sear
 	}
 	out.Hits = out.Hits[:min(len(out.Hits), max(req.K, len(docs)))]
 	return out, nil
+}
+
+// addCosts adds the candidate counts and times of res, another search made for the same answer, to out's.
+func addCosts(out, res *rag.SearchResult) {
+	out.VectorCandidates += res.VectorCandidates
+	out.KeywordCandidates += res.KeywordCandidates
+	out.EmbedMS += res.EmbedMS
+	out.VectorMS += res.VectorMS
+	out.KeywordMS += res.KeywordMS
+	out.TotalMS += res.TotalMS
 }
 
 // followUp returns what a question asked after history is retrieved by: the question followed by the

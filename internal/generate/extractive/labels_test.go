@@ -50,15 +50,23 @@ func TestGenerateLabelledValue(t *testing.T) {
 // many of its words.
 func TestGenerateWherePlace(t *testing.T) {
 	t.Parallel()
-	passages := []rag.Passage{
-		{N: 1, Title: "AD", Text: "Flight data from the Lion Air Flight 610 airplane indicated that the airplane experienced the same failure upon takeoff that the Lion Air crew encountered."},
-		{N: 2, Title: "AD", Text: "On October 29, 2018, a Boeing 737 airplane operated by Lion Air was involved in an accident after takeoff from Soekarno-Hatta International Airport."},
-	}
-	text := answerHolds(t, passages, "Where did the Lion Air airplane take off from?", "Soekarno-Hatta")
-	if !strings.HasPrefix(text, "On October 29") {
-		t.Errorf("answer %q does not open with the sentence naming the place", text)
-	}
+	answerOpens(t, "Where did the Lion Air airplane take off from?", "On October 29",
+		"Flight data from the Lion Air Flight 610 airplane indicated that the airplane experienced the same failure upon takeoff that the Lion Air crew encountered.",
+		"On October 29, 2018, a Boeing 737 airplane operated by Lion Air was involved in an accident after takeoff from Soekarno-Hatta International Airport.")
 	if asksForm("When did the Lion Air airplane take off?") != nil {
 		t.Error("a when question asks for a place")
+	}
+}
+
+// answerOpens asks question over one passage per text, ranked in that order, and checks that the answer
+// opens with opening: the rule under test lifts a sentence of a later passage above the first one's.
+func answerOpens(t *testing.T, question, opening string, texts ...string) {
+	t.Helper()
+	passages := make([]rag.Passage, len(texts))
+	for i, x := range texts {
+		passages[i] = rag.Passage{N: i + 1, Title: "doc", Text: x}
+	}
+	if text := answerHolds(t, passages, question, opening); !strings.HasPrefix(text, opening) {
+		t.Errorf("%q: answer %q does not open with %q", question, text, opening)
 	}
 }
