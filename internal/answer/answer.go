@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ragd/ragd/internal/followup"
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/profile"
 	"github.com/ragd/ragd/internal/rag"
@@ -562,21 +563,20 @@ func addCosts(out, res *rag.SearchResult) {
 
 // followUp returns what a question asked after history is retrieved by: the question followed by the
 // previous question's words (a follow-up such as "who sponsored that bill?" names its subject only through
-// the earlier turn), and the documents the previous answer cited (Turn.DocumentIDs), which retrieval
-// favours. Without history the question is retrieved alone.
+// the earlier turn), that question itself read standalone against the ones before it (followup.Previous),
+// and the documents the previous answer cited (Turn.DocumentIDs), which retrieval favours. Without history
+// the question is retrieved alone.
 func followUp(q string, history []rag.Turn) (string, []string) {
-	var prev string
 	var docs []string
-	for i := len(history) - 1; i >= 0 && prev == ""; i-- {
-		switch t := history[i]; t.Role {
-		case rag.RoleUser:
-			prev = strings.TrimSpace(textproc.Normalize(t.Content))
-		case rag.RoleAssistant:
-			if docs == nil {
-				docs = t.DocumentIDs[:min(len(t.DocumentIDs), rag.MaxContextDocuments)]
-			}
+	for i := len(history) - 1; i >= 0; i-- {
+		if t := history[i]; t.Role == rag.RoleAssistant {
+			docs = t.DocumentIDs[:min(len(t.DocumentIDs), rag.MaxContextDocuments)]
+			break
+		} else if t.Role == rag.RoleUser {
+			break
 		}
 	}
+	prev := followup.Previous(history)
 	if prev == "" || prev == q {
 		return q, docs
 	}

@@ -18,9 +18,16 @@ import (
 // ingestFixtures ingests the shared fixtures (paths under fixtures/) and returns their document IDs in order.
 func ingestFixtures(t *testing.T, a *app.App, fixtures ...string) []string {
 	t.Helper()
+	return ingestShared(t, a, "fixtures", fixtures...)
+}
+
+// ingestShared ingests files of the shared data's directory dir (paths under it) and returns their document
+// IDs in order.
+func ingestShared(t *testing.T, a *app.App, dir string, files ...string) []string {
+	t.Helper()
 	var ids []string
-	for _, rel := range fixtures {
-		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", rel))
+	for _, rel := range files {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", dir, rel))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,5 +146,43 @@ func TestAskFollowUpRewrite(t *testing.T) {
 	}
 	if want := "그 다음 단계는요?\n" + question; ans.RetrievalQuery != want {
 		t.Fatalf("after an empty rewrite retrieved by %q, want %q", ans.RetrievalQuery, want)
+	}
+}
+
+// TestAskFollowUpStandalone: a follow-up that refers back with a pronoun is answered about what the previous
+// question asked of, offline: "그건 어떻게 계산해요?" after "CPM이 뭔가요?" with CPM's formula, not with the
+// formula of ROAS that the same lecture gives nearer to "계산" (the previous question's words were an extra
+// at a third of their weight); without the history nothing says it is CPM.
+func TestAskFollowUpStandalone(t *testing.T) {
+	t.Parallel()
+	a := open(t, func(*config.Config) {})
+	ctx := context.Background()
+	ingestShared(t, a, "samples", "lectures/6-1.md", "lectures/4-2.md", "lectures/3-1.md")
+	ask := func(q string, history []rag.Turn) *rag.Answer {
+		t.Helper()
+		ans, err := a.Answers.Ask(ctx, rag.LocalPrincipal, rag.AskRequest{Question: q, History: history}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans
+	}
+	first := ask("CPM이 뭔가요?", nil)
+	history := []rag.Turn{
+		{Role: rag.RoleUser, Content: first.Question},
+		{Role: rag.RoleAssistant, Content: first.Text, DocumentIDs: first.DocumentIDs()},
+	}
+	const followUp = "그건 어떻게 계산해요?"
+	ans := ask(followUp, history)
+	if !strings.Contains(ans.Text, "지출 금액 ÷ 노출 수 × 1,000") || strings.Contains(ans.Text, "ROAS") {
+		t.Fatalf("follow-up answered %q, want CPM's formula", ans.Text)
+	}
+	// A follow-up after it is read against the standalone question before it ("CPM은 어떻게 계산해요?").
+	history = append(history, rag.Turn{Role: rag.RoleUser, Content: followUp},
+		rag.Turn{Role: rag.RoleAssistant, Content: ans.Text, DocumentIDs: ans.DocumentIDs()})
+	if again := ask("그건 왜 중요해요?", history); !strings.Contains(again.Text, "CPM") {
+		t.Fatalf("second follow-up answered %q, not about CPM", again.Text)
+	}
+	if alone := ask(followUp, nil); strings.Contains(alone.Text, "지출 금액 ÷ 노출 수") {
+		t.Fatalf("the follow-up alone answered %q: this corpus does not show the history's part", alone.Text)
 	}
 }

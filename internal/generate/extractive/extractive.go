@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragd/ragd/internal/followup"
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
@@ -79,7 +80,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		c.opt.MaxChars = req.MaxChars
 		gen = &c
 	}
-	pieces := compose(gen.pick(req.Question, previousQuestion(req.History), req.Passages))
+	pieces := compose(gen.pick(req.Question, followup.Previous(req.History), req.Passages))
 	if len(pieces) == 0 {
 		pieces = []string{generate.NotCovered(req.NotCovered, lang)}
 	}
@@ -94,16 +95,6 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	}
 	text := b.String()
 	return &rag.Generation{Text: text, Model: g.Name()}, nil
-}
-
-// previousQuestion returns the last question the user asked before this one, or "".
-func previousQuestion(history []rag.Turn) string {
-	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Role == rag.RoleUser && strings.TrimSpace(history[i].Content) != "" {
-			return history[i].Content
-		}
-	}
-	return ""
 }
 
 // group is a run of picked sentences shown together: neighbours of one passage in their order, or rows of

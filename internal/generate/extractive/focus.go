@@ -42,7 +42,7 @@ var fillers = map[string]bool{
 const fillerParticles = "가는를도은이을로"
 
 // questionWordPrefixes open Korean question words, which may carry a particle ("어디서", "언제부터", "몇대몇으로").
-var questionWordPrefixes = []string{"언제", "어디", "누구", "누가", "무엇", "뭐", "얼마", "몇", "어떻", "어떤", "어느", "왜", "무슨"}
+var questionWordPrefixes = []string{"언제", "어디", "누구", "누가", "무엇", "뭐", "얼마", "몇", "며칠", "어떻", "어떤", "어느", "왜", "무슨"}
 
 // filler reports whether the question word w (lower-cased) carries no topic: a filler, or a question word
 // with at most two syllables of particle.

@@ -63,6 +63,7 @@ type qword struct {
 	stem    string   // the Hangul word without its particle or ending, if the analyzer found one
 	frame   bool     // the word frames the question rather than saying what it is about
 	history bool     // the word comes from the previous question, not this one
+	topic   bool     // the word comes from the topic a follow-up refers to (followup.go)
 	// focus marks a word that says what the question is about: not a frame word, filler or predicate.
 	focus bool
 	// given marks a focus word that every passage's title or section holds: the documents' subject (a
@@ -323,10 +324,16 @@ type ranking struct {
 
 // rank scores the passages' sentences for the question.
 func (g *Generator) rank(question, previous string, passages []rag.Passage) ranking {
+	return g.rankTopic(question, previous, "", passages)
+}
+
+// rankTopic is rank for a follow-up made standalone, whose words from followTopic weigh as one (shareTopic).
+func (g *Generator) rankTopic(question, previous, followTopic string, passages []rag.Passage) ranking {
 	qw := questionWords(question, previous)
 	if len(qw) == 0 {
 		return ranking{}
 	}
+	markTopic(qw, followTopic)
 	want := answerType(question)
 	cue, list := wantsList(question)
 	formula := hasCue(question, formulaCues)
@@ -345,9 +352,10 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 	}
 	for rank, p := range passages {
 		tt := termSet(p.Title + "\n" + p.Section)
+		pt := topicTerms(qw, p)
 		titles[rank] = make([]float64, len(qw))
 		for i, w := range qw {
-			titles[rank][i] = degree(w, tt)
+			titles[rank][i] = max(degree(w, tt), topicDegree(w, pt))
 			given[i] = given[i] && titles[rank][i] >= 1
 		}
 		for pos, s := range units(p.Text) {
@@ -419,6 +427,7 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 		}
 		total += qw[i].idf
 	}
+	total = shareTopic(qw, total)
 	for j := range sents {
 		s := &sents[j]
 		ctx := 0.0
@@ -489,7 +498,8 @@ func (g *Generator) rank(question, previous string, passages []rag.Passage) rank
 // least secondRatio of it and fit in MaxChars. It returns nothing when the chosen sentences do not hold
 // enough of the question's focus words (covered).
 func (g *Generator) pick(question, previous string, passages []rag.Passage) []sentence {
-	r := g.rank(question, previous, passages)
+	question, topic := standalone(question, previous)
+	r := g.rankTopic(question, previous, topic, passages)
 	if len(r.sents) == 0 {
 		return nil
 	}
@@ -798,8 +808,9 @@ func otherValue(question string, r ranking, shown []sentence, passages []rag.Pas
 		return false
 	}
 	for _, s := range shown {
-		if s.deg[i] >= askFound || degree(r.qw[i], termSet(passages[s.rank].Title+"\n"+passages[s.rank].Section)) >= askFound {
-			return false
+		if s.deg[i] >= askFound || degree(r.qw[i], termSet(passages[s.rank].Title+"\n"+passages[s.rank].Section)) >= askFound ||
+			topicDegree(r.qw[i], topicTerms(r.qw, passages[s.rank])) >= askFound {
+			return false // a follow-up's topic may be named anywhere in the passage (topicTerms)
 		}
 		for _, d := range []int{-1, 1} {
 			if o, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && o.deg != nil && o.deg[i] >= askFound {
@@ -999,6 +1010,7 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		return 0, 0
 	}
 	have, total := 0.0, 0.0
+	topics := topicWords(qw)
 	for i, w := range qw {
 		if !use(w) {
 			continue
@@ -1006,9 +1018,13 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		d := 0.0
 		for _, s := range picked {
 			d = max(d, s.deg[i], g.p.title*degree(w, titles[s.rank]))
+			if w.topic && s.rank < len(passages) {
+				d = max(d, g.p.title*topicDegree(w, topicTerms(qw, passages[s.rank])))
+			}
 		}
-		have += d
-		total++
+		c := coverageWeight(w, topics)
+		have += c * d
+		total += c
 	}
 	if total == 0 {
 		return 0, 0
@@ -1054,7 +1070,7 @@ func missingName(picked []sentence, qw []qword, passages []rag.Passage) bool {
 		return degree(w, sets[rank]) >= askFound
 	}
 	for i, w := range qw {
-		if !w.name || w.given || w.history {
+		if !w.name || w.given || w.history || w.topic {
 			continue
 		}
 		latinInKorean := korean && !strings.ContainsFunc(w.terms[0], unicode.IsDigit)
