@@ -105,6 +105,7 @@ type sentence struct {
 	lead    bool  // it introduces the list or section in block
 	block   []int // positions of the units a lead-in or heading introduces
 	row     bool  // shown as a line of the block under the picked lead-in (a table row, a line of a form)
+	cite    bool  // it is (on) an entry of a reference list (refs.go)
 	// value marks a sentence holding what a when/how-many question asks for: a date or number the
 	// question does not.
 	value bool

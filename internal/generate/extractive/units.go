@@ -157,9 +157,10 @@ func units(text string) []sentence {
 			continue
 		}
 		spans := joinNumbers(l.text, chunk.Sentences(l.text))
+		cite := citation(l.text)
 		for j, sp := range spans {
 			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
-				lineEnd: j == len(spans)-1, whole: len(spans) == 1})
+				lineEnd: j == len(spans)-1, whole: len(spans) == 1, cite: cite})
 		}
 	}
 	for k := range out {
@@ -264,6 +265,8 @@ func joinNumbers(text string, spans []chunk.Span) []chunk.Span {
 // (what the splitter cut inside brackets is prose).
 func answerable(s sentence, want ansType) bool {
 	switch {
+	case s.cite:
+		return false // a reference list's entry (refs.go)
 	case s.header != "":
 		return true
 	case wordless(s.text):

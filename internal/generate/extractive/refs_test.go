@@ -1,0 +1,44 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ragd/ragd/internal/rag"
+)
+
+// TestCitation: the lines of a reference list, and no line of prose that quotes or dates something.
+func TestCitation(t *testing.T) {
+	for line, want := range map[string]bool{
+		`Baker, Mitchell (3 April 2014). "Brendan Eich Steps Down as Mozilla CEO". mozilla blog.`:                       true,
+		`"FAQ on CEO Resignation". The Mozilla Blog. Retrieved 2015-04-20.`:                                             true,
+		`BetaBeat. BetaBeat. Retrieved 2014-04-28.`:                                                                     true,
+		`"Screenshot of OkCupid's statement towards Firefox users". huffingtonpost.com.`:                                true,
+		`Zawinski, Jamie (1996). "nscp dorm". Retrieved 2007-10-12.`:                                                    true,
+		`"Mozilla.org WHOIS, DNS, & Domain Info".`:                                                                      true, // a title alone on its line
+		`The site "Mozilla.org WHOIS" lists it, said the report.`:                                                       false,
+		`On March 24, 2014, Mozilla promoted Brendan Eich to the role of CEO.`:                                          false,
+		`He called the plan "a step back". The board (2014) disagreed.`:                                                 false,
+		`Due to the controversy, Eich voluntarily stepped down on April 3, 2014 and Mitchell Baker posted a statement.`: false,
+		`The report was retrieved from the archive in 2015.`:                                                            false,
+	} {
+		if got := citation(line); got != want {
+			t.Errorf("citation(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// TestGenerateNoCitation: a question whose words a reference's title holds is answered by the prose, not by
+// the reference list's entry.
+func TestGenerateNoCitation(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "Mozilla", Text: "Baker, Mitchell (3 April 2014). \"Brendan Eich Steps Down as Mozilla CEO\". mozilla blog.\n\n" +
+			"\"FAQ on CEO Resignation\". The Mozilla Blog. Retrieved 2015-04-20."},
+		{N: 2, Title: "Mozilla", Text: "Due to the controversy, Eich voluntarily stepped down on April 3, 2014."},
+	}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "When did Brendan Eich step down as Mozilla CEO?", Passages: passages})
+	if !strings.Contains(text, "April 3, 2014") || strings.Contains(text, "mozilla blog") || strings.Contains(text, "[1]") {
+		t.Fatalf("answer %q, want the sentence of passage 2 alone", text)
+	}
+}
