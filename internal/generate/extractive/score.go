@@ -988,10 +988,11 @@ func (r ranking) opening(h sentence) (sentence, bool) {
 // what the Mozilla Foundation became in 2003).
 func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passage) (share, words float64) {
 	// The question's own focus words; for a follow-up without any ("그건 언제였나요?"), those of the
-	// previous question it carries; failing both, every word.
+	// previous question it carries or of the topic it refers to (followup.go: the topic is what the
+	// passages were found by, not what is asked of it); failing both, every word.
 	var use func(qword) bool
 	for _, u := range []func(qword) bool{
-		func(w qword) bool { return w.focus && !w.given && !w.history && !quantifier(w) },
+		func(w qword) bool { return w.focus && !w.given && !w.history && !w.topic && !quantifier(w) },
 		func(w qword) bool { return w.focus && !w.given },
 		func(w qword) bool { return !w.history },
 		func(qword) bool { return true },
@@ -1018,7 +1019,7 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		}
 		d := 0.0
 		for _, s := range picked {
-			d = max(d, s.deg[i], g.p.title*degree(w, titles[s.rank]))
+			d = max(d, s.deg[i], g.p.title*degree(w, titles[s.rank]), formulaHolds(w, s.text))
 			if w.topic && s.rank < len(passages) {
 				d = max(d, g.p.title*topicDegree(w, topicTerms(qw, passages[s.rank])))
 			}
@@ -1279,10 +1280,10 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	ask := -1
 	carried := 0 // focus words a follow-up carries from the previous question, found in the passages
 	for i, w := range r.qw {
-		if w.history && w.focus && !w.given && found(i) {
+		if (w.history || w.topic) && w.focus && !w.given && found(i) {
 			carried++
 		}
-		if !w.focus || w.given || w.history || modal[w.terms[0]] {
+		if !w.focus || w.given || w.history || w.topic || modal[w.terms[0]] {
 			continue
 		}
 		focus++
