@@ -42,3 +42,19 @@ func TestGenerateNoCitation(t *testing.T) {
 		t.Fatalf("answer %q, want the sentence of passage 2 alone", text)
 	}
 }
+
+// TestJoinBrokenEndings: a sentence whose last word a page break cut is one unit again; a heading or a
+// sentence that closes before the break is not joined to what follows.
+func TestJoinBrokenEndings(t *testing.T) {
+	for in, want := range map[string]string{
+		"제안설명의 기회를 주신 것을 감사드\n\n립니다.\n\n대규모유통업 판매사원": "제안설명의 기회를 주신 것을 감사드립니다.\n\n대규모유통업 판매사원",
+		"사용하고 있는 것을 밝혔습니\n\n다. 이에 대해 고용부는":           "사용하고 있는 것을 밝혔습니다. 이에 대해 고용부는",
+		"위원회를 개회하겠습니다.\n\n다음.":                       "위원회를 개회하겠습니다.\n\n다음.",
+		"III. 검토의견\n\n1. 위원 후보":                      "III. 검토의견\n\n1. 위원 후보",
+		"제2장 위원회의 구성\n\n목적.":                         "제2장 위원회의 구성\n\n목적.", // a heading: too short to be prose
+	} {
+		if got := joinBrokenEndings(in); got != want {
+			t.Errorf("joinBrokenEndings(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -106,6 +106,7 @@ type sentence struct {
 	block   []int // positions of the units a lead-in or heading introduces
 	row     bool  // shown as a line of the block under the picked lead-in (a table row, a line of a form)
 	cite    bool  // it is (on) an entry of a reference list (refs.go)
+	code    bool  // it is a line of code (code.go)
 	// value marks a sentence holding what a when/how-many question asks for: a date or number the
 	// question does not.
 	value bool
@@ -344,6 +345,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	}
 	qTypes := typedTokens(question)
 	labels, form := askedLabels(question), asksForm(question)
+	korean := proseKorean(question)
 	var sents, repeats []sentence
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
@@ -485,6 +487,9 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			}
 		}
 		s.score /= 1 + g.p.rankDecay*float64(s.rank)
+		if korean && s.code {
+			s.score = 0 // a line of code answers no Korean question in prose (code.go)
+		}
 	}
 	byPos := make(map[[2]int]sentence, len(sents)+len(repeats))
 	for _, s := range append(repeats, sents...) {
@@ -567,6 +572,9 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		if used+length(next) <= g.opt.MaxChars || strings.HasSuffix(best.text, "?") {
 			take(next)
 			used += length(next)
+			if next.lead && announcesList(next.text) {
+				takeBlock(next) // "… 이동하려면 세 가지 단계가 있습니다." and its steps
+			}
 			// The explanation goes on in its paragraph: "이유는 여러 가지입니다. 메타는 기본적으로 …"; so does the
 			// answer to a question the text asks itself ("그럼 예산은 얼마로 잡아야 할까요? 여기서 … 가져올게요.
 			// … 그래서 제가 쓰는 공식은 …").
@@ -578,6 +586,9 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 				}
 				take(g.trim(s, r.qw))
 				used += length(s)
+				if s.lead && announcesList(s.text) {
+					takeBlock(s) // "… 이동하려면 세 가지 단계가 있습니다." and its steps
+				}
 			}
 			if last := picked[len(picked)-1]; explain {
 				// A paragraph that ends by naming what the question needs ("그래서 필요한 게 중복 제거 …") is
@@ -676,8 +687,9 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		} else if used+l <= g.opt.MaxChars {
 			take(s)
 			used += l
-			if strings.HasSuffix(s.text, ":") {
-				// What a sentence announces with a colon is what it says: the list or table after it.
+			if strings.HasSuffix(s.text, ":") || s.lead && announcesList(s.text) {
+				// What a sentence announces with a colon, or by naming its count ("… 세 가지 단계가
+				// 있습니다"), is what it says: the list or table after it (code.go).
 				takeBlock(s)
 			}
 		}
@@ -1072,7 +1084,7 @@ func missingName(picked []sentence, qw []qword, passages []rag.Passage) bool {
 		return degree(w, sets[rank]) >= askFound
 	}
 	for i, w := range qw {
-		if !w.name || w.given || w.history || w.topic {
+		if !w.name || w.given || w.history || w.topic || scopeName(w) {
 			continue
 		}
 		latinInKorean := korean && !strings.ContainsFunc(w.terms[0], unicode.IsDigit)

@@ -52,7 +52,7 @@ func listMarker(l string) (n int, numbered bool) {
 
 // layout reads the lines of a passage: list items, headings and table rows.
 func layout(text string) []line {
-	raw := strings.Split(footnoteRe.ReplaceAllString(text, ""), "\n")
+	raw := strings.Split(footnoteRe.ReplaceAllString(joinBrokenEndings(text), ""), "\n")
 	out := make([]line, len(raw))
 	numbered := make([]bool, len(raw))
 	for i, r := range raw {
@@ -160,7 +160,7 @@ func units(text string) []sentence {
 		cite := citation(l.text)
 		for j, sp := range spans {
 			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
-				lineEnd: j == len(spans)-1, whole: len(spans) == 1, cite: cite})
+				lineEnd: j == len(spans)-1, whole: len(spans) == 1, cite: cite, code: codeLine(l.text)})
 		}
 	}
 	for k := range out {
@@ -267,6 +267,10 @@ func answerable(s sentence, want ansType) bool {
 	switch {
 	case s.cite:
 		return false // a reference list's entry (refs.go)
+	case s.whole && asksBack(s.text):
+		// A line that is a question the document asks ("state를 교체한 후 업데이트하면 어떻게 되나요?", a
+		// heading) answers none; a question inside a paragraph leads into the answer after it.
+		return false
 	case s.header != "":
 		return true
 	case wordless(s.text):
