@@ -84,3 +84,14 @@ func TestAnnouncesList(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerableTOCItem: a numbered line of a table of contents is no answer, though it is a list item.
+func TestAnswerableTOCItem(t *testing.T) {
+	toc := sentence{text: "1. 2050 탄소중립위원회 민간위촉위원 구성현황 ··································· 9", item: true, whole: true}
+	if answerable(toc, typeNumber) {
+		t.Errorf("%q is answerable", toc.text)
+	}
+	if item := (sentence{text: "1. 위원은 50명 이상 100명 이내로 구성한다.", item: true, whole: true}); !answerable(item, typeNumber) {
+		t.Errorf("%q is not answerable", item.text)
+	}
+}

@@ -267,6 +267,8 @@ func answerable(s sentence, want ansType) bool {
 	switch {
 	case s.cite:
 		return false // a reference list's entry (refs.go)
+	case leaderDots.MatchString(s.text):
+		return false // a table of contents' line, numbered or not: "1. … 구성현황 ········· 9"
 	case s.whole && asksBack(s.text):
 		// A line that is a question the document asks ("state를 교체한 후 업데이트하면 어떻게 되나요?", a
 		// heading) answers none; a question inside a paragraph leads into the answer after it.
