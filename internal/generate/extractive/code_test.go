@@ -10,7 +10,7 @@ import (
 
 // TestCodeLine: lines of code, and no sentence of prose that mentions code.
 func TestCodeLine(t *testing.T) {
-	for l, want := range map[string]bool{
+	checkBool(t, "codeLine", codeLine, map[string]bool{
 		"import { useState } from 'react';":                    true,
 		"const [number, setNumber] = useState(0);":             true,
 		"<button onClick={() => {":                             true,
@@ -19,20 +19,12 @@ func TestCodeLine(t *testing.T) {
 		"setNumber(n => n + 1)를 세 번 호출합니다.":                    false, // Korean prose about code
 		"The FAA estimates that this AD affects 73 airplanes.": false,
 		"GALAXY GAMING, INC.":                                  false,
-	} {
-		if got := codeLine(l); got != want {
-			t.Errorf("codeLine(%q) = %v, want %v", l, got, want)
-		}
-	}
-	for q, want := range map[string]bool{
+	})
+	checkBool(t, "proseKorean", proseKorean, map[string]bool{
 		"React에서 state를 여러 번 업데이트하면 어떻게 처리되나요?": true,
 		"setNumber(number + 1)을 세 번 호출하면?":      false,
 		"How do I import useState?":             false,
-	} {
-		if got := proseKorean(q); got != want {
-			t.Errorf("proseKorean(%q) = %v, want %v", q, got, want)
-		}
-	}
+	})
 }
 
 // TestGenerateNoCodeOrQuestionLine: a Korean question in prose is answered by the page's sentence, not by a
@@ -64,25 +56,17 @@ func TestGenerateNoCodeOrQuestionLine(t *testing.T) {
 
 // TestScopeName: a Latin name with a scope particle is the scope of the question.
 func TestScopeName(t *testing.T) {
-	for w, want := range map[string]bool{"react에서": true, "react에서는": true, "react는": false, "메타에서": false} {
-		if got := scopeName(qword{terms: []string{w}}); got != want {
-			t.Errorf("scopeName(%q) = %v, want %v", w, got, want)
-		}
-	}
+	checkBool(t, "scopeName", func(w string) bool { return scopeName(qword{terms: []string{w}}) }, map[string]bool{"react에서": true, "react에서는": true, "react는": false, "메타에서": false})
 }
 
 // TestAnnouncesList: sentences announcing the list after them.
 func TestAnnouncesList(t *testing.T) {
-	for s, want := range map[string]bool{
+	checkBool(t, "announcesList", announcesList, map[string]bool{
 		"컴포넌트를 다른 파일로 이동하려면 세 가지 단계가 있습니다.": true,
 		"작동하는 방식은 다음과 같습니다.":                true,
 		"The steps are as follows.":         true,
 		"컴포넌트를 다른 파일로 옮기면 재사용하기 좋습니다.":      false,
-	} {
-		if got := announcesList(s); got != want {
-			t.Errorf("announcesList(%q) = %v, want %v", s, got, want)
-		}
-	}
+	})
 }
 
 // TestAnswerableTOCItem: a numbered line of a table of contents is no answer, though it is a list item.

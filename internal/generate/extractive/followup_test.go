@@ -8,8 +8,8 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// metricPassages are a lecture's page on CTR, CPM and ROAS (those of TestGenerateHowTopic): the formula of
-// each, a worked example, and ROAS's break-even rule, which says "계산합니다".
+// metricPassages are a lecture's page on CTR, CPM and ROAS: the formula of each, a worked example, and
+// ROAS's break-even rule, which says "계산합니다" (TestGenerateHowTopic, TestGenerateFollowUpTopic).
 func metricPassages() []rag.Passage {
 	return onePassage("성과 지표 읽기: CTR, CPM, ROAS",
 		"오늘은 CTR, CPM, ROAS를 정리해 볼게요. 먼저 공식부터 보여 드릴게요.",

@@ -9,7 +9,7 @@ import (
 
 // TestCitation: the lines of a reference list, and no line of prose that quotes or dates something.
 func TestCitation(t *testing.T) {
-	for line, want := range map[string]bool{
+	checkBool(t, "citation", citation, map[string]bool{
 		`Baker, Mitchell (3 April 2014). "Brendan Eich Steps Down as Mozilla CEO". mozilla blog.`:                       true,
 		`"FAQ on CEO Resignation". The Mozilla Blog. Retrieved 2015-04-20.`:                                             true,
 		`BetaBeat. BetaBeat. Retrieved 2014-04-28.`:                                                                     true,
@@ -20,12 +20,9 @@ func TestCitation(t *testing.T) {
 		`On March 24, 2014, Mozilla promoted Brendan Eich to the role of CEO.`:                                          false,
 		`He called the plan "a step back". The board (2014) disagreed.`:                                                 false,
 		`Due to the controversy, Eich voluntarily stepped down on April 3, 2014 and Mitchell Baker posted a statement.`: false,
+		`기록에 따르면 (1200). 페르시아에서는 비숍이 "fil" 또는 "alfil", 이라고 불렸다.`:                                                        false, // prose quoting names
 		`The report was retrieved from the archive in 2015.`:                                                            false,
-	} {
-		if got := citation(line); got != want {
-			t.Errorf("citation(%q) = %v, want %v", line, got, want)
-		}
-	}
+	})
 }
 
 // TestGenerateNoCitation: a question whose words a reference's title holds is answered by the prose, not by
@@ -55,6 +52,16 @@ func TestJoinBrokenEndings(t *testing.T) {
 	} {
 		if got := joinBrokenEndings(in); got != want {
 			t.Errorf("joinBrokenEndings(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// checkBool checks the predicate f, called name, on each case's input.
+func checkBool(t *testing.T, name string, f func(string) bool, cases map[string]bool) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%q) = %v, want %v", name, in, got, want)
 		}
 	}
 }

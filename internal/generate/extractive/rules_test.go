@@ -110,14 +110,7 @@ func TestUnitsJoinNumbers(t *testing.T) {
 // one about another metric ("손익분기 ROAS는 … 계산합니다").
 func TestGenerateHowTopic(t *testing.T) {
 	t.Parallel()
-	passages := onePassage("성과 지표 읽기: CTR, CPM, ROAS",
-		"오늘은 CTR, CPM, ROAS를 정리해 볼게요. 먼저 공식부터 보여 드릴게요.",
-		"- CTR, 클릭률 = 클릭 수 ÷ 노출 수 × 100",
-		"- CPM, 1,000회 노출당 비용 = 지출 금액 ÷ 노출 수 × 1,000",
-		"예시로 계산해 볼게요. 광고비 10만 원을 써서 노출이 2만 회 나왔다고 해 봅시다. CPM은 10만 원을 2만으로 나누고 "+
-			"1,000을 곱하니까 5,000원이에요. CPM이 높다면 경쟁이 치열한 시기예요.",
-		"ROAS는 높을수록 좋아요. 손익분기 ROAS는 1 ÷ 마진율로 계산합니다.")
-	text := answerHolds(t, passages, "CPM은 어떻게 계산하나요?", "지출 금액 ÷ 노출 수 × 1,000")
+	text := answerHolds(t, metricPassages(), "CPM은 어떻게 계산하나요?", "지출 금액 ÷ 노출 수 × 1,000")
 	if !strings.HasPrefix(text, "- CPM, 1,000회") {
 		t.Errorf("answer %q: want the line defining CPM first, on the answer's first line", text)
 	}
