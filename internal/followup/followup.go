@@ -345,7 +345,7 @@ func standaloneEnglish(q, prev string) (string, string) {
 		return q, ""
 	}
 	topic := englishTopic(prev)
-	if topic == "" || englishPronoun.MatchString(topic) {
+	if topic == "" || englishPronoun.MatchString(topic) || names(q, topic) {
 		return q, ""
 	}
 	pron := strings.ToLower(q[loc[2]:loc[3]])
@@ -363,6 +363,19 @@ func standaloneEnglish(q, prev string) (string, string) {
 		rep = strings.ToUpper(rep[:1]) + rep[1:]
 	}
 	return q[:loc[2]] + rep + q[loc[3]:], topic
+}
+
+// names reports whether q already names topic (its words but a determiner, in order): then a pronoun of q
+// stands for something else ("By when must the FAA receive comments on it?" after "What does the FAA
+// propose …?" asks of the proposal, not of the FAA).
+func names(q, topic string) bool {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(topic)) {
+		if !englishDeterminers[w] {
+			words = append(words, w)
+		}
+	}
+	return len(words) > 0 && strings.Contains(strings.ToLower(q), strings.Join(words, " "))
 }
 
 // possessive returns the possessive of a noun phrase ("Mozilla's", "the trustees'").

@@ -30,6 +30,8 @@ func TestResolve(t *testing.T) {
 		{"What is Firefox?", "What was its original name?", "What was Firefox's original name?", "Firefox"},
 		{"Tell me about Thunderbird", "Who develops it?", "Who develops Thunderbird?", "Thunderbird"},
 		{"What is Gecko?", "It is written in which language?", "Gecko is written in which language?", "Gecko"},
+		// a follow-up naming the topic already: its pronoun stands for something else
+		{"What does the FAA propose for the Boeing 737 MAX?", "By when must the FAA receive comments on it?", "By when must the FAA receive comments on it?", ""},
 		// nothing to resolve: the follow-up names its own topic or leaves it out
 		{"CPM이 뭔가요?", "CTR은 어떻게 계산해요?", "CTR은 어떻게 계산해요?", ""},
 		{"상계 푸른언덕 단지에 대해 알려 주세요.", "월 임대료는 얼마예요?", "월 임대료는 얼마예요?", ""},
