@@ -16,7 +16,9 @@
 // ("2023. 11. 9.") is one sentence, not three. A label written one syllable apart, as forms and reports set
 // them ("문 의 처 02)6788-5533", "검 토 보 고": three or more one-syllable words standing apart from Korean
 // words, textproc.SpacedWords, the keyword index's reader too), is read as its word too; a run glued to the
-// word before it is not, as the index may guess it.
+// word before it is not, as the index may guess it. A Korean sentence whose last word a page break cut
+// ("… 기회를 주신 것을 감사드" / "립니다.": a prose line ending in Hangul, the rest closing with 다, 요, 까, 죠 or
+// 네) is put back together (broken.go).
 //
 // # Reading the question
 //
@@ -42,6 +44,20 @@
 // "What was Firefox originally called?" asks for a name, which "originally" singles out). A word
 // that every passage's title holds (the subject a filter chose: the notice's complex name) weighs 0.1.
 //
+// A follow-up is read made standalone against the previous question of its history (followup.go,
+// package followup): a word referring back — 그건, 그걸, 거기서, 그때, 그중, "그 보고서는" (a determiner and a
+// noun the previous question's topic holds, or one that ends a word of it), it, he, its, their — is
+// replaced by the previous question's topic phrase ("CPM이 뭔가요?" then "그건 어떻게 계산해요?" is "CPM은
+// 어떻게 계산해요?"; "Who is Brendan Eich?" then "When did he step down?" is about Brendan Eich). The
+// previous question is itself first read standalone against the one before it. The topic's words are
+// focus words that weigh together as the one word they replaced (each its weight over their count, so that
+// "Lion Air Flight 610" weighs as "CPM"), held by a sentence when its passage holds them anywhere (Korean
+// sentences leave out the topic their passage names); in deciding whether the answer covers the question
+// they count, like a filter's subject, only when the follow-up has no focus word of its own — the topic is
+// what the passages were found by, not what is asked of it. A follow-up that names its own topic or leaves
+// it out ("월 임대료는 얼마예요?") is read as before: the previous question's words join it at 0.3 when it has
+// at most three words.
+//
 // # How sentences are chosen
 //
 // A sentence's score is the sum, over question words, of how well the sentence matches the word times the
@@ -51,7 +67,7 @@
 // holding a date or number the question does not; a question asking for a set ("서류", "조건", "단계",
 // "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked; a
 // question asking how something is calculated ("계산", "공식", "formula") gives a line with "=", "÷" or "×"
-// the 0.1 as well; a question asking where or when (어디, 언제, where, when) gives 0.25 to a line whose
+// the 0.1 as well (and such a line holds the calculation word in deciding coverage, formula.go); a question asking where or when (어디, 언제, where, when) gives 0.25 to a line whose
 // label names that kind of fact — letter-spaced as forms and title pages set labels, or before a colon:
 // "장 소 환경노동위원회회의실", "일 시 2024년5월7일(화)", "DATES: …" (labels.go) — and an English where
 // question 0.25 to a sentence naming a place it does not, a capitalised name after "from", "in", "at" or
@@ -62,8 +78,13 @@
 //
 // The answer opens with the best sentence that can answer (units.go, answerable): not a line without
 // words ("02)6788-5533") unless the question asks for a value, nor a fragment — a line closing a bracket it
-// never opened ("위원회의 설치) 1 ∼ 4 (생 략)", a table cell read as a line), a table of contents' line, a
-// single word a page break cut off. A heading is the best sentence only when it holds a focus word; when
+// never opened ("위원회의 설치) 1 ∼ 4 (생 략)", a table cell read as a line), a table of contents' line
+// (numbered or not), a single word a page break cut off; nor an entry of a reference list (refs.go: a line
+// of at most 300 characters opening with its author's date and quoted title or with its title and a site,
+// or holding "Retrieved 2014-04-28"), nor a line that is
+// itself a question ("state를 교체한 후 업데이트하면 어떻게 되나요?", a heading; one inside a paragraph leads
+// into its answer), and for a Korean question in prose without code a line of code scores nothing
+// (code.go: "import { useState } from 'react';"). A heading is the best sentence only when it holds a focus word; when
 // it says no more than the question ("III. 검토의견" for "검토의견은 무엇인가요?") it leads the list it heads
 // for a list question, and otherwise gives way to the first sentence of its section (sub-headings
 // skipped) or, failing one in its passage, to the next best sentence; a heading that says more
@@ -104,8 +125,8 @@
 // ("개정법률은 언제부터 시행되나요?" is answered by "제1조(시행일) … 공포 후 6개월이 경과한 날부터 시행한다."
 // alone, not by the next article or the sentence saying when the bill was referred). Two Latin question
 // words the text writes as one ("code name", "codenamed") are held by a sentence that does. A
-// chosen sentence ending in ":" brings its
-// block, within 600 characters. A sentence longer
+// chosen sentence ending in ":", or a lead-in naming the count of what follows ("… 이동하려면 세 가지 단계가
+// 있습니다", "다음과 같습니다"), brings its block, within 600 characters. A sentence longer
 // than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on
 // either side. Sentences of one passage that are neighbours are shown in their own order, list items one a
 // line with the list cited after its last item, table rows under their header.
@@ -136,8 +157,9 @@
 // word it clips or a compound it heads ("일부개정법률안"). The passages name the topic the question was
 // retrieved by, not what is asked of it. A reworded question usually keeps its ask word or most of its
 // focus words (what it loses are verbs), so it is still answered. A follow-up ("그 법안은 누가
-// 대표발의했나요?") names its topic through the previous question: the words it carries from there that the
-// passages hold count among its focus words. Every focus word counts among the missing ones, verbs and
+// 대표발의했나요?") names its topic through the previous question: the words it carries from there, or the
+// words of the topic its reference was resolved to (below), that the passages hold count among its focus
+// words. Every focus word counts among the missing ones, verbs and
 // adverbs too ("…의 한국어 번역본은 언제 나왔나요?", "세금계산서 발행 되나요? 부가세 환급…"), but for the counter
 // after "몇", a word of one syllable, which has no other form to be found in ("연" of "열었다"), a verb
 // qualifying a noun ("지어준", "굳힌") and the predicate closing a sentence of the question ("불렀는가"),
@@ -156,7 +178,9 @@
 // that a passage holds but the answer does not: none of its sentences, nor its passages' titles and
 // sections (for a Latin word in a Korean question, nor the whole passage it quotes, since Korean drops the
 // subject its passage named). The answer is about another year or thing ("What is Mozilla's revenue for
-// 2020?" answered with 2011's). "How many", "how much" and "how often" ask for an amount: "many", "much"
+// 2020?" answered with 2011's). A Latin name the question is asked in ("React에서 …", scope.go) and the
+// topic a follow-up refers to are not read so: a page of React's documentation need not say React in every
+// passage. "How many", "how much" and "how often" ask for an amount: "many", "much"
 // and "often" are not focus words.
 //
 // Nor is an answer that leaves out what the question asks for, read from the question's wording (asked.go):
