@@ -110,3 +110,16 @@ func topicDegree(w qword, tp *topicPassage) float64 {
 	}
 	return degree(w, tp.terms)
 }
+
+// topicCache keeps each passage's topicTerms, by rank, for the checks that look a topic word up sentence by
+// sentence.
+type topicCache map[int]*topicPassage
+
+// of returns topicTerms(qw, passages[rank]), computed once.
+func (c topicCache) of(qw []qword, passages []rag.Passage, rank int) *topicPassage {
+	if tp, ok := c[rank]; ok {
+		return tp
+	}
+	c[rank] = topicTerms(qw, passages[rank])
+	return c[rank]
+}

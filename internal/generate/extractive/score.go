@@ -820,9 +820,10 @@ func otherValue(question string, r ranking, shown []sentence, passages []rag.Pas
 		!strings.ContainsRune("은는이가", last) || valueKind(word) {
 		return false
 	}
+	tc := topicCache{}
 	for _, s := range shown {
 		if s.deg[i] >= askFound || degree(r.qw[i], termSet(passages[s.rank].Title+"\n"+passages[s.rank].Section)) >= askFound ||
-			topicDegree(r.qw[i], topicTerms(r.qw, passages[s.rank])) >= askFound {
+			topicDegree(r.qw[i], tc.of(r.qw, passages, s.rank)) >= askFound {
 			return false // a follow-up's topic may be named anywhere in the passage (topicTerms)
 		}
 		for _, d := range []int{-1, 1} {
@@ -1024,7 +1025,7 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		return 0, 0
 	}
 	have, total := 0.0, 0.0
-	topics := topicWords(qw)
+	topics, tc := topicWords(qw), topicCache{}
 	for i, w := range qw {
 		if !use(w) {
 			continue
@@ -1033,7 +1034,7 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 		for _, s := range picked {
 			d = max(d, s.deg[i], g.p.title*degree(w, titles[s.rank]), formulaHolds(w, s.text))
 			if w.topic && s.rank < len(passages) {
-				d = max(d, g.p.title*topicDegree(w, topicTerms(qw, passages[s.rank])))
+				d = max(d, g.p.title*topicDegree(w, tc.of(qw, passages, s.rank)))
 			}
 		}
 		c := coverageWeight(w, topics)
