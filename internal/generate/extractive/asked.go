@@ -10,18 +10,6 @@ import (
 	"github.com/ragd/ragd/internal/rag"
 )
 
-// unanswered reports whether the answer leaves out what the question asks for, read from the question's
-// own wording rather than from how many of its words the sentences share: the unit of a Korean count
-// ("찬성 몇 표", missingUnit), the rate a Korean question asks for ("인상률은 얼마", missingUnit), the
-// attribute an English question names ("What was X's net revenue", missingAttribute), and the thing a Korean
-// question asks to be told of ("주차장 정보 있어?", absentThing). The unit and attribute rules are
-// judged on the answer's sentences and the passages they quote, never on passages the answer does not use;
-// the absent-thing rule on every passage, where one holding the thing lets the answer through.
-func unanswered(question string, r ranking, picked, shown []sentence, passages []rag.Passage) bool {
-	return missingUnit(question, r, shown, passages) || missingAttribute(question, r, picked, passages) ||
-		absentThing(question, r, passages)
-}
-
 // counterAliases are the other ways documents write a Korean counter (keyed by its first syllable): a
 // question's "몇 명" is answered by "10인", "몇 살" by "25세", "몇 번" by "3회", "몇 위" by "세 번째", "몇
 // 미터" by "2.33m".

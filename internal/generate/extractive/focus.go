@@ -191,6 +191,10 @@ func hasCue(question string, cues []string) bool {
 	return false
 }
 
+// withWords follow "X와" or "X과" when X is what something is done with, compared to or like ("휴잭맨과 함께",
+// "전작과 달리"): X is then no thing paired with the next word.
+var withWords = []string{"함께", "같이", "달리", "더불어", "마찬가지", "동시에", "비교", "비슷", "유사", "반대"}
+
 // conjunctions join two nouns ("카카오 모먼트랑 메타 광고", "A와 B").
 var conjunctions = []string{"이랑", "랑", "하고", "와", "과", "vs", "및"}
 
@@ -201,9 +205,10 @@ var conjunctions = []string{"이랑", "랑", "하고", "와", "과", "vs", "및"
 // question asks about X, which the documents do not cover, however well they cover Y.
 func rival(question string, qw []qword, sents []sentence, passages []rag.Passage) bool {
 	words := splitWords(question)
-	var vocab []string
+	var vocab, heads []string
 	for _, p := range passages {
 		vocab = append(vocab, splitWords(p.Text)...)
+		heads = append(heads, splitWords(p.Title+"\n"+p.Section)...)
 	}
 	found := func(w string) bool {
 		q := questionWords(w, "")
@@ -216,6 +221,21 @@ func rival(question string, qw []qword, sents []sentence, passages []rag.Passage
 			}
 		}
 		return abbreviated(w, vocab)
+	}
+	// A word a passage's title or section names is what the passages are about, whatever their sentences
+	// leave out (an article on "테드 번디" rarely repeats his name): no rival, nor is a name spelt one letter
+	// off a word of the passages ("도날드" for "도널드", "포물러" for "포뮬러").
+	titled := func(w string) bool {
+		for _, f := range []string{w, firstNonEmpty(stemOf(w, textproc.IndexTerms(w)), w)} {
+			if utf8.RuneCountInString(f) < 2 && isHangulWord(f) {
+				continue
+			}
+			if slices.ContainsFunc(heads, func(h string) bool { return strings.Contains(h, f) || oneLetterOff(f, h) }) ||
+				slices.ContainsFunc(vocab, func(v string) bool { return oneLetterOff(f, v) }) {
+				return true
+			}
+		}
+		return false
 	}
 	for i := 0; i+1 < len(words); i++ {
 		x, y := words[i], words[i+1]
@@ -230,17 +250,22 @@ func rival(question string, qw []qword, sents []sentence, passages []rag.Passage
 				break
 			}
 		}
-		if fillers[bare] || found(x) || found(bare) {
+		if fillers[bare] || filler(x) || found(x) || found(bare) || titled(x) || titled(bare) {
 			continue
 		}
 		if conj {
-			// "X와 Y" pairs two nouns; "죽음과 관련하여" ties a noun to a verb.
-			if !isHangulWord(y) || nounLike(yq[0]) {
+			// "X와 Y" pairs two nouns; "죽음과 관련하여" ties a noun to a verb, "휴잭맨과 함께" to what is done
+			// with it, and "…에도 불구하고" is no pair.
+			if (!isHangulWord(y) || nounLike(yq[0]) && !slices.ContainsFunc(withWords, func(p string) bool { return strings.HasPrefix(y, p) })) &&
+				x != "불구하고" {
 				return true
 			}
 			continue
 		}
-		if (named(question, x) || i == 0 && opening(x, firstNonEmpty(yq[0].stem, y), vocab)) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
+		if unicode.IsDigit([]rune(y)[0]) {
+			continue // "그가 1995년에": a date is no thing the passages qualify otherwise
+		}
+		if (latinName(question, x) || i == 0 && opening(x, firstNonEmpty(yq[0].stem, y), vocab)) && otherQualifiers(x, firstNonEmpty(yq[0].stem, y), vocab) >= 2 {
 			return true
 		}
 	}
@@ -254,6 +279,15 @@ func rival(question string, qw []qword, sents []sentence, passages []rag.Passage
 // 올림픽", "벤쿠버" against "밴쿠버").
 func opening(x, head string, vocab []string) bool {
 	if !isHangulWord(x) || !bareWord(x) || utf8.RuneCountInString(x) < 2 {
+		return false
+	}
+	// "잔존해있던 우라가미", "고아인 숙희를": a verb, or a noun the passages hold with the copula, qualifying
+	// the next word.
+	if strings.HasSuffix(x, "던") {
+		return false
+	}
+	if n, ok := strings.CutSuffix(x, "인"); ok && utf8.RuneCountInString(n) >= 2 &&
+		slices.ContainsFunc(vocab, func(v string) bool { return strings.HasPrefix(v, n) }) {
 		return false
 	}
 	grams := hangulBigrams(x, nil)
@@ -287,9 +321,9 @@ func adnominal(w string) bool {
 	return f == 4 || f == 8
 }
 
-// named reports whether the question writes the Latin-script word w as a name: with a capital letter
+// latinName reports whether the question writes the Latin-script word w as a name: with a capital letter
 // after its first one, or letters and digits mixed ("TikTok", "GA4"), not as a plain English word.
-func named(question, w string) bool {
+func latinName(question, w string) bool {
 	q := textproc.Normalize(question)
 	i := strings.Index(strings.ToLower(q), w)
 	if i < 0 || len(q) < i+len(w) {

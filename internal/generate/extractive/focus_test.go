@@ -131,6 +131,33 @@ func TestGenerateRivalSpelling(t *testing.T) {
 	})
 }
 
+// TestGenerateRivalTitled: a question opening with what a passage's title names (an article on "테드 번디"
+// calls him by another name, or by none), with a name spelt one letter off the passages' ("도날드" for
+// "도널드"), a question word, a verb or copula qualifying the next word, or a date after it, pairs nothing
+// the passages lack with what they name; neither do "X과 함께" and "…에도 불구하고". A name neither
+// the titles nor the text hold is still a rival.
+func TestGenerateRivalTitled(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "테드 번디", Text: "시어도어 번디는 1946년에 태어났다. " +
+		"로버트 번디와 달리 시어도어 번디는 워싱턴 대학교를 1972년에 졸업했다. 그는 고아 소녀 숙희를 키웠다. " +
+		"하녀 숙희는 그를 도왔다. 그는 지난 2016년에 공화당 대통령 후보였다. 무려 2016년에 미국 대통령 선거에 동료와 함께 출마하였다. " +
+		"동맹을 맺고도 우호관계를 유지했다."},
+		{N: 2, Title: "미국의 대통령", Text: "도널드 트럼프는 2016년 대통령 선거에서 당선되었다. 아버지 프레드 트럼프는 " +
+			"부동산 개발업자였다. 딸 이방카 트럼프는 보좌관을 지냈다. 로버트 번디는 대통령 선거에 출마하였다."}}
+	checkCovered(t, passages, []coverCase{
+		{"테드 번디가 워싱턴 대학교를 졸업한 해는?", true},
+		{"도날드 트럼프가 당선된 선거는?", true},
+		{"몇대 대통령 선거에 출마하였나?", true},
+		{"고아인 숙희를 키운 사람은?", true},
+		{"잔존해있던 번디가 졸업한 대학교는?", true},
+		{"그가 2016년에 출마한 선거는?", true},
+		{"번디가 멜라니아와 함께 출마한 선거는?", true},
+		{"번디가 동맹에도 불구하고 우호관계를 유지한 나라는?", true},
+		{"스콧 번디가 워싱턴 대학교를 졸업한 해는?", false},
+		{"멜라니아 트럼프가 당선된 선거는?", false},
+	})
+}
+
 func TestAbbreviated(t *testing.T) {
 	t.Parallel()
 	vocab := []string{"페이스북", "비밀번호를", "api", "메타"}

@@ -505,9 +505,20 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 // enough of the question's focus words (covered).
 func (g *Generator) pick(question, previous string, passages []rag.Passage) []sentence {
 	question, topic := standalone(question, previous)
-	r := g.rankTopic(question, previous, topic, passages)
-	if len(r.sents) == 0 {
+	r, shown, picked := g.choose(question, previous, topic, passages)
+	if len(shown) == 0 || g.refusal(question, r, picked, shown, passages) != "" {
 		return nil
+	}
+	return shown
+}
+
+// choose ranks the passages' sentences for the question (a follow-up made standalone, with the topic it
+// refers to) and chooses those of the answer (pick): shown are the sentences the answer quotes, picked those with the ones it weighs without showing them (the not-covered decision,
+// refusal, reads both). Both are empty when no sentence can answer.
+func (g *Generator) choose(question, previous, topic string, passages []rag.Passage) (r ranking, shown, picked []sentence) {
+	r = g.rankTopic(question, previous, topic, passages)
+	if len(r.sents) == 0 {
+		return r, nil, nil
 	}
 	explain := explanatory(question)
 	remedy := explain && hasCue(question, remedyCues)
@@ -516,7 +527,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	// answer, nor is a line without words or a piece of a table cell (answerable).
 	i := slices.IndexFunc(r.sents, func(s sentence) bool { return (!s.heading || matchesFocus(s, r.qw)) && answerable(s, r.want) })
 	if i < 0 {
-		return nil
+		return r, nil, nil
 	}
 	best, ref := r.sents[i], r.sents[i].score
 	if best.heading && !(best.lead && list) && echoes(best.text, r.qw) {
@@ -529,7 +540,7 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 		} else if j := slices.IndexFunc(r.sents, func(s sentence) bool { return !s.heading && answerable(s, r.want) }); j >= 0 {
 			best = r.sents[j]
 		} else {
-			return nil
+			return r, nil, nil
 		}
 	}
 	// A when/how-many question whose best sentence gives a value is answered by it; another sentence joins
@@ -540,7 +551,6 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	siblings := r.list(best)
 	ask := askWords(question, r.qw)
 	var unshown []sentence
-	var picked []sentence
 	taken := map[[2]int]bool{}
 	take := func(s sentence) {
 		picked = append(picked, s)
@@ -694,14 +704,33 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 			}
 		}
 	}
-	shown := picked
+	shown = picked
 	picked = append(slices.Clip(picked), unshown...)
-	if share, words := g.covered(picked, r.qw, passages); (share < g.opt.MinCoverage && words < g.p.minWords) ||
-		rival(question, r.qw, r.sents, passages) || unasked(question, r, passages) || unnamedTopic(question, r, passages) ||
-		r.want == typeTime && otherValue(question, r, shown, passages) || unanswered(question, r, picked, shown, passages) {
-		return nil
+	return r, shown, picked
+}
+
+// refusal names the rule by which the chosen sentences do not cover the question (package doc, "Not
+// covered"), or returns "" when they do.
+func (g *Generator) refusal(question string, r ranking, picked, shown []sentence, passages []rag.Passage) string {
+	switch share, words := g.covered(picked, r.qw, passages); {
+	case share < g.opt.MinCoverage && words < g.p.minWords:
+		return "share"
+	case rival(question, r.qw, r.sents, passages):
+		return "rival"
+	case unasked(question, r, passages):
+		return "unasked"
+	case unnamedTopic(question, r, passages):
+		return "unnamedTopic"
+	case r.want == typeTime && otherValue(question, r, shown, passages):
+		return "otherValue"
+	case missingUnit(question, r, shown, passages):
+		return "missingUnit"
+	case missingAttribute(question, r, picked, passages):
+		return "missingAttribute"
+	case absentThing(question, r, passages):
+		return "absentThing"
 	}
-	return shown
+	return ""
 }
 
 // window returns the positions of the sentences around best, in its paragraph, that complete it, nearest
