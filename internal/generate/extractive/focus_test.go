@@ -230,6 +230,22 @@ func TestGenerateUnasked(t *testing.T) {
 	}
 }
 
+// TestGenerateUnaskedEntity: a question asking for a thing by its kind — with who, what, where or which, or
+// with none and a verb qualifying its last noun ("…헌신했던 종교는?") — names the answer's class, which the
+// passages name by the instance ("교회"); the ask word need not be there. A question asking for an
+// attribute's value ("…의 녹봉은 얼마인가?") still needs it. The title names the subject the sentences leave out.
+func TestGenerateUnaskedEntity(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "김영삼", Text: "할아버지 김동옥은 거제도에 교회를 세우고 장로로 일했다. " +
+		"1968년 그는 박정희의 3선 개헌에 맞서 개헌 반대 법률안을 내놓았다."},
+		{N: 2, Title: "김영삼", Text: "1950년대에는 자유당에 입당하였다."}}
+	checkCovered(t, passages, []coverCase{
+		{"김영삼의 할아버지가 헌신했던 종교는?", true},
+		{"김영삼의 할아버지가 헌신한 종교는 무엇인가?", true},
+		{"김영삼의 할아버지의 녹봉은 얼마인가?", false},
+	})
+}
+
 func TestNounLike(t *testing.T) {
 	t.Parallel()
 	for w, want := range map[string]bool{"정원은": true, "수강료는": true, "지급액은": true, "관리비": true,

@@ -1356,11 +1356,13 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	}
 	// None of the things the question names is in the passages in any form ("맛있는 김치찌개 레시피
 	// 알려줘" over a page that says "맛있는 요리"; "the best recipe for chocolate cake" over "Best
-	// Practices …"): the one shared word is a coincidence.
-	if nouns >= 2 && missing >= nouns-1 && 2*absent > focus-predicates || latin >= 3 && absentLatin >= latin-1 {
+	// Practices …"): the one shared word is a coincidence. A question asking for a thing by its kind
+	// (entityQuestion) names the answer's class, which the passages need not name.
+	entity := ask >= 0 && entityQuestion(words, r.qw[ask].terms[0])
+	if nouns >= 2 && missing >= nouns-1 && 2*absent > focus-predicates && !entity || latin >= 3 && absentLatin >= latin-1 {
 		return true
 	}
-	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) {
+	if ask < 0 || found(ask) || !asked(words, r.qw[ask].terms[0]) || entity {
 		return false
 	}
 	// A follow-up ("그 법안은 누가 대표발의했나요?") names its topic through the previous question: the words
@@ -1368,11 +1370,12 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	return float64(absent) >= askMissing*float64(focus+carried)
 }
 
-// passageWords returns the words of the passages' text, as inPassages looks them up.
+// passageWords returns the words of the passages' titles, sections and text, as inPassages looks them up:
+// a title names the subject its passage's sentences leave out ("강완구" of "…에 태어났다").
 func passageWords(passages []rag.Passage) []string {
 	var vocab []string
 	for _, p := range passages {
-		vocab = append(vocab, splitWords(p.Text)...)
+		vocab = append(vocab, splitWords(p.Title+"\n"+p.Section+"\n"+p.Text)...)
 	}
 	return vocab
 }
@@ -1592,3 +1595,44 @@ func opensWith(text string, w qword) bool {
 
 // formulaCues ask how something is calculated; its answer is a formula.
 var formulaCues = []string{"계산", "공식", "산출", "구하", "산정", "calculate", "calculated", "computed", "formula"}
+
+// entityQuestion reports whether the question asks for a thing by its kind, with ask as its ask word
+// (unasked): "…제정한 법안은 무엇인가?", "…묘사한 신문은 어디인가?" (a who/what/where word closing it), "어떤
+// 학문에 …" (the ask word right after which), or no question word and a verb qualifying its last noun
+// ("…헌신했던 종교는?"). The ask word then names the answer's class ("법안", "종교"), which documents name by
+// the instance ("행정소송법", "기독교"), not an attribute they must state. A question word that is a verb's
+// argument ("수당은 누가 정하나요?") or asks for a value ("얼마", "몇", "언제", "어떻게") leaves the ask word
+// what is asked of.
+func entityQuestion(words []string, ask string) bool {
+	n := len(words)
+	opens := func(w string, prefixes []string) bool {
+		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(w, p) })
+	}
+	entity, value := false, false
+	for i, w := range words {
+		switch {
+		case !opens(w, questionWordPrefixes):
+		case opens(w, copulaEntityWords) && i == n-1, opens(w, whichWords) && i+1 < n && words[i+1] == ask:
+			entity = true
+		case opens(w, copulaEntityWords) || opens(w, whichWords):
+		default:
+			value = true
+		}
+	}
+	if value || entity {
+		return entity && !value
+	}
+	for _, w := range words {
+		if opens(w, questionWordPrefixes) {
+			return false
+		}
+	}
+	return n >= 2 && isHangulWord(words[n-2]) && adnominal(words[n-2])
+}
+
+// copulaEntityWords ask who, what or where as the predicate ("…무엇인가?", "누구?"); whichWords ask which
+// kind of the noun after them.
+var (
+	copulaEntityWords = []string{"누구", "무엇", "어디", "뭐"}
+	whichWords        = []string{"어느", "어떤", "무슨"}
+)
