@@ -123,7 +123,28 @@ func TestGenerateOtherValue(t *testing.T) {
 		{"일부개정법률안은 언제 회부되었나요?", true},
 		{"제2기 위원회 여성 위원의 비율은 얼마인가요?", true}, // "21%" answers a 비율 without the word
 		{"회의에서 일괄 상정된 법률안은 모두 몇 건인가요?", true},
+		{"일부개정법률안이 회부된 시각은 언제인가요?", true}, // "시각" names the kind of value, not an event
+		{"이수진 의원이 대표 발의한것은 언제인가요?", true}, // so does "것", written joined
 	})
+}
+
+// TestAnswerType: "수는" and "규모" ask for an amount as words of their own ("참가자 수는", "규모는"), not inside
+// another noun ("선수는", "대규모"); a question closing with who, what or where asks for a thing, whatever
+// cue it holds on the way ("회담 기간 중 … 한 행사는 무엇인가?"), unless it asks how many, how much or when.
+func TestAnswerType(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]ansType{
+		"대회 참가자 수는?":                     typeNumber,
+		"올림픽에서 우승한 선수는?":                 typeNone,
+		"감사원의 대규모 징계 요청에 반대한 것은 누구인가?":   typeNone,
+		"회담 기간 중 합의하여 실시하기로 한 행사는 무엇인가?": typeNone,
+		"회담 기간은 며칠인가?":                   typeTime,
+		"몇 명이 참가한 대회는 무엇인가?":             typeNumber,
+	} {
+		if got := answerType(q); got != want {
+			t.Errorf("answerType(%q) = %v, want %v", q, got, want)
+		}
+	}
 }
 
 // TestLetterSpaced: a label written one syllable apart ("문 의 처") is read as its word (textproc.SpacedWords,

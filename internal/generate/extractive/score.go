@@ -846,7 +846,7 @@ func otherValue(question string, r ranking, shown []sentence, passages []rag.Pas
 	}
 	last, _ := utf8.DecodeLastRuneInString(word)
 	if w := r.qw[i]; !w.focus || w.given || !isHangulWord(word) || utf8.RuneCountInString(word) < 3 ||
-		!strings.ContainsRune("은는이가", last) || valueKind(word) {
+		!strings.ContainsRune("은는이가", last) || valueKind(word) || timeKind(word) {
 		return false
 	}
 	tc := topicCache{}
@@ -862,6 +862,18 @@ func otherValue(question string, r ranking, shown []sentence, passages []rag.Pas
 		}
 	}
 	return true
+}
+
+// timeKinds name a kind of time ("보도한 시간은 언제", "내린 것은 언제"), as the cues of answerType do: no
+// event whose date the answer must name.
+var timeKinds = []string{"시간", "시각", "일시", "일자", "날", "해", "때", "연도", "년도", "시기", "시점", "날짜", "기간", "것"}
+
+// timeKind reports whether the Korean word is a time kind (timeKinds) with its particle, alone or closing a
+// word ("내린것은").
+func timeKind(word string) bool {
+	_, n := utf8.DecodeLastRuneInString(word)
+	noun := word[:len(word)-n]
+	return slices.ContainsFunc(timeKinds, func(k string) bool { return noun == k || k == "것" && strings.HasSuffix(noun, k) })
 }
 
 // conclusions open a sentence that draws the conclusion of what came before ("그래서 A/B 테스트 기능을 쓰는 걸

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,11 +35,21 @@ var typeCues = []struct {
 
 func answerType(question string) ansType {
 	q := " " + strings.ToLower(textproc.Normalize(question)) + " "
+	if words := splitWords(question); len(words) > 0 && slices.ContainsFunc(copulaEntityWords, func(p string) bool { return strings.HasPrefix(words[len(words)-1], p) }) &&
+		!slices.ContainsFunc(words, func(w string) bool {
+			return strings.HasPrefix(w, "몇") || strings.HasPrefix(w, "얼마") || strings.HasPrefix(w, "언제")
+		}) {
+		// "…회담 기간 중 합의하여 … 실시하기로 한 행사는 무엇인가?" asks for a thing, whatever words it says on the way.
+		return typeNone
+	}
 	for _, c := range typeCues {
 		for _, cue := range c.cues {
 			if strings.Contains(q, cue) {
 				if cue[0] < 0x80 && !strings.Contains(q, " "+cue+" ") {
 					continue // English cues are whole words
+				}
+				if wordCues[cue] && !strings.Contains(q, " "+cue) {
+					continue // "수는" opens a word: "선수는", "가수는" name people
 				}
 				return c.t
 			}
@@ -46,6 +57,10 @@ func answerType(question string) ansType {
 	}
 	return typeNone
 }
+
+// wordCues are the Korean cues that must open a word: inside one they are a part of another noun ("선수는",
+// "교수는", "대규모").
+var wordCues = map[string]bool{"수는": true, "규모": true}
 
 var (
 	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(?:[천만억]\s?)?(년대|년|개월|월|주|일|세기|시간|시|분|초)?`)
