@@ -713,6 +713,8 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 // covered"), or returns "" when they do.
 func (g *Generator) refusal(question string, r ranking, picked, shown []sentence, passages []rag.Passage) string {
 	switch share, words := g.covered(picked, r.qw, passages); {
+	case missingName(picked, r.qw, passages):
+		return "missingName"
 	case share < g.opt.MinCoverage && words < g.p.minWords:
 		return "share"
 	case rival(question, r.qw, r.sents, passages):

@@ -25,7 +25,7 @@ var typeCues = []struct {
 	t    ansType
 	cues []string
 }{
-	{typeTime, []string{"언제", "몇 년", "몇년", "연도", "년도", "날짜", "몇 월", "몇월", "며칠", "시기", "시점", "날은", "기간",
+	{typeTime, []string{"언제", "몇 년", "몇년", "연도", "년도", "날짜", "몇 월", "몇월", "며칠", "시기", "시점", "날은", "기간", "해는", "해에",
 		"when", "what year", "which year", "what date", "what day", "what month", "what century", "what time", "what period",
 		"which period"}},
 	{typeNumber, []string{"몇", "얼마", "수는", "개수", "갯수", "숫자", "인원", "규모", "비율", "퍼센트", "금액", "가격", "번호",
@@ -59,8 +59,8 @@ func answerType(question string) ansType {
 }
 
 // wordCues are the Korean cues that must open a word: inside one they are a part of another noun ("선수는",
-// "교수는", "대규모").
-var wordCues = map[string]bool{"수는": true, "규모": true}
+// "교수는", "대규모", "피해는").
+var wordCues = map[string]bool{"수는": true, "규모": true, "해는": true, "해에": true}
 
 var (
 	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(?:[천만억]\s?)?(년대|년|개월|월|주|일|세기|시간|시|분|초)?`)
