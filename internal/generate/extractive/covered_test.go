@@ -129,8 +129,9 @@ func TestGenerateOtherValue(t *testing.T) {
 }
 
 // TestAnswerType: "수는" and "규모" ask for an amount as words of their own ("참가자 수는", "규모는"), not inside
-// another noun ("선수는", "대규모"); a question closing with who, what or where asks for a thing, whatever
-// cue it holds on the way ("회담 기간 중 … 한 행사는 무엇인가?"), unless it asks how many, how much or when.
+// another noun ("선수는", "대규모"), and "해는" for a year ("지어진 해는", not "피해는"); a question closing with
+// who, what or where asks for a thing, whatever cue it holds on the way ("회담 기간 중 … 한 행사는 무엇인가?"),
+// unless it asks how many, how much or when.
 func TestAnswerType(t *testing.T) {
 	t.Parallel()
 	for q, want := range map[string]ansType{
@@ -140,6 +141,8 @@ func TestAnswerType(t *testing.T) {
 		"회담 기간 중 합의하여 실시하기로 한 행사는 무엇인가?": typeNone,
 		"회담 기간은 며칠인가?":                   typeTime,
 		"몇 명이 참가한 대회는 무엇인가?":             typeNumber,
+		"개포주공아파트가 지어진 해는?":               typeTime,
+		"태풍의 피해는 어땠나?":                   typeNone,
 	} {
 		if got := answerType(q); got != want {
 			t.Errorf("answerType(%q) = %v, want %v", q, got, want)
