@@ -82,6 +82,36 @@ func missingUnit(question string, r ranking, shown []sentence, passages []rag.Pa
 	return false
 }
 
+// askedUnits returns the units a Korean how-many question asks its number in: the counter after "몇", as a
+// word of its own or joined to it ("몇 명인가", "몇가구로", "몇 개의 동으로": the noun after a general
+// counter), with its aliases (counterAliases) and the longer words it opens; nil for another question.
+func askedUnits(question string) []string {
+	words := splitWords(question)
+	for j, w := range words {
+		rest, ok := strings.CutPrefix(w, "몇")
+		if !ok {
+			continue
+		}
+		if rest == "" && j+1 < len(words) {
+			rest = words[j+1]
+			if generalCounter(string([]rune(rest)[0])) && j+2 < len(words) {
+				rest = words[j+2] // "몇 개의 동으로": counted in 동
+			}
+		}
+		rest = strings.TrimRight(rest, unitFollowers+"인가나요")
+		counter := []rune(rest)
+		if len(counter) == 0 || !isHangulWord(rest) {
+			return nil
+		}
+		units := slices.Clone(counterAliases[string(counter[0])])
+		for n := 1; n <= len(counter); n++ {
+			units = append(units, string(counter[:n]))
+		}
+		return units
+	}
+	return nil
+}
+
 // generalCounter reports whether the Korean counter (its first syllable) counts anything ("몇 개", "몇
 // 가지"): documents count the same things in their own counters ("50회", "4관왕", "3기"), so no unit tells
 // an answer from another.

@@ -38,3 +38,23 @@ func TestGenerateRemedy(t *testing.T) {
 	}
 	answerHolds(t, passages, "앱 연동하고 나서 카드 결제가 딱 2번씩 돼요 ㅠㅠ 어떻해요", "두 번 됩니다", "같은 요청 키를 보내면 돼요")
 }
+
+// TestGenerateCountUnit: a how-many question asks for a number in the counter after "몇" ("몇 개의 동으로": 동,
+// "몇가구로": 가구); the sentence stating a number in it comes first, before one that gives another number
+// beside more of the question's words.
+func TestGenerateCountUnit(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "여의도", Text: "여의도 시범아파트는 1971년에 12층 높이로 지어졌다."},
+		{N: 2, Title: "아파트의 역사", Text: "여의도 시범아파트는 1790가구와 24개동으로 지어졌다."},
+	}
+	for q, want := range map[string]string{
+		"여의도 시범아파트는 몇 개의 동으로 구성되었나?": "24개동",
+		"여의도 시범아파트는 몇가구로 구성되었나?":     "1790가구",
+	} {
+		text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: passages})
+		if !strings.HasPrefix(text, "여의도 시범아파트는 1790가구와") || !strings.Contains(text, want) {
+			t.Errorf("%q: answer %q does not open with the sentence giving %q", q, text, want)
+		}
+	}
+}

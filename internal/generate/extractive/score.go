@@ -346,6 +346,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	qTypes := typedTokens(question)
 	labels, form := askedLabels(question), asksForm(question)
 	korean := proseKorean(question)
+	asksIn := askedUnits(question)
 	var sents, repeats []sentence
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
@@ -469,6 +470,10 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		}
 		if form != nil && form(s.text) {
 			s.score += g.p.listBonus // "… from Soekarno-Hatta International Airport" says where (labels.go)
+		}
+		if len(asksIn) > 0 && matchesFocus(*s, qw) && statesUnit(s.text, asksIn) {
+			// "몇 개의 동으로 구성되었나?" asks for a number of 동: "24개동" states one.
+			s.score += g.p.typeBonus
 		}
 		if formula && strings.ContainsAny(s.text, "=÷×") {
 			// "어떻게 계산하나요?" asks for the formula: "CPM, 1,000회 노출당 비용 = 지출 금액 ÷ 노출 수 × 1,000".
