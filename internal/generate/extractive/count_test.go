@@ -58,3 +58,35 @@ func TestGenerateCountUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateClassInstance: a question asking for a thing by its kind ("출신 고등학교는?", "어떤 병을") is
+// answered by the sentence naming one ("광주제일고등학교", "심장병"), before one that holds the kind's own
+// word; "사람", "이름" and other frame words name no class a word ends with.
+func TestGenerateClassInstance(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "강정호", Text: "강정호는 같은 고등학교의 에이스 투수와 함께 드래프트에 나왔다."},
+		{N: 2, Title: "야구 선수", Text: "강정호는 광주제일고등학교의 원투펀치로 활약했다."},
+	}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "강정호의 출신 고등학교는?", Passages: passages})
+	if !strings.HasPrefix(text, "강정호는 광주제일고등학교의") {
+		t.Errorf("answer %q does not open with the sentence naming the school", text)
+	}
+	for _, tc := range []struct {
+		question, class string
+	}{
+		{"강정호의 출신 고등학교는?", "고등학교"},
+		{"곽영욱은 어떤 병을 앓고 있는가?", "병"},
+		{"Plos Biology를 창간한 출판사는 어디인가?", "출판사"},
+		{"은메달을 획득한 사람은?", ""},
+		{"강정호는 몇 년에 태어났나?", ""},
+	} {
+		if got := askedClass(tc.question, questionWords(tc.question, "")); got != tc.class {
+			t.Errorf("askedClass(%q) = %q, want %q", tc.question, got, tc.class)
+		}
+	}
+	if !namesInstance("검찰의 수사가 심장병 환자인 자신에게", "병", "어떤 병을 앓았나?") || namesInstance("병원에 입원했다", "병", "어떤 병을 앓았나?") ||
+		namesInstance("이성계는 우왕을 내쫓았다", "왕", "우왕을 내쫓으며 세운 왕은?") {
+		t.Error("namesInstance: a word ending in the class names one, a word opening with it or the question's own does not")
+	}
+}

@@ -347,6 +347,10 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	labels, form := askedLabels(question), asksForm(question)
 	korean := proseKorean(question)
 	asksIn := askedUnits(question)
+	class := ""
+	if want == typeNone {
+		class = askedClass(question, qw)
+	}
 	var sents, repeats []sentence
 	seen := map[string]bool{}
 	titles := make([][]float64, len(passages))
@@ -470,6 +474,10 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		}
 		if form != nil && form(s.text) {
 			s.score += g.p.listBonus // "… from Soekarno-Hatta International Airport" says where (labels.go)
+		}
+		if class != "" && matchesFocus(*s, qw) && namesInstance(s.text, class, question) {
+			// "강정호의 출신 고등학교는?" asks for a 고등학교: "광주제일고등학교" names one.
+			s.score += g.p.typeBonus
 		}
 		if len(asksIn) > 0 && matchesFocus(*s, qw) && statesUnit(s.text, asksIn) {
 			// "몇 개의 동으로 구성되었나?" asks for a number of 동: "24개동" states one.
@@ -1655,3 +1663,60 @@ var (
 	copulaEntityWords = []string{"누구", "무엇", "어디", "뭐"}
 	whichWords        = []string{"어느", "어떤", "무슨"}
 )
+
+// askedClass returns the noun (its stem) naming the kind of thing a Korean question asks for, when it asks
+// for a thing by its kind: the noun before a closing who/what/where word ("…고등학교는 어디인가?"), after
+// 어떤/무슨/어느 ("어떤 병을"), or closing a question without a question word ("출신 고등학교는?"); "" for
+// another question, and for frame words ("사람", "이름"), which name no class a word of the text ends with.
+func askedClass(question string, qw []qword) string {
+	words := splitWords(question)
+	n := len(words)
+	if n < 2 {
+		return ""
+	}
+	opens := func(w string, prefixes []string) bool {
+		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(w, p) })
+	}
+	at := -1
+	switch {
+	case opens(words[n-1], copulaEntityWords):
+		at = n - 2
+	case !slices.ContainsFunc(words, func(w string) bool { return opens(w, questionWordPrefixes) }):
+		at = n - 1
+	default:
+		for i, w := range words[:n-1] {
+			if opens(w, whichWords) {
+				at = i + 1
+			}
+		}
+	}
+	if at < 0 || opens(words[at], questionWordPrefixes) {
+		return ""
+	}
+	i := slices.IndexFunc(qw, func(q qword) bool { return q.terms[0] == words[at] && !q.history })
+	if i < 0 || qw[i].frame || qw[i].fill || !isHangulWord(words[at]) {
+		return ""
+	}
+	bare := strings.TrimRight(words[at], classParticles)
+	if oneNoun := utf8.RuneCountInString(words[at]) == 2 && utf8.RuneCountInString(bare) == 1; !nounLike(qw[i]) && qw[i].stem == "" && !oneNoun {
+		return "" // a verb, not a noun of one syllable with its particle ("병을")
+	}
+	return firstNonEmpty(qw[i].stem, bare)
+}
+
+// classParticles end a noun naming a class in a question ("고등학교는", "병을").
+const classParticles = "은는이가을를의에"
+
+// namesInstance reports whether text holds a word naming a thing of the class ("광주제일고등학교" of
+// 고등학교, "심장병" of 병): a longer word in which the class noun follows other syllables, and which the
+// question does not hold itself ("1388년 우왕을 내쫓으며 세운 왕은?" is not answered by 우왕).
+func namesInstance(text, class, question string) bool {
+	asked := splitWords(question)
+	for _, w := range splitWords(text) {
+		if i := strings.Index(w, class); i > 0 && isHangulWord(w[:i]) &&
+			!slices.ContainsFunc(asked, func(q string) bool { return strings.HasPrefix(q, w[:i+len(class)]) }) {
+			return true
+		}
+	}
+	return false
+}
