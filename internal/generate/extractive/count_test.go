@@ -90,3 +90,17 @@ func TestGenerateClassInstance(t *testing.T) {
 		t.Error("namesInstance: a word ending in the class names one, a word opening with it or the question's own does not")
 	}
 }
+
+// TestRankPhrase: a Korean question written from its answer sentence repeats a run of it ("16강에서 만난"),
+// which ranks that sentence above one holding the same words scattered.
+func TestRankPhrase(t *testing.T) {
+	t.Parallel()
+	passages := onePassage("축구", "16강에서 우루과이는 그날 만난 기자들에게 콜롬비아를 말했다. 수아레스가 빠진 우루과이는 16강에서 만난 콜롬비아에게 패했다.")
+	r := New(Options{}).rank("우루과이가 16강에서 만난 상대국가는?", "", passages)
+	if len(r.sents) < 2 || !strings.HasPrefix(r.sents[0].text, "수아레스가 빠진 우루과이는") {
+		t.Errorf("best sentence %q, want the one repeating the question's phrase", r.sents[0].text)
+	}
+	if got := commonRun(letters("16강에서 만난 상대는?"), letters("우루과이는 16강에서 만난 콜롬비아에게")); got != 7 {
+		t.Errorf("commonRun = %d, want 7 (16강에서만난)", got)
+	}
+}

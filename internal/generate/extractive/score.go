@@ -39,6 +39,9 @@ type params struct {
 	// otherDoc is the share of the best sentence's score that a sentence of another document needs when it
 	// holds no focus word the chosen sentences lack.
 	otherDoc float64
+	// phrase weighs the longest run of the question's letters a sentence repeats, as a share of the
+	// question's letters.
+	phrase float64
 	// remedyReach is how many sentences away from the best one, in its paragraph, the instruction a
 	// what-to-do question needs may stand.
 	remedyReach int
@@ -55,7 +58,7 @@ const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
 	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7, topicBonus: 0.15,
-	remedyReach: 5, window: 2}
+	remedyReach: 5, window: 2, phrase: 0.1}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -347,6 +350,8 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	labels, form := askedLabels(question), asksForm(question)
 	korean := proseKorean(question)
 	asksIn := askedUnits(question)
+	qLetters := letters(question)
+	korean := textproc.DetectLanguage(question) == "ko"
 	class := ""
 	if want == typeNone {
 		class = askedClass(question, qw)
@@ -474,6 +479,12 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		}
 		if form != nil && form(s.text) {
 			s.score += g.p.listBonus // "… from Soekarno-Hatta International Airport" says where (labels.go)
+		}
+		if g.p.phrase > 0 && korean {
+			// KorQuAD-style questions are written from their answer sentence: the longest run of the
+			// question's letters that a sentence repeats ("16강에서만난") tells it from one that shares the
+			// words scattered.
+			s.score += g.p.phrase * float64(commonRun(qLetters, letters(s.text))) / float64(max(1, len(qLetters)))
 		}
 		if class != "" && matchesFocus(*s, qw) && namesInstance(s.text, class, question) {
 			// "강정호의 출신 고등학교는?" asks for a 고등학교: "광주제일고등학교" names one.
@@ -1719,4 +1730,34 @@ func namesInstance(text, class, question string) bool {
 		}
 	}
 	return false
+}
+
+// letters returns the letters and digits of text, lower-cased, without the spaces and punctuation between
+// them.
+func letters(text string) []rune {
+	var out []rune
+	for _, r := range strings.ToLower(text) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// commonRun returns the length of the longest run of letters a and b share.
+func commonRun(a, b []rune) int {
+	best := 0
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+				best = max(best, cur[j+1])
+			} else {
+				cur[j+1] = 0
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return best
 }
