@@ -72,6 +72,13 @@ func TestGenerateClassInstance(t *testing.T) {
 	if !strings.HasPrefix(text, "강정호는 광주제일고등학교의") {
 		t.Errorf("answer %q does not open with the sentence naming the school", text)
 	}
+	// The instance holds the class noun: a sentence naming a 대학교 covers "출신 대학교", though the
+	// compound shares only some syllable pairs with it.
+	univ := []rag.Passage{{N: 1, Title: "한명숙", Text: "한명숙은 이화여자대학교 불문학과 재학 중에 남편을 만났다."},
+		{N: 2, Title: "한명숙", Text: "그는 1967년 결혼하였다."}}
+	if text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "한명숙의 출신 대학교는?", Passages: univ}); !strings.Contains(text, "이화여자대학교") {
+		t.Errorf("answer %q lacks the university", text)
+	}
 	for _, tc := range []struct {
 		question, class string
 	}{

@@ -391,6 +391,10 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			s.deg = make([]float64, len(qw))
 			for i, w := range qw {
 				s.deg[i] = max(s.deg[i], degree(w, s.terms))
+				if class != "" && w.stem == class && s.deg[i] < 1 && namesInstance(s.text, class, question) {
+					// "한명숙의 출신 대학교는?" is answered by "이화여자대학교 …": the sentence names a 대학교.
+					s.deg[i] = 1
+				}
 				if w.joined != "" && s.terms[w.joined] {
 					// "codenamed" holds "code name": both words, the second when the question kept it.
 					s.deg[i] = 1
