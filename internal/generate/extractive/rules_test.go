@@ -196,3 +196,22 @@ func TestGenerateNextParagraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacedCompound: a compound the text writes in two words ("테드 번디는", "선거 유세를") holds the word a
+// question writes joined ("테드번디가", "선거유세는"); a word with its particle ends a compound ("김영삼은 대통령").
+func TestSpacedCompound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		word, sentence string
+		want           bool
+	}{
+		{"테드번디가", "테드 번디는 1946년에 태어났다.", true},
+		{"선거유세는", "지방 선거 유세가 시작되었다.", true},
+		{"김영삼대통령", "김영삼은 대통령에 당선되었다.", false},
+	} {
+		q := questionWords(tc.word, "")
+		if got := degree(q[0], termSet(tc.sentence)) == 1; got != tc.want {
+			t.Errorf("%q in %q: whole match %v, want %v", tc.word, tc.sentence, got, tc.want)
+		}
+	}
+}

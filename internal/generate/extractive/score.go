@@ -284,7 +284,24 @@ func termSet(text string) map[string]bool {
 			terms[t] = true
 		}
 	}
-	for _, w := range strings.Fields(text) {
+	// A compound text writes in two words ("테드 번디는", "선거 유세를") is the word a question writes joined
+	// ("테드번디가", "선거유세는"): the pair read as one word, its whole form and stem.
+	fields := strings.Fields(text)
+	for k := 0; k+1 < len(fields); k++ {
+		a, b := fields[k], strings.TrimRight(fields[k+1], ".,;:!?)]'\"”’")
+		if !isHangulWord(a) || !isHangulWord(b) || utf8.RuneCountInString(a) > 4 {
+			continue
+		}
+		if at := textproc.IndexTerms(a); stemOf(a, at) != "" {
+			continue // "김영삼은 대통령": a word with its particle ends the compound
+		}
+		for _, t := range textproc.IndexTerms(a + b) {
+			if utf8.RuneCountInString(t) >= 3 {
+				terms[t] = true
+			}
+		}
+	}
+	for _, w := range fields {
 		// "1%가", "ROAS는": the Latin word without its particle, as a question's word is read.
 		if latin, ok := latinWithParticle(strings.ToLower(strings.Trim(w, ".,;:!?()[]'\"“”‘’"))); ok {
 			for _, t := range textproc.IndexTerms(latin) {
