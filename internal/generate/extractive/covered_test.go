@@ -164,3 +164,23 @@ func TestLetterSpaced(t *testing.T) {
 		t.Errorf("answer %q lacks the number under the label", text)
 	}
 }
+
+// TestNameInNeighbour: a number a Korean question gives ("2018") may stand in the sentence before the one
+// that answers, which goes on without it; another passage holding it then does not make the answer miss it.
+func TestNameInNeighbour(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "방탄소년단", Text: "2018년에는 여러 시상식에 참석했다. 특히 베스트 팬덤상은 아이하트라디오 뮤직 어워즈에서 SNS에 거론된 횟수를 반영한 상이다."},
+		{N: 2, Title: "방탄소년단", Text: "2018년 5월에는 빌보드 200 차트 1위에 올랐다. 베스트 팬덤상은 아미의 참여를 보여 주었다."},
+	}
+	r := New(Options{}).rank("2018 아이하트라디오 뮤직 어워즈에서 SNS에 거론된 횟수를 반영한 상은?", "", passages)
+	for _, tc := range []struct {
+		opens   string
+		missing bool
+	}{{"특히 베스트 팬덤상은", false}, {"베스트 팬덤상은 아미의", true}} {
+		k := slices.IndexFunc(r.sents, func(s sentence) bool { return strings.HasPrefix(s.text, tc.opens) })
+		if got := missingName([]sentence{r.sents[k]}, r, passages); got != tc.missing {
+			t.Errorf("%q: missingName %v, want %v", tc.opens, got, tc.missing)
+		}
+	}
+}

@@ -757,8 +757,8 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 // refusal names the rule by which the chosen sentences do not cover the question (package doc, "Not
 // covered"), or returns "" when they do.
 func (g *Generator) refusal(question string, r ranking, picked, shown []sentence, passages []rag.Passage) string {
-	switch share, words := g.covered(picked, r.qw, passages); {
-	case missingName(picked, r.qw, passages):
+	switch share, words := g.covered(picked, r, passages); {
+	case missingName(picked, r, passages):
 		return "missingName"
 	case share < g.opt.MinCoverage && words < g.p.minWords:
 		return "share"
@@ -1087,7 +1087,8 @@ func (r ranking) opening(h sentence) (sentence, bool) {
 // covered at all (0, 0), whatever the share: the answer is about another thing or year ("What is
 // Mozilla's revenue for 2020?" answered with 2011's, "Who founded the Thunderbird project in 2003?" with
 // what the Mozilla Foundation became in 2003).
-func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passage) (share, words float64) {
+func (g *Generator) covered(picked []sentence, r ranking, passages []rag.Passage) (share, words float64) {
+	qw := r.qw
 	// The question's own focus words; for a follow-up without any ("그건 언제였나요?"), those of the
 	// previous question it carries or of the topic it refers to (followup.go: the topic is what the
 	// passages were found by, not what is asked of it); failing both, every word.
@@ -1109,7 +1110,7 @@ func (g *Generator) covered(picked []sentence, qw []qword, passages []rag.Passag
 			titles[s.rank] = termSet(passages[s.rank].Title + "\n" + passages[s.rank].Section)
 		}
 	}
-	if missingName(picked, qw, passages) {
+	if missingName(picked, r, passages) {
 		return 0, 0
 	}
 	have, total := 0.0, 0.0
@@ -1158,7 +1159,8 @@ func quantifier(w qword) bool {
 // passage a picked sentence comes from: Korean sentences leave out the subject their passage has named
 // ("React" of a page on React's rendering), English ones name it. A name no passage holds is left to the
 // share: the question may spell it otherwise.
-func missingName(picked []sentence, qw []qword, passages []rag.Passage) bool {
+func missingName(picked []sentence, r ranking, passages []rag.Passage) bool {
+	qw := r.qw
 	korean := slices.ContainsFunc(qw, func(w qword) bool { return !w.history && isHangulWord(w.terms[0]) })
 	// heads[rank] are the terms of a passage's title and section, whole[rank] those with its text.
 	heads, whole := map[int]map[string]bool{}, map[int]map[string]bool{}
@@ -1178,7 +1180,7 @@ func missingName(picked []sentence, qw []qword, passages []rag.Passage) bool {
 		}
 		latinInKorean := korean && !strings.ContainsFunc(w.terms[0], unicode.IsDigit)
 		if slices.ContainsFunc(picked, func(s sentence) bool {
-			return s.deg[i] >= askFound || holds(s.rank, w, latinInKorean)
+			return s.deg[i] >= askFound || holds(s.rank, w, latinInKorean) || korean && neighbourHolds(r, s, i)
 		}) {
 			continue
 		}
@@ -1186,6 +1188,18 @@ func missingName(picked []sentence, qw []qword, passages []rag.Passage) bool {
 			if holds(rank, w, true) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// neighbourHolds reports whether a sentence next to s in its paragraph holds the question word r.qw[i]: a
+// Korean text states the year or name once, and the sentence after it goes on without it ("2018년 … 수상했다.
+// 특히 베스트 팬덤상은 …").
+func neighbourHolds(r ranking, s sentence, i int) bool {
+	for _, d := range []int{-1, 1} {
+		if o, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && o.line == s.line && o.deg != nil && o.deg[i] >= askFound {
+			return true
 		}
 	}
 	return false
