@@ -32,7 +32,8 @@
 // 되다, 있다) are left out. A focus word in the conditional ("빼면 어떻게 돼요?") stays a focus word and
 // matches its verb's other forms too. A count is its number and counter in either spelling
 // (textproc.CountTerm): "2배로" and "두 배로" are both "2배", which "2만 원" holds only in part (the digit),
-// and "3가지" is "세 가지".
+// and "3가지" is "세 가지". A compound the text writes in two words, the first without a particle ("테드 번디는",
+// "선거 유세를"), holds the word a question writes joined ("테드번디가", "선거유세는").
 // Words are classed (focus.go): fillers ("이렇게", "원래", "please", with a particle "머가", and bare
 // Hangul letters such as "ㅠㅠ") and question words with their particles
 // ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3,
@@ -64,7 +65,18 @@
 // word's weight (its inverse frequency over the given sentences, times the class weights above), divided
 // by the total weight. A word found only in a neighbouring sentence, in the list a lead-in introduces, or in
 // the passage's title or section counts half; a question asking when or how many gets 0.1 for a sentence
-// holding a date or number the question does not; a question asking for a set ("서류", "조건", "단계",
+// holding a date or number the question does not (types.go: "…지어진 해는?" asks for a year; "수는" and
+// "규모" ask for an amount only opening a word, not in "선수는" or "대규모"; a question closing with who, what
+// or where asks for a thing, whatever cue it holds on the way, unless it asks 몇, 얼마 or 언제), and a
+// how-many question 0.1 more for a sentence holding a focus word and a number in the counter after "몇"
+// ("몇 명", "몇가구로", "몇 개의 동으로": "27명", "3786가구", "24개동"); a question asking for a thing by its
+// kind — the noun before a closing who/what/where word, after 어떤/무슨/어느, or closing a question without a
+// question word, frame words aside ("출신 고등학교는?", "어떤 병을") — gives 0.1 to a sentence holding a focus
+// word and a word naming one of that kind, the noun after other syllables ("광주제일고등학교", "심장병"; not
+// one the question names itself), which holds the noun wholly; a Korean question gives each sentence 0.1
+// times the share of its letters in the longest run of them the sentence repeats, spaces and punctuation
+// aside ("16강에서만난": KorQuAD-style questions are written from their answer sentence, and the others share
+// their words scattered); a question asking for a set ("서류", "조건", "단계",
 // "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked; a
 // question asking how something is calculated ("계산", "공식", "formula") gives a line with "=", "÷" or "×"
 // the 0.1 as well (and such a line holds the calculation word in deciding coverage, formula.go); a question asking where or when (어디, 언제, where, when) gives 0.25 to a line whose
@@ -142,7 +154,11 @@
 // passages hold in a longer form ("페북" of "페이스북", "capi" holding "api") counts as found there; an
 // opening noun the passages write joined to the next word ("모션그래픽스") or spell otherwise before Y (a
 // word there shares a syllable pair with it: "바르셀로나 올림픽" for "바르세롤나 올림픽") is no rival, nor is
-// "X과 Y" where Y is a verb ("죽음과 관련하여").
+// "X과 Y" where Y is a verb ("죽음과 관련하여") or says what is done with X ("휴잭맨과 함께", "전작과 달리"), nor
+// "…에도 불구하고". Nor is an X a passage's title or section names (an article on "테드 번디" or "삼성 갤럭시
+// S8" leaves the name out of its sentences), one spelt one letter off a word of the passages ("도날드" for
+// "도널드", "포물러" for "포뮬러"), a question word ("몇대 대통령"), a verb or a noun the passages hold with the
+// copula qualifying Y ("잔존해있던 우라가미", "고아인 숙희를"), or any X before a date ("그가 1995년에").
 //
 // Nor is a Korean question that opens with a topic the passages never name: its first two words are focus
 // words, the first a noun or a Latin-script name ("네이버 검색광고 …", "Next.js 서버 컴포넌트 …"), and
@@ -154,8 +170,15 @@
 // adnominal form, a question word with its particle, or the counter after "몇"), the attribute named just
 // before a question word ("행복주택 관리비는 한 달에 얼마…", "강의 수강료는 얼마인가요?"; a question with no
 // question word after it has none), found when a sentence holds half its terms, or the passages a longer
-// word it clips or a compound it heads ("일부개정법률안"). The passages name the topic the question was
-// retrieved by, not what is asked of it. A reworded question usually keeps its ask word or most of its
+// word it clips or a compound it heads ("일부개정법률안"), in their text, titles or sections (a title names
+// the subject its passage's sentences leave out: "강완구는 몇년도에 태어났는가?"). The passages name the topic
+// the question was retrieved by, not what is asked of it. A question asking for a thing by its kind is not
+// read so, by this rule nor the one above: a who/what/where word closing it ("…제정한 법안은 무엇인가?"), or
+// its ask word right after 어떤/무슨/어느 ("어떤 학문에"), or no question word and a verb qualifying its last
+// noun ("…할아버지가 헌신했던 종교는?"), with no question word asking for a value (얼마, 몇, 언제, 어떻게, 왜).
+// Its ask word names the answer's class ("법안", "종교"), which documents name by the instance
+// ("행정소송법", "기독교"); a question word that is a verb's argument ("수당은 누가 정하나요?") or a
+// possessive attribute without one ("위원 수당 지급액은?") still asks what the passages must state. A reworded question usually keeps its ask word or most of its
 // focus words (what it loses are verbs), so it is still answered. A follow-up ("그 법안은 누가
 // 대표발의했나요?") names its topic through the previous question: the words it carries from there, or the
 // words of the topic its reference was resolved to (below), that the passages hold count among its focus
@@ -169,18 +192,20 @@
 // Nor is a Korean when question of one sentence whose topic before the question word ("임기는 몇 년",
 // "시행일은 언제") is held by none of the Korean sentences shown, their neighbours, nor their passages'
 // titles and sections: a date there is the date of something else ("…2023년 11월 10일 우리 위원회에
-// 회부되었음" for the term of the committee's members). A topic naming the kind of value ("기간은", "날짜는")
-// does not count. How-many questions are not read so: documents name an amount in other words ("임대료" for
-// "월세").
+// 회부되었음" for the term of the committee's members). A topic naming the kind of value ("기간은", "날짜는",
+// "시간은", or a word closing in "것": "위헌판정을 내린것은 언제") does not count. How-many questions are not
+// read so: documents name an amount in other words ("임대료" for "월세").
 //
 // Nor is a question that gives a name or number — in English a capitalised word not opening a sentence
 // ("FAA", "Thunderbird"), in any question a number ("2020", "737") or a Latin word inside Korean ("GA4") —
 // that a passage holds but the answer does not: none of its sentences, nor its passages' titles and
 // sections (for a Latin word in a Korean question, nor the whole passage it quotes, since Korean drops the
-// subject its passage named). The answer is about another year or thing ("What is Mozilla's revenue for
-// 2020?" answered with 2011's). A Latin name the question is asked in ("React에서 …", scope.go) and the
-// topic a follow-up refers to are not read so: a page of React's documentation need not say React in every
-// passage. "How many", "how much" and "how often" ask for an amount: "many", "much"
+// subject its passage named; for a number in a Korean question, nor a sentence next to one of them in its
+// paragraph, which states the year once: "2018년 … 특히 베스트 팬덤상은 …"). The answer is about another
+// year or thing ("What is Mozilla's revenue for 2020?" answered with 2011's). A Latin name the question is
+// asked in ("React에서 …", scope.go) and the topic a follow-up refers to are not read so: a page of React's
+// documentation need not say React in every passage. "How many", "how much" and "how often" ask for an
+// amount: "many", "much"
 // and "often" are not focus words.
 //
 // Nor is an answer that leaves out what the question asks for, read from the question's wording (asked.go):
