@@ -98,7 +98,7 @@ func askedUnits(question string) []string {
 				rest = words[j+2] // "몇 개의 동으로": counted in 동
 			}
 		}
-		rest = strings.TrimRight(rest, unitFollowers+"인가나요")
+		rest = strings.TrimRight(rest, unitFollowers+"인나요")
 		counter := []rune(rest)
 		if len(counter) == 0 || !isHangulWord(rest) {
 			return nil

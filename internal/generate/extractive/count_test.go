@@ -64,14 +64,8 @@ func TestGenerateCountUnit(t *testing.T) {
 // word; "사람", "이름" and other frame words name no class a word ends with.
 func TestGenerateClassInstance(t *testing.T) {
 	t.Parallel()
-	passages := []rag.Passage{
-		{N: 1, Title: "강정호", Text: "강정호는 같은 고등학교의 에이스 투수와 함께 드래프트에 나왔다."},
-		{N: 2, Title: "야구 선수", Text: "강정호는 광주제일고등학교의 원투펀치로 활약했다."},
-	}
-	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "강정호의 출신 고등학교는?", Passages: passages})
-	if !strings.HasPrefix(text, "강정호는 광주제일고등학교의") {
-		t.Errorf("answer %q does not open with the sentence naming the school", text)
-	}
+	answerOpens(t, "강정호의 출신 고등학교는?", "강정호는 광주제일고등학교의",
+		"강정호는 같은 고등학교의 에이스 투수와 함께 드래프트에 나왔다.", "강정호는 광주제일고등학교의 원투펀치로 활약했다.")
 	// The instance holds the class noun: a sentence naming a 대학교 covers "출신 대학교", though the
 	// compound shares only some syllable pairs with it.
 	univ := []rag.Passage{{N: 1, Title: "한명숙", Text: "한명숙은 이화여자대학교 불문학과 재학 중에 남편을 만났다."},
