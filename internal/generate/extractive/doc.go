@@ -75,8 +75,8 @@
 // word and a word naming one of that kind, the noun after other syllables ("광주제일고등학교", "심장병"; not
 // one the question names itself), which holds the noun wholly; a Korean question gives each sentence 0.1
 // times the share of its letters in the longest run of them the sentence repeats, spaces and punctuation
-// aside ("16강에서만난": KorQuAD-style questions are written from their answer sentence, and the others share
-// their words scattered); a question asking for a set ("서류", "조건", "단계",
+// aside, of four letters at least ("16강에서만난": KorQuAD-style questions are written from their answer
+// sentence, and the others share their words scattered; a shorter run is one word or an ending); a question asking for a set ("서류", "조건", "단계",
 // "steps") gets 0.25 for a lead-in that holds a focus word and 0.25 more when it names what is asked; a
 // question asking how something is calculated ("계산", "공식", "formula") gives a line with "=", "÷" or "×"
 // the 0.1 as well (and such a line holds the calculation word in deciding coverage, formula.go); a question asking where or when (어디, 언제, where, when) gives 0.25 to a line whose

@@ -40,7 +40,7 @@ type params struct {
 	// holds no focus word the chosen sentences lack.
 	otherDoc float64
 	// phrase weighs the longest run of the question's letters a sentence repeats, as a share of the
-	// question's letters.
+	// question's letters, when it is at least minRun letters long.
 	phrase float64
 	// remedyReach is how many sentences away from the best one, in its paragraph, the instruction a
 	// what-to-do question needs may stand.
@@ -505,7 +505,9 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			// KorQuAD-style questions are written from their answer sentence: the longest run of the
 			// question's letters that a sentence repeats ("16강에서만난") tells it from one that shares the
 			// words scattered.
-			s.score += g.p.phrase * float64(commonRun(qLetters, letters(s.text))) / float64(max(1, len(qLetters)))
+			if run := commonRun(qLetters, letters(s.text)); run >= minRun {
+				s.score += g.p.phrase * float64(run) / float64(max(1, len(qLetters)))
+			}
 		}
 		if class != "" && matchesFocus(*s, qw) && namesInstance(s.text, class, question) {
 			// "강정호의 출신 고등학교는?" asks for a 고등학교: "광주제일고등학교" names one.
@@ -1766,6 +1768,10 @@ func namesInstance(text, class, question string) bool {
 	}
 	return false
 }
+
+// minRun is the shortest run of a question's letters that counts as its phrase: two or three letters are
+// one word or an ending any sentence may share ("광고", "이에요").
+const minRun = 4
 
 // letters returns the letters and digits of text, lower-cased, without the spaces and punctuation between
 // them.
