@@ -32,8 +32,8 @@
 // 되다, 있다) are left out. A focus word in the conditional ("빼면 어떻게 돼요?") stays a focus word and
 // matches its verb's other forms too. A count is its number and counter in either spelling
 // (textproc.CountTerm): "2배로" and "두 배로" are both "2배", which "2만 원" holds only in part (the digit),
-// and "3가지" is "세 가지". A compound the text writes in two words, the first without a particle ("테드 번디는",
-// "선거 유세를"), holds the word a question writes joined ("테드번디가", "선거유세는").
+// and "3가지" is "세 가지". A compound the text (or a title) writes in two words ("테드 번디는", "선거 유세를")
+// holds the word a question writes joined ("테드번디가", "선거유세는": its stem split by one space).
 // Words are classed (focus.go): fillers ("이렇게", "원래", "please", with a particle "머가", and bare
 // Hangul letters such as "ㅠㅠ") and question words with their particles
 // ("어디서", "언제부터") carry no topic and weigh nothing; Korean predicates ("걸려요", "좋을까요") weigh 0.3,

@@ -284,24 +284,7 @@ func termSet(text string) map[string]bool {
 			terms[t] = true
 		}
 	}
-	// A compound text writes in two words ("테드 번디는", "선거 유세를") is the word a question writes joined
-	// ("테드번디가", "선거유세는"): the pair read as one word, its whole form and stem.
-	fields := strings.Fields(text)
-	for k := 0; k+1 < len(fields); k++ {
-		a, b := fields[k], strings.TrimRight(fields[k+1], ".,;:!?)]'\"”’")
-		if !isHangulWord(a) || !isHangulWord(b) || utf8.RuneCountInString(a) > 4 {
-			continue
-		}
-		if at := textproc.IndexTerms(a); stemOf(a, at) != "" {
-			continue // "김영삼은 대통령": a word with its particle ends the compound
-		}
-		for _, t := range textproc.IndexTerms(a + b) {
-			if utf8.RuneCountInString(t) >= 3 {
-				terms[t] = true
-			}
-		}
-	}
-	for _, w := range fields {
+	for _, w := range strings.Fields(text) {
 		// "1%가", "ROAS는": the Latin word without its particle, as a question's word is read.
 		if latin, ok := latinWithParticle(strings.ToLower(strings.Trim(w, ".,;:!?()[]'\"“”‘’"))); ok {
 			for _, t := range textproc.IndexTerms(latin) {
@@ -368,7 +351,6 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	korean := proseKorean(question)
 	asksIn := askedUnits(question)
 	qLetters := letters(question)
-	korean := textproc.DetectLanguage(question) == "ko"
 	class := ""
 	if want == typeNone {
 		class = askedClass(question, qw)
@@ -386,6 +368,9 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		titles[rank] = make([]float64, len(qw))
 		for i, w := range qw {
 			titles[rank][i] = max(degree(w, tt), topicDegree(w, pt))
+			if titles[rank][i] < 1 && spacedIn(p.Title+"\n"+p.Section, w) {
+				titles[rank][i] = 1
+			}
 			given[i] = given[i] && titles[rank][i] >= 1
 		}
 		for pos, s := range units(p.Text) {
@@ -408,6 +393,9 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			s.deg = make([]float64, len(qw))
 			for i, w := range qw {
 				s.deg[i] = max(s.deg[i], degree(w, s.terms))
+				if s.deg[i] < 1 && spacedIn(s.text, w) {
+					s.deg[i] = 1
+				}
 				if class != "" && w.stem == class && s.deg[i] < 1 && namesInstance(s.text, class, question) {
 					// "한명숙의 출신 대학교는?" is answered by "이화여자대학교 …": the sentence names a 대학교.
 					s.deg[i] = 1
@@ -1772,6 +1760,21 @@ func namesInstance(text, class, question string) bool {
 // minRun is the shortest run of a question's letters that counts as its phrase: two or three letters are
 // one word or an ending any sentence may share ("광고", "이에요").
 const minRun = 4
+
+// spacedIn reports whether text writes the question word's Korean stem of three syllables or more as two
+// words ("테드 번디는" for "테드번디가", "선거 유세를" for "선거유세는"): the compound the question joins.
+func spacedIn(text string, w qword) bool {
+	stem := []rune(w.stem)
+	if len(stem) < 3 || !isHangulWord(w.stem) {
+		return false
+	}
+	for i := 1; i < len(stem); i++ {
+		if strings.Contains(text, string(stem[:i])+" "+string(stem[i:])) {
+			return true
+		}
+	}
+	return false
+}
 
 // letters returns the letters and digits of text, lower-cased, without the spaces and punctuation between
 // them.
