@@ -233,7 +233,8 @@ func TestGenerateUnasked(t *testing.T) {
 // TestGenerateUnaskedEntity: a question asking for a thing by its kind — with who, what, where or which, or
 // with none and a verb qualifying its last noun ("…헌신했던 종교는?") — names the answer's class, which the
 // passages name by the instance ("교회"); the ask word need not be there. A question asking for an
-// attribute's value ("…의 녹봉은 얼마인가?") still needs it. The title names the subject the sentences leave out.
+// attribute's value ("…의 녹봉은 얼마인가?") or an attribute ("…의 차이는 무엇인가요?") still needs it. The title
+// names the subject the sentences leave out.
 func TestGenerateUnaskedEntity(t *testing.T) {
 	t.Parallel()
 	passages := []rag.Passage{{N: 1, Title: "김영삼", Text: "할아버지 김동옥은 거제도에 교회를 세우고 장로로 일했다. " +
@@ -243,6 +244,16 @@ func TestGenerateUnaskedEntity(t *testing.T) {
 		{"김영삼의 할아버지가 헌신했던 종교는?", true},
 		{"김영삼의 할아버지가 헌신한 종교는 무엇인가?", true},
 		{"김영삼의 할아버지의 녹봉은 얼마인가?", false},
+	})
+	// An ask word naming an attribute (차이, 장점) is no kind of thing: the passages must name what it is of.
+	react := []rag.Passage{{N: 1, Title: "컴포넌트 import 및 export 하기", Section: "Root 컴포넌트란",
+		Text: "Root 컴포넌트란\n\n첫 컴포넌트에서 만든 Profile 컴포넌트와 Gallery 컴포넌트는 아래와 같이 렌더링 됩니다."},
+		// A section heading is not what its passage says: its "단계" is not the question's.
+		{N: 2, Title: "컴포넌트 import 및 export 하기", Section: "한 파일에서 여러 컴포넌트를 import 하거나 export 하는 방법 > 컴포넌트를 한 단계 더 분리하기",
+			Text: "img { margin: 0 10px 10px 0; height: 90px; }"}}
+	checkCovered(t, react, []coverCase{
+		{"렌더링과 커밋 단계의 차이는 무엇인가요?", false},
+		{"렌더링과 커밋 단계의 장점은 무엇인가요?", false},
 	})
 }
 

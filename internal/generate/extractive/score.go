@@ -1433,12 +1433,14 @@ func unasked(question string, r ranking, passages []rag.Passage) bool {
 	return float64(absent) >= askMissing*float64(focus+carried)
 }
 
-// passageWords returns the words of the passages' titles, sections and text, as inPassages looks them up:
-// a title names the subject its passage's sentences leave out ("강완구" of "…에 태어났다").
+// passageWords returns the words of the passages' titles and text, as inPassages looks them up: a title
+// names the subject its passage's sentences leave out ("강완구" of "…에 태어났다"). A section heading does not:
+// it names what its part of the document is about, which its passage need not say ("…컴포넌트를 한 단계 더
+// 분리하기" over a stylesheet's lines is no answer about rendering steps).
 func passageWords(passages []rag.Passage) []string {
 	var vocab []string
 	for _, p := range passages {
-		vocab = append(vocab, splitWords(p.Title+"\n"+p.Section+"\n"+p.Text)...)
+		vocab = append(vocab, splitWords(p.Title+"\n"+p.Text)...)
 	}
 	return vocab
 }
@@ -1665,11 +1667,15 @@ var formulaCues = []string{"계산", "공식", "산출", "구하", "산정", "ca
 // ("…헌신했던 종교는?"). The ask word then names the answer's class ("법안", "종교"), which documents name by
 // the instance ("행정소송법", "기독교"), not an attribute they must state. A question word that is a verb's
 // argument ("수당은 누가 정하나요?") or asks for a value ("얼마", "몇", "언제", "어떻게") leaves the ask word
-// what is asked of.
+// what is asked of; so does an ask word naming an attribute of the things the question names ("렌더링과 커밋
+// 단계의 차이는 무엇인가요?", "…의 장점은 무엇인가?"): the passages must name those things.
 func entityQuestion(words []string, ask string) bool {
 	n := len(words)
 	opens := func(w string, prefixes []string) bool {
 		return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(w, p) })
+	}
+	if opens(ask, attributeNouns) || n >= 2 && opens(words[n-2], attributeNouns) {
+		return false
 	}
 	entity, value := false, false
 	for i, w := range words {
@@ -1698,6 +1704,9 @@ func entityQuestion(words []string, ask string) bool {
 var (
 	copulaEntityWords = []string{"누구", "무엇", "어디", "뭐"}
 	whichWords        = []string{"어느", "어떤", "무슨"}
+	// attributeNouns name what is asked of a thing, not a kind of thing (entityQuestion).
+	attributeNouns = []string{"차이", "공통점", "이유", "원인", "방법", "의미", "뜻", "장점", "단점", "특징", "역할", "목적",
+		"효과", "영향", "관계", "기준", "조건", "절차", "원리", "정의", "개념"}
 )
 
 // askedClass returns the noun (its stem) naming the kind of thing a Korean question asks for, when it asks
