@@ -184,3 +184,25 @@ func TestNameInNeighbour(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateMissingValue: a question asking how many or what price is not answered by sentences, or
+// their neighbours, that state no number in any form; one whose sentence gives the number in digits or in
+// words is, and a value question of another kind ("얼마부터 시작하나요?") may be answered in words.
+func TestGenerateMissingValue(t *testing.T) {
+	t.Parallel()
+	mozilla := []rag.Passage{{N: 1, Title: "Gecko", Text: "Firefox uses Gecko both for rendering web pages and for rendering its user interface. " +
+		"Gecko is also used by Thunderbird, SeaMonkey, and many non-Mozilla applications."}}
+	pixel := []rag.Passage{{N: 1, Title: "메타 픽셀 설치와 표준 이벤트", Text: "오늘은 그 출발점인 메타 픽셀을 다룹니다. " +
+		"메타 픽셀은 여러분 웹사이트에 심는 작은 자바스크립트 코드예요. 설치는 이벤트 관리자에서 시작합니다."}}
+	checkCovered(t, mozilla, []coverCase{{"How many users does Thunderbird have?", false}})
+	checkCovered(t, pixel, []coverCase{{"메타 픽셀은 설치 비용이 얼마예요?", false}})
+	counted := []rag.Passage{{N: 1, Title: "Thunderbird", Text: "Thunderbird is an e-mail client. It has about twenty million users worldwide."},
+		{N: 2, Title: "픽셀 설치", Text: "픽셀 설치는 무료이며 설치 비용은 0원이에요. 설치 단계는 세 가지예요."}}
+	checkCovered(t, counted, []coverCase{
+		{"How many users does Thunderbird have?", true},
+		{"픽셀 설치 비용은 얼마예요?", true},
+		{"픽셀 설치 단계는 몇 가지예요?", true},
+	})
+	bid := []rag.Passage{{N: 1, Title: "메타 경매와 입찰 전략", Text: "메타 광고의 입찰가는 보통 목표 CPA 근처에서 시작합니다."}}
+	checkCovered(t, bid, []coverCase{{"메타 광고 입찰가는 보통 얼마부터 시작하나요?", true}})
+}

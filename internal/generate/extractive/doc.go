@@ -225,6 +225,12 @@
 //   - A Korean question asking to be told of something ("… 주차장 정보 있어?", "… 알려줘"): the last noun
 //     among its focus words before the closing predicate, general nouns ("정보", "방법", "내용") aside, must
 //     be in some passage in a close form; "수 있나" asks what may be and is not read so.
+//   - A count or a price: a question asking how many ("몇" and a counter, "how many") or what something costs
+//     ("…은 얼마예요?", "how much does … cost") is refused when none of the answer's sentences, nor their
+//     neighbours in their paragraphs, states a number in any form (digits, or a numeral word: "세 가지",
+//     "이틀", "twenty") other than the question's own: "How many users does Thunderbird have?" over "Gecko is
+//     also used by Thunderbird …". Other value questions are answered in words often enough ("입찰가는 얼마부터
+//     시작하나요?" by "목표 CPA 근처에서") to be left alone.
 //
 // The unit and attribute rules look only at the sentences the answer shows and the passages they quote:
 // what passages the answer does not use say cannot refuse it. The absent-thing rule looks at every passage

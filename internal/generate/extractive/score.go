@@ -762,6 +762,8 @@ func (g *Generator) refusal(question string, r ranking, picked, shown []sentence
 		return "otherValue"
 	case missingUnit(question, r, shown, passages):
 		return "missingUnit"
+	case missingValue(question, r, shown):
+		return "missingValue"
 	case missingAttribute(question, r, picked, passages):
 		return "missingAttribute"
 	case absentThing(question, r, passages):
