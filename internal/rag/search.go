@@ -107,6 +107,35 @@ type KeywordQuery struct {
 	K      int
 }
 
+// WeightedTerms returns the distinct non-empty terms of terms, in their first order, each with the sum of
+// its weights (weights[i] for terms[i]; 1 each when weights is nil): what Store.KeywordScores scores.
+// CodeInvalid when weights is not nil and not as long as terms.
+func WeightedTerms(terms []string, weights []float64) ([]string, []float64, error) {
+	if weights != nil && len(weights) != len(terms) {
+		return nil, nil, Errorf(CodeInvalid, "keyword scores: %d weights for %d terms", len(weights), len(terms))
+	}
+	at := make(map[string]int, len(terms))
+	var ts []string
+	var ws []float64
+	for i, t := range terms {
+		if t == "" {
+			continue
+		}
+		w := 1.0
+		if weights != nil {
+			w = weights[i]
+		}
+		j, ok := at[t]
+		if !ok {
+			j = len(ts)
+			at[t] = j
+			ts, ws = append(ts, t), append(ws, 0)
+		}
+		ws[j] += w
+	}
+	return ts, ws, nil
+}
+
 // Hit is one retrieved chunk with the document facts needed to cite it and every score that produced its rank.
 type Hit struct {
 	Chunk

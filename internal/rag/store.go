@@ -111,6 +111,13 @@ type Store interface {
 	// file name, metadata values and opening lines (textproc.DocumentText) — contain any of q.Terms, ranked by
 	// BM25 over those fields across documents (Score > 0, higher is better), Rank 1-based.
 	DocumentCandidates(ctx context.Context, p Principal, q KeywordQuery) ([]DocumentCandidate, error)
+	// KeywordScores returns the BM25 score of the chunks with those IDs for terms, each term's share of a
+	// chunk's score multiplied by its weight (weights[i] for terms[i]; all 1 when weights is nil), with the
+	// corpus figures and formula of KeywordCandidates (chunk ID → score; chunks holding none of the terms
+	// absent). It re-scores a known candidate pool for a reweighted or expanded query without a search. The
+	// IDs come from candidate queries that applied the visibility predicate; on PostgreSQL the read runs as p
+	// under row-level security. CodeInvalid when weights is not nil and not as long as terms.
+	KeywordScores(ctx context.Context, p Principal, terms []string, weights []float64, ids []int64) (map[int64]float64, error)
 	// VectorScores returns the cosine similarity to vector of the chunks with those IDs that have a vector in
 	// space (chunk ID → score; others absent). It re-scores a known candidate pool without a full search.
 	// The IDs come from candidate queries that applied the visibility predicate; on PostgreSQL the read runs

@@ -316,6 +316,13 @@ func TestRowSecurity(t *testing.T) {
 			for _, c := range k {
 				addDoc("KeywordCandidates", chunkDoc[c.ChunkID])
 			}
+			ks, err := st.KeywordScores(ctx, p, textproc.IndexTerms("quarterly figures"), nil, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id := range ks {
+				addDoc("KeywordScores", chunkDoc[id])
+			}
 			for _, c := range []*rag.Collection{mine, eng, open} {
 				gs, err := st.GraphStats(ctx, p, c.ID)
 				if err != nil {
@@ -341,7 +348,7 @@ func TestRowSecurity(t *testing.T) {
 		for _, tc := range cases {
 			wantCols := wantMore[tc.p.ID]["collections"]
 			got := paths(t, s, tc.p)
-			for _, path := range []string{"Hits", "VectorScores", "VectorCandidates", "KeywordCandidates"} {
+			for _, path := range []string{"Hits", "VectorScores", "VectorCandidates", "KeywordCandidates", "KeywordScores"} {
 				if !slices.Equal(got[path], tc.want) {
 					t.Errorf("%s as %s (%q) without its predicate: documents %v; want %v", path, tc.name, tc.p.ID, got[path], tc.want)
 				}
@@ -355,7 +362,7 @@ func TestRowSecurity(t *testing.T) {
 				continue
 			}
 			leaky := paths(t, plain, tc.p)
-			for _, path := range []string{"Hits", "VectorScores", "VectorCandidates", "KeywordCandidates"} {
+			for _, path := range []string{"Hits", "VectorScores", "VectorCandidates", "KeywordCandidates", "KeywordScores"} {
 				if !slices.Equal(leaky[path], all) {
 					t.Errorf("%s as %s without predicate or reader role: %v; want every document (the seam must forget)", path, tc.name, leaky[path])
 				}

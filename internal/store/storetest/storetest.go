@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) rag.Store) {
 	t.Run("VectorCandidates", func(t *testing.T) { testVectorCandidates(t, open) })
 	t.Run("VectorScores", func(t *testing.T) { testVectorScores(t, open) })
 	t.Run("KeywordCandidates", func(t *testing.T) { testKeywordCandidates(t, open) })
+	t.Run("KeywordScores", func(t *testing.T) { testKeywordScores(t, open) })
 	t.Run("DocumentCandidates", func(t *testing.T) { testDocumentCandidates(t, open) })
 	t.Run("Hits", func(t *testing.T) { testHits(t, open) })
 	t.Run("Spaces", func(t *testing.T) { testSpaces(t, open) })
