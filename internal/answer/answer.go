@@ -253,7 +253,7 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	}
 	ans.RetrievalQuery = query
 	sreq := rag.SearchRequest{Query: query, Filter: req.Filter, K: k, Context: context, MaxPerDocument: rag.AnswerMaxPerDocument,
-		DocumentWeight: rag.AnswerDocumentWeight}
+		DocumentWeight: rag.AnswerDocumentWeight, ForAnswer: true}
 	if c, ok := s.generator.(rag.Completer); ok && s.opt.Expand {
 		sreq.Expansions = s.expand(ctx, c, query)
 		ans.Expansions = sreq.Expansions

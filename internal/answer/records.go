@@ -224,7 +224,7 @@ func (s *Service) comparePassages(ctx context.Context, p rag.Principal, pl *reco
 	}
 	query := strings.Join(words, " ")
 	for _, r := range pl.rows {
-		res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: query, K: 1,
+		res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: query, K: 1, ForAnswer: true,
 			Filter: rag.Filter{Collections: pl.filter.Collections, DocumentIDs: []string{r.DocumentID}}})
 		if err != nil {
 			return err
@@ -312,7 +312,7 @@ func (s *Service) notStated(ctx context.Context, p rag.Principal, pl *recordPlan
 	}
 	// What the collection's documents say about the focus words at all.
 	res, err := s.retriever.Search(ctx, p, rag.SearchRequest{Query: strings.Join(pl.query.Focus, " "),
-		Filter: rag.Filter{Collections: pl.filter.Collections}, K: 10})
+		Filter: rag.Filter{Collections: pl.filter.Collections}, K: 10, ForAnswer: true})
 	if err != nil {
 		return "", err
 	}

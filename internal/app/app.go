@@ -136,14 +136,15 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger) (*App, er
 	a.Spaces, err = reembed.New(ctx, a.Store, a.Embedder, func(ctx context.Context, sp rag.Space) (rag.Embedder, error) {
 		return embedderOf(ctx, cfg, a.Store, sp, logger)
 	}, reembed.Options{Logger: logger, Retrieve: retrieve.Options{
-		VectorWeight:   cfg.VectorWeight,
-		KeywordWeight:  cfg.KeywordWeight,
-		MinSimilarity:  cfg.MinSimilarity,
-		Feedback:       cfg.Feedback,
-		DocumentWeight: cfg.DocumentWeight,
-		OpeningWeight:  cfg.OpeningWeight,
-		MaxPerDocument: cfg.MaxPerDocument,
-		Rerank:         rr,
+		VectorWeight:    cfg.VectorWeight,
+		KeywordWeight:   cfg.KeywordWeight,
+		MinSimilarity:   cfg.MinSimilarity,
+		Feedback:        cfg.Feedback,
+		KeywordFeedback: cfg.KeywordFeedback,
+		DocumentWeight:  cfg.DocumentWeight,
+		OpeningWeight:   cfg.OpeningWeight,
+		MaxPerDocument:  cfg.MaxPerDocument,
+		Rerank:          rr,
 	}})
 	if err != nil {
 		return nil, err

@@ -74,6 +74,10 @@ type Config struct {
 	// Feedback is how many top passages refine the query vector (RAGD_FEEDBACK); 0 means the default (5 for
 	// the hash embedder, off for hosted ones), a negative value turns it off.
 	Feedback int
+	// KeywordFeedback is how many top keyword passages expand the query of a third ranked list
+	// (RAGD_KEYWORD_FEEDBACK, relevance-model feedback); 0 means the default (10 for the hash embedder, off
+	// for hosted ones), a negative value turns it off.
+	KeywordFeedback int
 	// DocumentWeight weighs the passages of the documents a question names (RAGD_DOCUMENT_WEIGHT); 0 or
 	// negative (the default) leaves the signal off, 0.2 is the weight measured best.
 	DocumentWeight float64
@@ -303,6 +307,7 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	e.float(&c.MinSimilarity, "RAGD_MIN_SIMILARITY")
 	e.int(&c.Feedback, "RAGD_FEEDBACK")
+	e.int(&c.KeywordFeedback, "RAGD_KEYWORD_FEEDBACK")
 	e.float(&c.DocumentWeight, "RAGD_DOCUMENT_WEIGHT")
 	e.float(&c.OpeningWeight, "RAGD_OPENING_WEIGHT")
 	e.int(&c.MaxPerDocument, "RAGD_MAX_PER_DOCUMENT")

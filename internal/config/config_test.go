@@ -34,6 +34,18 @@ func TestLoad(t *testing.T) {
 			t.Errorf("got %+v", c)
 		}
 	})
+	t.Run("KeywordFeedback", func(t *testing.T) {
+		for v, want := range map[string]int{"": 0, "10": 10, " 3 ": 3, "-1": -1} {
+			if c, err := Load(envOf(map[string]string{"RAGD_KEYWORD_FEEDBACK": v})); err != nil || c.KeywordFeedback != want {
+				t.Errorf("RAGD_KEYWORD_FEEDBACK=%q: %d, %v; want %d", v, c.KeywordFeedback, err, want)
+			}
+		}
+		for _, bad := range []string{"ten", "2.5"} {
+			if _, err := Load(envOf(map[string]string{"RAGD_KEYWORD_FEEDBACK": bad})); err == nil || !strings.Contains(err.Error(), "RAGD_KEYWORD_FEEDBACK") {
+				t.Errorf("RAGD_KEYWORD_FEEDBACK=%q: err = %v, want one naming the variable", bad, err)
+			}
+		}
+	})
 	t.Run("QueryExpansion", func(t *testing.T) {
 		if c, err := Load(envOf(map[string]string{"RAGD_QUERY_EXPANSION": "llm"})); err != nil || c.QueryExpansion != "llm" {
 			t.Errorf("got %q, %v", c.QueryExpansion, err)

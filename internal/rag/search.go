@@ -28,6 +28,13 @@ type SearchRequest struct {
 	// threshold takes the best covered wording — while the query vector stays the query's. Not part of the
 	// /api/search body.
 	Expansions []string `json:"-"`
+	// ForAnswer marks a request for the passages an answer is given (the answer service sets it): they are
+	// ranked by the question's own words — no keyword feedback, and the lexical hash vectors at their full
+	// weight for every query (retrieve.Options.KeywordFeedback, VectorWeight). Feedback lifts passages that
+	// share the best matches' vocabulary, and in a collection of look-alike documents those are other
+	// documents' passages of the same section, which an extractive answerer then quotes (docs/retrieval.md,
+	// branch rank). Not part of the /api/search body.
+	ForAnswer bool `json:"-"`
 }
 
 // AnswerMaxPerDocument is the per-document cap of the passages an answer is given: a generator that sees
@@ -161,6 +168,10 @@ type Scores struct {
 	// KeywordScore is the BM25 score (0 and KeywordRank 0 when not a keyword candidate).
 	KeywordScore float64 `json:"keyword_score"`
 	KeywordRank  int     `json:"keyword_rank"`
+	// FeedbackScore is the BM25 score of the query expanded by keyword feedback (0 and FeedbackRank 0 when
+	// feedback is off or the hit is not in its list; see retrieve.Options.KeywordFeedback).
+	FeedbackScore float64 `json:"feedback_score,omitempty"`
+	FeedbackRank  int     `json:"feedback_rank,omitempty"`
 	// DocumentRank is the rank of the passage's document among those the query names (0 when it is not one
 	// of those; see retrieve.Options.DocumentWeight).
 	DocumentRank int `json:"document_rank,omitempty"`

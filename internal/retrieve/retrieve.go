@@ -2,6 +2,14 @@
 // restricted by the principal's visibility and the filters inside the store's queries, fused by weighted
 // reciprocal-rank fusion, cut by a relevance threshold, optionally re-ranked, and returned with every score
 // that produced the rank.
+//
+// With the lexical hash embedder two more rules shape the fusion of a search (docs/retrieval.md, branch
+// rank). Relevance-model keyword feedback (Options.KeywordFeedback) adds a third list: the candidate pool
+// ranked by BM25 for the query expanded with the heaviest words of the best keyword candidates. And the
+// vector list weighs in by the share of the query's words its vectors add evidence for (words of an
+// alphabet; a Hangul or Han word's features are keyword terms too), so a Korean question is ranked by the
+// keyword lists. Neither applies to the passages of an answer (rag.SearchRequest.ForAnswer): those are
+// ranked by the question's own words, the hash vectors at their full weight.
 package retrieve
 
 import (
@@ -25,7 +33,8 @@ import (
 type Options struct {
 	// VectorWeight and KeywordWeight weigh the two ranked lists in the fusion. Both zero means the default
 	// for the embedder: 0.7 / 0.3 (SPEC.md) for neural embedders, 0.2 / 0.8 for the lexical hash embedder,
-	// whose vectors rank worse than BM25 (measured in docs/retrieval.md).
+	// whose vectors rank worse than BM25 (measured in docs/retrieval.md); with that default a search's vector
+	// weight is scaled by the share of the query's alphabet words (vectorWeight).
 	VectorWeight  float64
 	KeywordWeight float64
 	// RRFK is the rank constant of reciprocal-rank fusion (default 60).
@@ -54,6 +63,21 @@ type Options struct {
 	// 0 means that default, a negative value turns it off.
 	Feedback       int
 	FeedbackWeight float64
+	// KeywordFeedback > 0 adds a third list to the fusion: the candidates of both lists ranked for the query
+	// expanded by relevance-model feedback (RM3) from the KeywordFeedback best keyword candidates
+	// (keywordFeedback). The KeywordFeedbackTerms (default 20) heaviest words of those passages join the
+	// query's terms, which keep KeywordFeedbackQuery (default 0.5) of the expanded query's weight; the store
+	// scores the pool by BM25 with those weights (Store.KeywordScores). The list takes KeywordFeedbackShare
+	// (default 0.2) of KeywordWeight, the keyword list the rest. Measured with the hash embedder only (no
+	// neural embedder is reachable offline), so on by default (10 passages) only for it; 0 means that default,
+	// a negative value turns it off. Never for the passages of an answer (SearchRequest.ForAnswer).
+	KeywordFeedback      int
+	KeywordFeedbackTerms int
+	KeywordFeedbackQuery float64
+	KeywordFeedbackShare float64
+	// scriptShare: the lexical hash vectors weigh in by the share of the query's words they add evidence for
+	// (vectorWeight); set by WithDefaultsFor when it chose the hash embedder's default weights.
+	scriptShare bool
 	// DocumentWeight weighs the document-level signal: the documents whose naming fields (title, file name,
 	// metadata values, opening lines) best match the query — up to NamedDocuments (default 3) documents of
 	// several passages, scoring at least half the best one's BM25 — are "named"; their passages that match
@@ -96,10 +120,14 @@ func (o Options) WithDefaultsFor(space rag.Space) Options {
 		o.VectorWeight, o.KeywordWeight = 0.7, 0.3
 		if lex {
 			o.VectorWeight, o.KeywordWeight = 0.2, 0.8
+			o.scriptShare = true
 		}
 	}
 	if o.Feedback == 0 && lex {
 		o.Feedback = 5
+	}
+	if o.KeywordFeedback == 0 && lex {
+		o.KeywordFeedback = 10
 	}
 	if o.MinSimilarity == 0 && !lex {
 		o.MinSimilarity = 0.3
@@ -133,6 +161,15 @@ func (o Options) withDefaults() Options {
 	if o.FeedbackWeight == 0 {
 		o.FeedbackWeight = 1.5
 	}
+	if o.KeywordFeedbackTerms == 0 {
+		o.KeywordFeedbackTerms = 20
+	}
+	if o.KeywordFeedbackQuery == 0 {
+		o.KeywordFeedbackQuery = 0.5
+	}
+	if o.KeywordFeedbackShare == 0 {
+		o.KeywordFeedbackShare = 0.2
+	}
 	if o.NamedDocuments == 0 {
 		o.NamedDocuments = 3
 	}
@@ -154,6 +191,11 @@ func (o Options) validate() error {
 	}
 	if o.RRFK < 1 || o.Candidates < 1 || o.DefaultK < 1 || o.MaxK < 1 {
 		return fmt.Errorf("rrf k, candidates and k must be positive")
+	}
+	if o.KeywordFeedback > 0 && (o.KeywordFeedbackTerms < 1 || o.KeywordFeedbackQuery <= 0 || o.KeywordFeedbackQuery > 1 ||
+		o.KeywordFeedbackShare <= 0 || o.KeywordFeedbackShare > 1) {
+		return fmt.Errorf("keyword feedback needs at least 1 term, a query weight and a share in (0, 1] (got %d, %g, %g)",
+			o.KeywordFeedbackTerms, o.KeywordFeedbackQuery, o.KeywordFeedbackShare)
 	}
 	return nil
 }
@@ -266,20 +308,35 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	// The passages read by the stages below (feedback, symbols, hydration) are read once for the search.
+	read := hitCache{}
+	l := lists{vec: vec, wv: r.vectorWeight(query, req), wk: r.opt.KeywordWeight}
+	if r.opt.KeywordFeedback > 0 && !req.ForAnswer && len(kw) > 0 {
+		t := time.Now()
+		var err error
+		if l.fb, err = r.keywordFeedback(ctx, p, read, terms, kw, vec, nc); err != nil {
+			return nil, err
+		}
+		if l.fb != nil {
+			l.wf = r.opt.KeywordFeedbackShare * r.opt.KeywordWeight
+			l.wk -= l.wf
+		}
+		res.KeywordMS += ms(time.Since(t))
+	}
 	named = withContext(strongDocuments(named, r.opt.NamedDocuments), req.Context, req.Filter)
-	var inDoc map[int64]docSignal
 	if len(named) > 0 {
 		t := time.Now()
 		var err error
-		kw, inDoc, err = r.namedPassages(ctx, p, req.Filter, query, terms, named, kw, nc, docWeight)
+		kw, l.inDoc, err = r.namedPassages(ctx, p, req.Filter, query, terms, named, kw, nc, docWeight)
 		if err != nil {
 			return nil, err
 		}
 		res.KeywordMS += ms(time.Since(t))
 	}
+	l.kw = kw
 	res.VectorCandidates, res.KeywordCandidates = len(vec), len(kw)
 
-	hits, err := r.fuseAndHydrate(ctx, p, req, res, query, queries, k, nc, qvec, vec, kw, inDoc)
+	hits, err := r.fuseAndHydrate(ctx, p, read, req, res, query, queries, k, nc, qvec, l)
 	if err != nil {
 		return nil, err
 	}
@@ -313,27 +370,25 @@ func (r *Retriever) capPerDocument(req rag.SearchRequest) (int, float64) {
 
 // fuseAndHydrate is the fusion stage: it fuses the candidate lists (re-scored by pseudo-relevance feedback
 // when on, whose time counts as vector time in res), cuts them by the threshold and reads the passages.
-func (r *Retriever) fuseAndHydrate(ctx context.Context, p rag.Principal, req rag.SearchRequest, res *rag.SearchResult, query string, queries []string,
-	k, nc int, qvec []float32, vec, kw []rag.Candidate, inDoc map[int64]docSignal) (hits []rag.Hit, err error) {
+func (r *Retriever) fuseAndHydrate(ctx context.Context, p rag.Principal, read hitCache, req rag.SearchRequest, res *rag.SearchResult, query string, queries []string,
+	k, nc int, qvec []float32, l lists) (hits []rag.Hit, err error) {
 	ctx, done := telemetry.Stage(ctx, telemetry.StageFusion)
 	defer func() { done(err) }()
 	// The similarity to the query itself, for the threshold: feedback re-ranks by another vector.
-	sims := make(map[int64]float64, len(vec))
-	for _, c := range vec {
+	sims := make(map[int64]float64, len(l.vec))
+	for _, c := range l.vec {
 		sims[c.ChunkID] = c.Score
 	}
-	fused := r.fuse(vec, kw, inDoc)
-	// The passages read by the stages below (feedback, symbols, hydration) are read once for the search.
-	read := hitCache{}
-	if r.opt.Feedback > 0 && r.opt.VectorWeight > 0 && qvec != nil && len(fused) > 0 {
+	fused := r.fuse(l)
+	if r.opt.Feedback > 0 && l.wv > 0 && qvec != nil && len(fused) > 0 {
 		t := time.Now()
 		v2, err := r.feedback(ctx, p, read, qvec, fused, nc)
 		if err != nil {
 			return nil, err
 		}
 		if v2 != nil {
-			vec = v2
-			fused = r.fuse(vec, kw, inDoc)
+			l.vec = v2
+			fused = r.fuse(l)
 		}
 		res.VectorMS += ms(time.Since(t))
 	}
@@ -401,23 +456,7 @@ func (r *Retriever) feedback(ctx context.Context, p rag.Principal, read hitCache
 	if err != nil {
 		return nil, err
 	}
-	out := make([]rag.Candidate, 0, len(scores))
-	for id, sc := range scores {
-		out = append(out, rag.Candidate{ChunkID: id, Score: sc})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ChunkID < out[j].ChunkID
-	})
-	if len(out) > nc {
-		out = out[:nc] // a vector list as long as the first one
-	}
-	for i := range out {
-		out[i].Rank = i + 1
-	}
-	return out, nil
+	return ranked(scores, nc), nil // a vector list as long as the first one
 }
 
 // namedShare is how close to the best document's score another document must come to count as named too.
@@ -544,11 +583,11 @@ type docSignal struct {
 
 // scored is a fused candidate before hydration.
 type scored struct {
-	id             int64
-	fused          float64
-	vScore, kScore float64
-	vRank, kRank   int
-	dRank          int // rank of its document among the named ones (0: not named)
+	id                     int64
+	fused                  float64
+	vScore, kScore, fScore float64
+	vRank, kRank, fRank    int
+	dRank                  int // rank of its document among the named ones (0: not named)
 	// opening: the opening passage of a named document the question is about as a whole (openingPassages);
 	// the threshold keeps it, since the question's words that name the document are what it matched.
 	opening bool
@@ -557,9 +596,19 @@ type scored struct {
 	hasSim bool
 }
 
-// fuse merges the two ranked lists by weighted reciprocal-rank fusion: Σ w / (RRFK + rank), plus the
-// document signal weight·DocumentWeight / (RRFK + document rank) of the passages of named documents (inDoc).
-func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []scored {
+// lists are the ranked candidate lists of one search and their weights in the fusion: the vector list,
+// the keyword list (with the passages of named documents after its own), the keyword feedback list (nil
+// when off), and the document signal of the passages of named documents.
+type lists struct {
+	vec, kw, fb []rag.Candidate
+	wv, wk, wf  float64
+	inDoc       map[int64]docSignal
+}
+
+// fuse merges the ranked lists by weighted reciprocal-rank fusion: Σ w / (RRFK + rank), plus the document
+// signal weight·DocumentWeight / (RRFK + document rank) of the passages of named documents.
+func (r *Retriever) fuse(l lists) []scored {
+	vec, kw, inDoc := l.vec, l.kw, l.inDoc
 	byID := make(map[int64]*scored, len(vec)+len(kw))
 	get := func(id int64) *scored {
 		s, ok := byID[id]
@@ -573,12 +622,17 @@ func (r *Retriever) fuse(vec, kw []rag.Candidate, inDoc map[int64]docSignal) []s
 	for i, c := range vec {
 		s := get(c.ChunkID)
 		s.vScore, s.vRank = c.Score, i+1
-		s.fused += r.opt.VectorWeight / (k + float64(i+1))
+		s.fused += l.wv / (k + float64(i+1))
 	}
 	for i, c := range kw {
 		s := get(c.ChunkID)
 		s.kScore, s.kRank = c.Score, i+1
-		s.fused += r.opt.KeywordWeight / (k + float64(i+1))
+		s.fused += l.wk / (k + float64(i+1))
+	}
+	for i, c := range l.fb {
+		s := get(c.ChunkID)
+		s.fScore, s.fRank = c.Score, i+1
+		s.fused += l.wf / (k + float64(i+1))
 	}
 	for id, d := range inDoc {
 		s := get(id)
@@ -636,6 +690,7 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 			h.FusedScore, h.Score = s.fused, s.fused
 			h.VectorScore, h.VectorRank = s.vScore, s.vRank
 			h.KeywordScore, h.KeywordRank = s.kScore, s.kRank
+			h.FeedbackScore, h.FeedbackRank = s.fScore, s.fRank
 			if r.opt.MinSimilarity >= 0 {
 				relevant, kept := r.judge(&h, s, queries, covered)
 				if !kept {

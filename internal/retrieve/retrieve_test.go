@@ -3,6 +3,7 @@ package retrieve_test
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -112,27 +113,49 @@ func TestSearch(t *testing.T) {
 		}
 	})
 
-	t.Run("ScoresExplainRank", func(t *testing.T) {
-		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: "wing flutter at high speed", K: 5})
+	// The fused score is the weighted sum over the lists of 1/(RRFK + rank): the vector list at VectorWeight
+	// times the share of the query's words of an alphabet (the hash embedder's default weights), the keyword
+	// feedback list at its share of KeywordWeight and the keyword list the rest.
+	explains := func(t *testing.T, query string, vectorShare float64) {
+		t.Helper()
+		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: query, K: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		opt := r.Options()
+		wk, wf := opt.KeywordWeight, 0.0
+		if slices.ContainsFunc(res.Hits, func(h rag.Hit) bool { return h.FeedbackRank > 0 }) {
+			wf = opt.KeywordFeedbackShare * opt.KeywordWeight
+			wk -= wf
+		}
+		if len(res.Hits) == 0 || wf == 0 || !slices.ContainsFunc(res.Hits, func(h rag.Hit) bool { return h.VectorRank > 0 }) {
+			t.Fatalf("%q: hits %+v, want some with a keyword feedback rank and some with a vector rank", query, res.Hits)
+		}
 		for i, h := range res.Hits {
 			want := 0.0
 			if h.VectorRank > 0 {
-				want += opt.VectorWeight / float64(opt.RRFK+h.VectorRank)
+				want += vectorShare * opt.VectorWeight / float64(opt.RRFK+h.VectorRank)
 			}
 			if h.KeywordRank > 0 {
-				want += opt.KeywordWeight / float64(opt.RRFK+h.KeywordRank)
+				want += wk / float64(opt.RRFK+h.KeywordRank)
+			}
+			if h.FeedbackRank > 0 {
+				want += wf / float64(opt.RRFK+h.FeedbackRank)
 			}
 			if math.Abs(h.FusedScore-want) > 1e-12 || h.Score != h.FusedScore {
-				t.Errorf("hit %d: fused %.6f, score %.6f; the ranks give %.6f", i, h.FusedScore, h.Score, want)
+				t.Errorf("%q hit %d: fused %.6f, score %.6f; the ranks give %.6f", query, i, h.FusedScore, h.Score, want)
 			}
 			if i > 0 && h.Score > res.Hits[i-1].Score {
-				t.Errorf("hit %d scores above hit %d", i, i-1)
+				t.Errorf("%q: hit %d scores above hit %d", query, i, i-1)
 			}
 		}
+	}
+	t.Run("ScoresExplainRank", func(t *testing.T) {
+		explains(t, "wing flutter at high speed", 1)
+		// Two of the three words in Latin letters: the vectors weigh in at 2/3.
+		explains(t, "플러터 wing flutter", 2.0/3)
+		// A Korean question's hash features are all keyword terms too: the vector list weighs nothing.
+		explains(t, "이 법의 시행일은 언제인가요?", 0)
 	})
 
 	t.Run("Korean", func(t *testing.T) {

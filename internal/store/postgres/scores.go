@@ -37,23 +37,26 @@ func (s *Store) VectorScores(ctx context.Context, p rag.Principal, rs rag.Space,
 	}
 	sql := fmt.Sprintf(`SELECT v.chunk_id, 1 - (v.embedding OPERATOR({V}.<=>) $1::{V}.vector) FROM %s WHERE v.chunk_id = ANY($2::bigint[]) AND %s`,
 		from, where(conds))
-	err = s.read(ctx, p, func(db querier) error {
-		rows, err := db.Query(ctx, s.q(sql), a...)
-		if err != nil {
-			return err
-		}
-		var id int64
-		var score float64
-		_, err = pgx.ForEachRow(rows, []any{&id, &score}, func() error {
-			out[id] = score
-			return nil
-		})
-		return err
-	})
+	err = s.read(ctx, p, func(db querier) error { return s.scoreRows(ctx, db, sql, a, out) })
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("vector scores: %w", err))
 	}
 	return out, nil
+}
+
+// scoreRows runs sql, whose rows are (chunk ID, score), and stores them in out.
+func (s *Store) scoreRows(ctx context.Context, db querier, sql string, a args, out map[int64]float64) error {
+	rows, err := db.Query(ctx, s.q(sql), a...)
+	if err != nil {
+		return err
+	}
+	var id int64
+	var score float64
+	_, err = pgx.ForEachRow(rows, []any{&id, &score}, func() error {
+		out[id] = score
+		return nil
+	})
+	return err
 }
 
 // KeywordScores returns the weighted BM25 score of the chunks with those IDs (rag.Store): each term's
@@ -94,17 +97,7 @@ func (s *Store) KeywordScores(ctx context.Context, p rag.Principal, terms []stri
 			FROM unnest($1::text[], $2::float8[]) AS t(term, w)
 			JOIN {S}.postings p ON p.term = t.term AND p.chunk_id = ANY($3::bigint[]) %s
 			WHERE %s GROUP BY p.chunk_id`, bm25K1*(1-bm25B), c2, join, where(conds))
-		rows, err := db.Query(ctx, s.q(sql), a...)
-		if err != nil {
-			return err
-		}
-		var id int64
-		var score float64
-		_, err = pgx.ForEachRow(rows, []any{&id, &score}, func() error {
-			out[id] = score
-			return nil
-		})
-		return err
+		return s.scoreRows(ctx, db, sql, a, out)
 	})
 	if err != nil {
 		return nil, interpretError(fmt.Errorf("keyword scores: %w", err))
