@@ -19,9 +19,9 @@ import (
 // gives the query's terms KeywordFeedbackQuery of the weight, evenly, and the expansion the rest, in
 // proportion; the store scores every candidate of the pool by BM25 with those weights
 // (Store.KeywordScores). Passages that share the vocabulary of the best matches rise, not only those that
-// share the query's few words. Scoring the pool rather than searching the index again with the expanded
-// query ranked the same on Cranfield (docs/retrieval.md) at the cost of a few hundred postings lookups.
-// It returns nil when there is nothing to expand with.
+// share the query's few words. The pool is scored rather than the index searched again with the expanded
+// query: a few hundred postings lookups, and no passage that neither list found. It returns nil when there
+// is nothing to expand with or nothing scores.
 func (r *Retriever) keywordFeedback(ctx context.Context, p rag.Principal, read hitCache, terms []string, kw, vec []rag.Candidate, nc int) ([]rag.Candidate, error) {
 	n := min(r.opt.KeywordFeedback, len(kw))
 	if n == 0 || len(terms) == 0 {
@@ -86,6 +86,9 @@ func (r *Retriever) keywordFeedback(ctx context.Context, p rag.Principal, read h
 		if s <= 0 {
 			delete(scores, id)
 		}
+	}
+	if len(scores) == 0 {
+		return nil, nil
 	}
 	return ranked(scores, nc), nil
 }
