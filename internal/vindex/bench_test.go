@@ -51,7 +51,7 @@ func benchSearch(b *testing.B, spread float64) {
 	}
 	vecs, queries := Clustered(n, nq, dim, spread, 42)
 	start := time.Now()
-	ix, err := Build(context.Background(), vecs, dim, n, 1)
+	ix, err := Build(context.Background(), Mem{vecs, dim}, dim, n, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +83,10 @@ func benchSearch(b *testing.B, spread float64) {
 				times, recall = times[:0], 0
 				for i := range nq {
 					t := time.Now()
-					got := ix.Search(queries[i*dim:(i+1)*dim], vecs, nil, k, c.probes, c.short, nil)
+					got, err := ix.Search(queries[i*dim:(i+1)*dim], Mem{vecs, dim}, nil, k, c.probes, c.short, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
 					times = append(times, time.Since(t))
 					recall += Recall(got, exact[i])
 				}

@@ -1,13 +1,16 @@
-// Package vindex is an approximate nearest-neighbour index for L2-normalised vectors held by the caller in
-// one row-major []float32 (the embedded store's vector cache): an inverted file (IVF). Spherical k-means
-// splits the rows into about sqrt(N) lists around centroids; a search scores the query against the
-// centroids, scans the rows of the nprobe nearest lists with SIMD float32 dot products (vek32) and keeps the
-// best k. The scores of the rows it returns are exact; what is approximate is only which rows it looks at.
+// Package vindex is an approximate nearest-neighbour index for L2-normalised vectors: an inverted file
+// (IVF) with one-bit codes. Spherical k-means splits the rows into about sqrt(N) lists around centroids;
+// each list keeps its rows' numbers and their sign codes (one bit per dimension). A search scores the query
+// against the centroids, ranks the rows of the nprobe nearest lists by their codes, and scores the best
+// shortlist of them exactly with their float32 rows, which the caller keeps (a Matrix: in memory, or in a
+// file read row by row). The scores of the rows it returns are exact; what is approximate is only which
+// rows it looks at.
 //
-// Why float32 rows rather than int8 codes with a float32 rescoring pass: the rows are already in memory for
-// exact search, an int8 copy would add a quarter of their size, and Go has no SIMD int8 dot product, so
-// scoring an int8 code costs more than scoring the float32 row with vek32 (BenchmarkDot). The index itself
-// is small: the centroids and one int32 per row.
+// A code is ranked by the query's components summed over the row's positive dimensions. The query is
+// quantised to 4 bits per dimension (15 steps between its lowest and highest component), split into four
+// bit planes, and the sum is Σ_p 2^p · popcount(code AND plane_p), times the step, plus the lowest
+// component times the row's count of set bits: 4 AND and popcount operations per 64 dimensions, done by an
+// AVX-512 kernel (VPOPCNTQ) where the CPU has one (planes_amd64.s), by a Go loop elsewhere.
 //
 // An Index is immutable once made. Add and Remap return a new Index that shares the list arrays of the old
 // one: rows are only appended after the end of a list (where no reader of the old Index looks), the same
@@ -28,14 +31,35 @@ import (
 	"github.com/viterin/vek/vek32"
 )
 
+// Matrix is read access to the float32 rows an index is built over and rescores from (row-major, Dim
+// values a row, L2-normalised).
+type Matrix interface {
+	// Rows returns rows [lo, hi) as one row-major slice: memory it holds (which the caller must not
+	// change) or buf, which has room for hi-lo rows, filled.
+	Rows(lo, hi int, buf []float32) ([]float32, error)
+}
+
+// Mem is a Matrix held in memory.
+type Mem struct {
+	Vecs []float32
+	Dim  int
+}
+
+// Rows returns a sub-slice of m.Vecs.
+func (m Mem) Rows(lo, hi int, _ []float32) ([]float32, error) {
+	return m.Vecs[lo*m.Dim : hi*m.Dim], nil
+}
+
 // Index is an IVF index over rows [0, Rows()) of a caller's matrix.
 type Index struct {
 	dim       int
+	nw        int       // code words a row: the dimensions in 64-bit words, rounded up to a multiple of 4
 	centroids []float32 // len(lists) × dim, L2-normalised
 	lists     [][]int32 // row numbers per list
-	codes     [][]byte  // per list, each row's sign bits (codeBytes per row), in the order of lists
-	rows      int       // rows [0, rows) are assigned
-	trained   int       // rows the centroids were trained on
+	codes     [][]uint64
+	pcs       [][]uint16 // per list, each row's count of set code bits
+	rows      int        // rows [0, rows) are assigned
+	trained   int        // rows the centroids were trained on
 }
 
 // ListsFor is the number of lists Build uses for n rows: about sqrt(n), so that the centroid pass and one
@@ -44,21 +68,24 @@ func ListsFor(n int) int {
 	return max(1, int(math.Sqrt(float64(n))))
 }
 
-// codeBytes is the size of one row's code: one sign bit per dimension.
-func codeBytes(dim int) int { return (dim + 7) / 8 }
+// codeWords is the size of one row's code in 64-bit words: one bit per dimension, padded with zero words to
+// a multiple of 4 (256 bits) for the kernel.
+func codeWords(dim int) int { return (dim + 255) / 256 * 4 }
 
-// encode appends v's sign bits to code.
-func encode(code []byte, v []float32) []byte {
-	for d := 0; d < len(v); d += 8 {
-		var b byte
-		for j := 0; j < 8 && d+j < len(v); j++ {
-			if v[d+j] > 0 {
-				b |= 1 << j
+// encode appends v's sign bits (nw words) to code and returns the count of set bits.
+func encode(code []uint64, v []float32, nw int) ([]uint64, uint16) {
+	pc := 0
+	for w := range nw {
+		var x uint64
+		for j := 0; j < 64 && w*64+j < len(v); j++ {
+			if v[w*64+j] > 0 {
+				x |= 1 << j
 			}
 		}
-		code = append(code, b)
+		pc += bits.OnesCount64(x)
+		code = append(code, x)
 	}
-	return code
+	return code, uint16(pc)
 }
 
 // Dim is the vectors' dimension.
@@ -78,11 +105,11 @@ func (ix *Index) Trained() int { return ix.trained }
 // built again.
 func (ix *Index) Stale() bool { return ix.rows >= 2*max(ix.trained, 1) }
 
-// Bytes is the memory the index holds (centroids and row numbers), not counting the rows themselves.
+// Bytes is the memory the index holds (centroids, row numbers, codes), not counting the rows themselves.
 func (ix *Index) Bytes() int64 {
 	b := int64(len(ix.centroids)) * 4
 	for c, l := range ix.lists {
-		b += int64(cap(l))*4 + int64(cap(ix.codes[c])) + 48
+		b += int64(cap(l))*4 + int64(cap(ix.codes[c]))*8 + int64(cap(ix.pcs[c]))*2 + 72
 	}
 	return b
 }
@@ -90,7 +117,7 @@ func (ix *Index) Bytes() int64 {
 // BytesFor estimates Bytes of an index over n rows of dim dimensions, before building it.
 func BytesFor(n, dim int) int64 {
 	lists := ListsFor(n)
-	return int64(lists)*int64(dim)*4 + int64(n)*int64(4+codeBytes(dim))*5/4 + int64(lists)*48
+	return int64(lists)*int64(dim)*4 + int64(n)*int64(4+2+8*codeWords(dim))*5/4 + int64(lists)*72
 }
 
 // kmeansRounds is how many Lloyd iterations training runs: enough for the lists to settle on clustered data;
@@ -100,10 +127,11 @@ const kmeansRounds = 8
 // sampleFactor is how many training rows per list k-means uses at most.
 const sampleFactor = 48
 
-// Build trains centroids on rows [0, n) of vecs (seed fixes the sample and the initial centroids) and
+// Build trains centroids on rows [0, n) of src (seed fixes the sample and the initial centroids) and
 // assigns every row to its nearest list. It stops with ctx's error between k-means rounds and between
-// batches of assigned rows, so that a store closing does not wait for a long build.
-func Build(ctx context.Context, vecs []float32, dim, n int, seed uint64) (*Index, error) {
+// batches of assigned rows, so that a store closing does not wait for a long build. The training sample is
+// read from src once per round, in row order, so a file-backed src is not held in memory.
+func Build(ctx context.Context, src Matrix, dim, n int, seed uint64) (*Index, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	k := min(ListsFor(n), n)
 	sample := rng.Perm(n)
@@ -111,43 +139,67 @@ func Build(ctx context.Context, vecs []float32, dim, n int, seed uint64) (*Index
 		sample = sample[:k*sampleFactor]
 	}
 	cents := make([]float32, k*dim)
+	buf := make([]float32, dim)
 	for c := range k {
-		copy(cents[c*dim:(c+1)*dim], vecs[sample[c]*dim:(sample[c]+1)*dim])
+		row, err := src.Rows(sample[c], sample[c]+1, buf)
+		if err != nil {
+			return nil, err
+		}
+		copy(cents[c*dim:(c+1)*dim], row)
 	}
-	assign := make([]int32, len(sample))
+	order := append([]int(nil), sample...) // the sample in row order, for reading
+	sort.Ints(order)
 	for range kmeansRounds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		parallel(len(sample), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				assign[i] = nearest(cents, dim, vecs[sample[i]*dim:(sample[i]+1)*dim])
-			}
+		// Each worker assigns its part of the sample and sums its rows per list.
+		w := workers(len(order))
+		sums, counts, errs := make([][]float32, w), make([][]int, w), make([]error, w)
+		parts(len(order), w, func(p, lo, hi int) {
+			sums[p], counts[p] = make([]float32, k*dim), make([]int, k)
+			errs[p] = forRows(src, order[lo:hi], dim, func(_ int, row []float32) {
+				c := int(nearest(cents, dim, row))
+				vek32.Add_Inplace(sums[p][c*dim:(c+1)*dim], row)
+				counts[p][c]++
+			})
 		})
-		sums := make([]float32, k*dim)
-		counts := make([]int, k)
-		for i, r := range sample {
-			c := int(assign[i])
-			vek32.Add_Inplace(sums[c*dim:(c+1)*dim], vecs[r*dim:(r+1)*dim])
-			counts[c]++
+		for p := range w {
+			if errs[p] != nil {
+				return nil, errs[p]
+			}
+			if p > 0 {
+				vek32.Add_Inplace(sums[0], sums[p])
+				for c := range k {
+					counts[0][c] += counts[p][c]
+				}
+			}
 		}
 		for c := range k {
 			cent := cents[c*dim : (c+1)*dim]
-			if counts[c] == 0 { // an empty list takes a random training row as its new centre
-				r := sample[rng.IntN(len(sample))]
-				copy(cent, vecs[r*dim:(r+1)*dim])
+			if counts[0][c] == 0 { // an empty list takes a random training row as its new centre
+				r := order[rng.IntN(len(order))]
+				row, err := src.Rows(r, r+1, buf)
+				if err != nil {
+					return nil, err
+				}
+				copy(cent, row)
 				continue
 			}
-			copy(cent, sums[c*dim:(c+1)*dim])
+			copy(cent, sums[0][c*dim:(c+1)*dim])
 			normalize(cent)
 		}
 	}
-	ix := &Index{dim: dim, centroids: cents, lists: make([][]int32, k), codes: make([][]byte, k), trained: n}
+	ix := &Index{dim: dim, nw: codeWords(dim), centroids: cents, lists: make([][]int32, k), codes: make([][]uint64, k),
+		pcs: make([][]uint16, k), trained: n}
 	for ix.rows < n {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ix = ix.Add(vecs, min(n, ix.rows+buildBatch))
+		var err error
+		if ix, err = ix.Add(src, min(n, ix.rows+buildBatch)); err != nil {
+			return nil, err
+		}
 	}
 	return ix, nil
 }
@@ -155,54 +207,112 @@ func Build(ctx context.Context, vecs []float32, dim, n int, seed uint64) (*Index
 // buildBatch is how many rows Build assigns between checks of its context.
 const buildBatch = 16384
 
-// Add returns an index with rows [ix.Rows(), n) of vecs assigned to their nearest lists. ix stays valid.
-func (ix *Index) Add(vecs []float32, n int) *Index {
-	if n <= ix.rows {
-		return ix
-	}
-	assign := make([]int32, n-ix.rows)
-	dim := ix.dim
-	parallel(len(assign), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			r := ix.rows + i
-			assign[i] = nearest(ix.centroids, dim, vecs[r*dim:(r+1)*dim])
+// readBlock is how many consecutive rows are read from a Matrix at once.
+const readBlock = 256
+
+// forRows calls f(i, row) for each row rows[i] of src in turn (rows ascending); runs of consecutive rows
+// are read together.
+func forRows(src Matrix, rows []int, dim int, f func(i int, row []float32)) error {
+	buf := make([]float32, min(len(rows), readBlock)*dim)
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && j-i < readBlock && rows[j] == rows[j-1]+1 {
+			j++
 		}
-	})
-	return ix.place(vecs, n, func(i int) int32 { return assign[i-ix.rows] })
+		block, err := src.Rows(rows[i], rows[j-1]+1, buf)
+		if err != nil {
+			return err
+		}
+		for x := i; x < j; x++ {
+			f(x, block[(x-i)*dim:(x-i+1)*dim])
+		}
+		i = j
+	}
+	return nil
 }
 
-// place returns ix with rows [ix.rows, n) of vecs appended to the lists list(row) names.
-func (ix *Index) place(vecs []float32, n int, list func(row int) int32) *Index {
-	next := &Index{dim: ix.dim, centroids: ix.centroids, lists: make([][]int32, len(ix.lists)),
-		codes: make([][]byte, len(ix.lists)), rows: n, trained: ix.trained}
+// Add returns an index with rows [ix.Rows(), n) of src assigned to their nearest lists. ix stays valid.
+func (ix *Index) Add(src Matrix, n int) (*Index, error) {
+	if n <= ix.rows {
+		return ix, nil
+	}
+	rows := make([]int, n-ix.rows)
+	for i := range rows {
+		rows[i] = ix.rows + i
+	}
+	assign, codes, pcs, err := ix.assign(src, rows)
+	if err != nil {
+		return nil, err
+	}
+	return ix.place(n, func(r int) (int32, []uint64, uint16) {
+		i := r - ix.rows
+		return assign[i], codes[i*ix.nw : (i+1)*ix.nw], pcs[i]
+	}), nil
+}
+
+// assign returns the nearest list, code and set-bit count of each of rows (ascending), across the cores.
+func (ix *Index) assign(src Matrix, rows []int) ([]int32, []uint64, []uint16, error) {
+	assign := make([]int32, len(rows))
+	codes := make([]uint64, len(rows)*ix.nw)
+	pcs := make([]uint16, len(rows))
+	w := workers(len(rows))
+	errs := make([]error, w)
+	parts(len(rows), w, func(p, lo, hi int) {
+		errs[p] = forRows(src, rows[lo:hi], ix.dim, func(i int, row []float32) {
+			i += lo
+			assign[i] = nearest(ix.centroids, ix.dim, row)
+			_, pcs[i] = encode(codes[i*ix.nw:i*ix.nw:(i+1)*ix.nw], row, ix.nw)
+		})
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return assign, codes, pcs, nil
+}
+
+// place returns ix with rows [ix.rows, n) appended to the lists entry(row) names, with their codes.
+func (ix *Index) place(n int, entry func(row int) (int32, []uint64, uint16)) *Index {
+	next := ix.derive()
 	copy(next.lists, ix.lists)
 	copy(next.codes, ix.codes)
-	dim := ix.dim
+	copy(next.pcs, ix.pcs)
 	for r := ix.rows; r < n; r++ {
-		c := list(r)
+		c, code, pc := entry(r)
 		next.lists[c] = append(next.lists[c], int32(r))
-		next.codes[c] = encode(next.codes[c], vecs[r*dim:(r+1)*dim])
+		next.codes[c] = append(next.codes[c], code...)
+		next.pcs[c] = append(next.pcs[c], pc)
 	}
+	next.rows = max(n, ix.rows)
 	return next
+}
+
+// derive is an index with ix's centroids and empty lists.
+func (ix *Index) derive() *Index {
+	k := len(ix.lists)
+	return &Index{dim: ix.dim, nw: ix.nw, centroids: ix.centroids, lists: make([][]int32, k), codes: make([][]uint64, k),
+		pcs: make([][]uint16, k), rows: ix.rows, trained: ix.trained}
 }
 
 // Remap returns an index over a compacted matrix: row r of the old matrix is row newRow[r] of the new one,
 // or gone when newRow[r] < 0; the new matrix has n rows. Rows of the old matrix at or past len(newRow) are
 // not in the index. The lists are written anew, so ix stays valid for its readers.
 func (ix *Index) Remap(newRow []int32, n int) *Index {
-	next := &Index{dim: ix.dim, centroids: ix.centroids, lists: make([][]int32, len(ix.lists)),
-		codes: make([][]byte, len(ix.lists)), trained: ix.trained}
-	nb := codeBytes(ix.dim)
+	next := ix.derive()
+	nw := ix.nw
 	for c, l := range ix.lists {
 		out := make([]int32, 0, len(l))
-		codes := make([]byte, 0, len(l)*nb)
+		codes := make([]uint64, 0, len(l)*nw)
+		pcs := make([]uint16, 0, len(l))
 		for j, r := range l {
 			if int(r) < len(newRow) && newRow[r] >= 0 {
 				out = append(out, newRow[r])
-				codes = append(codes, ix.codes[c][j*nb:(j+1)*nb]...)
+				codes = append(codes, ix.codes[c][j*nw:(j+1)*nw]...)
+				pcs = append(pcs, ix.pcs[c][j])
 			}
 		}
-		next.lists[c], next.codes[c] = out, codes
+		next.lists[c], next.codes[c], next.pcs[c] = out, codes, pcs
 	}
 	next.rows = n
 	return next
@@ -215,46 +325,34 @@ type Hit struct {
 }
 
 // Search returns up to k rows among the nprobe lists nearest to q, best first, scored by their dot product
-// with q. vecs is the matrix the index was built over (it may have grown since: rows past Rows() are not
+// with q. src is the matrix the index was built over (it may have grown since: rows past Rows() are not
 // looked at). accept, when not nil, says which rows may be returned (removed rows, filters). ids gives each
 // row's tie-break key: of two rows with the same score the one with the lower key ranks first, as in the
 // store's exact search.
 //
-// The rows of the probed lists are first ranked by their sign codes (the query's components summed over the
-// row's positive dimensions, through one 256-entry table per code byte: a row costs one lookup per 8
-// dimensions, read in list order), and the best shortlist of them are scored exactly with their float32
-// rows. shortlist ≤ k means ShortlistFor(k).
-func (ix *Index) Search(q, vecs []float32, ids []int64, k, nprobe, shortlist int, accept func(row int32) bool) []Hit {
+// The rows of the probed lists are first ranked by their codes against the query's bit planes, and the
+// best shortlist of them are scored exactly with their float32 rows from src. shortlist ≤ k means
+// ShortlistFor(k).
+func (ix *Index) Search(q []float32, src Matrix, ids []int64, k, nprobe, shortlist int, accept func(row int32) bool) ([]Hit, error) {
 	if k <= 0 || len(ix.lists) == 0 {
-		return nil
+		return nil, nil
 	}
-	dim := ix.dim
 	if shortlist < k {
 		shortlist = ShortlistFor(k)
 	}
-	nprobe = min(max(nprobe, 1), len(ix.lists))
-	probe := make(hitHeap, 0, nprobe)
-	for c := range ix.lists {
-		x := Hit{Row: int32(c), Score: vek32.Dot(q, ix.centroids[c*dim:(c+1)*dim])}
-		if len(probe) < nprobe {
-			heap.Push(&probe, x)
-		} else if x.Score > probe[0].Score {
-			probe[0] = x
-			heap.Fix(&probe, 0)
-		}
-	}
-	lut := queryTables(q)
 	short := make(hitHeap, 0, shortlist)
-	nb := codeBytes(dim)
-	for _, p := range probe {
-		codes := ix.codes[p.Row]
-		for j, r := range ix.lists[p.Row] {
-			code := codes[j*nb : (j+1)*nb]
-			t := lut[:len(code)]
-			var s float32
-			for b, c := range code {
-				s += t[b][c]
-			}
+	qp := newQueryPlanes(q, ix.nw)
+	var sums []uint32
+	for _, c := range ix.probes(q, nprobe) {
+		list := ix.lists[c]
+		if cap(sums) < len(list) {
+			sums = make([]uint32, len(list)+len(list)/4)
+		}
+		sums = sums[:len(list)]
+		planeSums(ix.codes[c], ix.nw, qp.planes, sums)
+		pcs := ix.pcs[c][:len(list)]
+		for j, r := range list {
+			s := qp.step*float32(sums[j]) + qp.lo*float32(pcs[j])
 			// accept is asked only of the rows that would enter the shortlist: the same rows enter it as
 			// when every row is asked first, and most rows are below its lowest score.
 			full := len(short) == shortlist
@@ -268,12 +366,38 @@ func (ix *Index) Search(q, vecs []float32, ids []int64, k, nprobe, shortlist int
 			}
 		}
 	}
+	// Rescore in row order: a file-backed matrix then reads forward.
+	sort.Slice(short, func(a, b int) bool { return short[a].Row < short[b].Row })
 	best := topK{ids: ids, h: make([]Hit, 0, k)}
+	buf := make([]float32, ix.dim)
 	for _, c := range short {
-		r := c.Row
-		best.offer(Hit{Row: r, Score: vek32.Dot(q, vecs[int(r)*dim:(int(r)+1)*dim])}, k)
+		row, err := src.Rows(int(c.Row), int(c.Row)+1, buf)
+		if err != nil {
+			return nil, err
+		}
+		best.offer(Hit{Row: c.Row, Score: vek32.Dot(q, row)}, k)
 	}
-	return best.sorted()
+	return best.sorted(), nil
+}
+
+// probes returns the nprobe lists whose centroids are nearest to q.
+func (ix *Index) probes(q []float32, nprobe int) []int32 {
+	dim := ix.dim
+	nprobe = min(max(nprobe, 1), len(ix.lists))
+	probe := make(hitHeap, 0, nprobe)
+	for c := range ix.lists {
+		x := Hit{Row: int32(c), Score: vek32.Dot(q, ix.centroids[c*dim:(c+1)*dim])}
+		if len(probe) < nprobe {
+			probe.push(x)
+		} else if x.Score > probe[0].Score {
+			probe.replaceRoot(x)
+		}
+	}
+	out := make([]int32, len(probe))
+	for i, p := range probe {
+		out[i] = p.Row
+	}
+	return out
 }
 
 // ShortlistFor is the default number of rows Search rescores exactly for a top k: 400 up to k = 20 (what
@@ -282,23 +406,29 @@ func (ix *Index) Search(q, vecs []float32, ids []int64, k, nprobe, shortlist int
 // 2,000 and 0.7679 at 4,000 — past 20·k the probed lists, not the shortlist, bound recall.
 func ShortlistFor(k int) int { return max(20*k, 400) }
 
-// queryTables returns, for each byte of a code, the sum of q's components over the bits set in each of the
-// 256 values the byte can take.
-func queryTables(q []float32) [][256]float32 {
-	t := make([][256]float32, codeBytes(len(q)))
-	for b := range t {
-		tb := &t[b]
-		for v := 1; v < 256; v++ {
-			low := v & -v
-			d := b*8 + bits.TrailingZeros(uint(low))
-			var x float32
-			if d < len(q) {
-				x = q[d]
+// queryPlanes is a query quantised for ranking codes: component d is lo + step·u_d with u_d in [0, 15],
+// and planes holds bit p of every u_d (nw words per plane).
+type queryPlanes struct {
+	lo, step float32
+	planes   []uint64
+}
+
+func newQueryPlanes(q []float32, nw int) queryPlanes {
+	lo, hi := vek32.Min(q), vek32.Max(q)
+	step := (hi - lo) / 15
+	if !(step > 0) {
+		step = 1 // a constant query: every u_d is 0
+	}
+	qp := queryPlanes{lo: lo, step: step, planes: make([]uint64, 4*nw)}
+	for d, x := range q {
+		u := min(15, max(0, int(math.Round(float64((x-lo)/step)))))
+		for p := range 4 {
+			if u>>p&1 != 0 {
+				qp.planes[p*nw+d/64] |= 1 << (d % 64)
 			}
-			tb[v] = tb[v&^low] + x
 		}
 	}
-	return t
+	return qp
 }
 
 // nearest returns the centroid with the highest dot product with v.
@@ -318,15 +448,17 @@ func normalize(v []float32) {
 	}
 }
 
-// parallel runs f over [0, n) split across the cores.
-func parallel(n int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), max(1, n/256))
+// workers is how many goroutines share n rows of work: one per core, at least 256 rows each.
+func workers(n int) int { return min(runtime.GOMAXPROCS(0), max(1, n/256)) }
+
+// parts runs f(p, lo, hi) for w parts of [0, n) at once.
+func parts(n, w int, f func(p, lo, hi int)) {
 	var wg sync.WaitGroup
-	for i := range w {
+	for p := range w {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(n*i/w, n*(i+1)/w)
+			f(p, n*p/w, n*(p+1)/w)
 		}()
 	}
 	wg.Wait()
@@ -334,17 +466,6 @@ func parallel(n int, f func(lo, hi int)) {
 
 // hitHeap keeps the lowest score on top.
 type hitHeap []Hit
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return h[i].Score < h[j].Score }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 // push and replaceRoot are heap.Push and (setting the root then) heap.Fix(h, 0), step for step, without
 // boxing each Hit in an interface value.

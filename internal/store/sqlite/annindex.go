@@ -71,11 +71,11 @@ func (v *vecSnapshot) annSearch(q []float32, allowed docSet, k int) ([]rag.Candi
 		return nil, false
 	}
 	probes := min(v.ann.Lists(), int(float64(vindex.ProbesFor(v.ann.Lists()))/sel+0.5))
-	hits := v.ann.Search(q, v.vecs, v.ids, k, probes, 0, func(r int32) bool {
+	hits, err := v.ann.Search(q, vindex.Mem{Vecs: v.vecs, Dim: v.dim}, v.ids, k, probes, 0, func(r int32) bool {
 		d := v.docs[r]
 		return d >= 0 && (allowed == nil || allowed.has(d))
 	})
-	if len(hits) < k {
+	if err != nil || len(hits) < k {
 		return nil, false // the probed lists held fewer than k allowed rows: the exact scan finds all there are
 	}
 	out := make([]rag.Candidate, len(hits))
@@ -121,7 +121,7 @@ func (c *vectorCache) restoreIndex(sv *spaceVectors, next *vecSnapshot) {
 	saved, err := vindex.Read(f, next.dim)
 	if err == nil {
 		var ix *vindex.Index
-		ix, _, err = saved.Restore(next.vecs, len(next.ids), func(r int32) vindex.Key { return vindex.Key{next.ids[r], sv.seqs[r]} })
+		ix, _, err = saved.Restore(vindex.Mem{Vecs: next.vecs, Dim: next.dim}, len(next.ids), func(r int32) vindex.Key { return vindex.Key{next.ids[r], sv.seqs[r]} })
 		if err == nil {
 			next.ann = ix
 			sv.savedRows = ix.Rows()
@@ -142,7 +142,7 @@ func (c *vectorCache) maybeBuild(sv *spaceVectors, v *vecSnapshot) {
 	go func() {
 		defer c.builds.Done()
 		defer sv.building.Store(false)
-		ix, err := vindex.Build(c.ctx, v.vecs, v.dim, len(v.ids), annSeed)
+		ix, err := vindex.Build(c.ctx, vindex.Mem{Vecs: v.vecs, Dim: v.dim}, v.dim, len(v.ids), annSeed)
 		if err != nil {
 			return // the store is closing
 		}
@@ -153,7 +153,9 @@ func (c *vectorCache) maybeBuild(sv *spaceVectors, v *vecSnapshot) {
 			return // compacted or reloaded meanwhile: the rows are numbered differently; the next refresh starts again
 		}
 		next := *cur
-		next.ann = ix.Add(cur.vecs, len(cur.ids))
+		if next.ann, err = ix.Add(vindex.Mem{Vecs: cur.vecs, Dim: cur.dim}, len(cur.ids)); err != nil {
+			return
+		}
 		next.gen = cur.gen + 1
 		sv.snap.Store(&next)
 		if err := c.save(sv, &next); err != nil {
@@ -171,8 +173,8 @@ func (c *vectorCache) save(sv *spaceVectors, v *vecSnapshot) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	err = v.ann.Write(tmp, func(r int32) (vindex.Key, bool) {
-		return vindex.Key{v.ids[r], sv.seqs[r]}, v.docs[r] >= 0
+	err = v.ann.Write(tmp, nil, func(r int32) (vindex.Entry, bool) {
+		return vindex.Entry{Key: vindex.Key{v.ids[r], sv.seqs[r]}, Doc: v.docs[r]}, v.docs[r] >= 0
 	})
 	if err2 := tmp.Close(); err == nil {
 		err = err2

@@ -269,7 +269,7 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 	next.vecs = append(cur.vecs, rows.vecs...)
 	sv.seqs = append(sv.seqs, rows.seqs...)
 	if cur.ann != nil {
-		next.ann = cur.ann.Add(next.vecs, len(next.ids))
+		next.ann, _ = cur.ann.Add(vindex.Mem{Vecs: next.vecs, Dim: next.dim}, len(next.ids)) // rows in memory: no error
 	}
 	return next
 }
