@@ -11,8 +11,8 @@ import (
 	"math/bits"
 )
 
-// The file format (little-endian): magic "RAGDVIX", format version byte, then dim, lists, trained, the
-// number of entries and the length of the caller's header (uint32 each), the header, the centroids
+// The file format (little-endian): magic "RAGDVIX", format version byte, then dim, lists, trained, the rows
+// added since training, the number of entries and the length of the caller's header (uint32 each), the header, the centroids
 // (float32), then per list the number of its entries (uint32) and each entry — key (two int64, e.g. chunk
 // ID and the vector's sequence number), the caller's document (int64) and slot (uint32), the row's code
 // (codeWords(dim) uint64) — and a CRC-32 (IEEE) of everything before it. A file of another version, a wrong
@@ -74,6 +74,7 @@ func (ix *Index) Write(w io.Writer, header []byte, entry func(row int32) (Entry,
 	u32(uint32(ix.dim))
 	u32(uint32(len(ix.lists)))
 	u32(uint32(ix.trained))
+	u32(uint32(ix.added))
 	u32(uint32(total))
 	u32(uint32(len(header)))
 	bw.Write(header)
@@ -112,6 +113,7 @@ type Saved struct {
 	dim, nw   int
 	centroids []float32
 	trained   int
+	added     int
 	ends      []int    // entries of list c are [ends[c-1], ends[c])
 	codes     []uint64 // nw words per entry
 }
@@ -134,7 +136,7 @@ func Read(r io.Reader, dim int) (*Saved, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
-	head := make([]byte, len(magic)+1+20)
+	head := make([]byte, len(magic)+1+24)
 	if _, err := io.ReadFull(tr, head); err != nil {
 		return bad(err)
 	}
@@ -148,13 +150,14 @@ func Read(r io.Reader, dim int) (*Saved, error) {
 	fdim := int(binary.LittleEndian.Uint32(h[0:]))
 	lists := int(binary.LittleEndian.Uint32(h[4:]))
 	trained := int(binary.LittleEndian.Uint32(h[8:]))
-	n := int(binary.LittleEndian.Uint32(h[12:]))
-	hlen := int(binary.LittleEndian.Uint32(h[16:]))
+	added := int(binary.LittleEndian.Uint32(h[12:]))
+	n := int(binary.LittleEndian.Uint32(h[16:]))
+	hlen := int(binary.LittleEndian.Uint32(h[20:]))
 	if fdim != dim || lists == 0 || lists > maxFileLists || hlen > maxHeader {
 		return nil, fmt.Errorf("%w: %d dimensions, %d lists, header of %d bytes (want %d dimensions)", ErrBadFile, fdim, lists, hlen, dim)
 	}
 	nw := codeWords(dim)
-	s := &Saved{dim: dim, nw: nw, trained: trained, Header: make([]byte, hlen), centroids: make([]float32, lists*dim),
+	s := &Saved{dim: dim, nw: nw, trained: trained, added: added, Header: make([]byte, hlen), centroids: make([]float32, lists*dim),
 		ends: make([]int, lists)}
 	if _, err := io.ReadFull(tr, s.Header); err != nil {
 		return bad(err)
@@ -217,7 +220,7 @@ func Read(r io.Reader, dim int) (*Saved, error) {
 func (s *Saved) Index() *Index {
 	k := len(s.ends)
 	ix := &Index{dim: s.dim, nw: s.nw, centroids: s.centroids, lists: make([][]int32, k), codes: make([][]uint64, k),
-		pcs: make([][]uint16, k), rows: len(s.Entries), trained: s.trained}
+		pcs: make([][]uint16, k), rows: len(s.Entries), trained: s.trained, added: s.added}
 	start := 0
 	for c, end := range s.ends {
 		l := make([]int32, end-start)
@@ -261,7 +264,7 @@ func (s *Saved) Restore(src Matrix, n int, key func(row int32) Key) (*Index, int
 		}
 	}
 	ix := &Index{dim: s.dim, nw: s.nw, centroids: s.centroids, lists: make([][]int32, len(s.ends)),
-		codes: make([][]uint64, len(s.ends)), pcs: make([][]uint16, len(s.ends)), trained: s.trained}
+		codes: make([][]uint64, len(s.ends)), pcs: make([][]uint16, len(s.ends)), trained: s.trained, added: s.added}
 	entry := make([]int32, n) // the file entry of each row, -1 for a row not in the file
 	var reused []int32
 	for r := range n {
@@ -338,7 +341,7 @@ func (ix *Index) checkRows(src Matrix, rows []int32, saved func(r int32) (list i
 	}
 	agree, codesDiffer := 0, 0
 	code := make([]uint64, 0, ix.nw)
-	err := forRows(src, rs, ix.dim, func(i int, row []float32) {
+	err := ForRows(src, rs, ix.dim, func(i int, row []float32) {
 		list, want := saved(rows[i])
 		got, _ := encode(code[:0], row, ix.nw)
 		if want == nil || !equal(got, want) {

@@ -60,6 +60,7 @@ type Index struct {
 	pcs       [][]uint16 // per list, each row's count of set code bits
 	rows      int        // rows [0, rows) are assigned
 	trained   int        // rows the centroids were trained on
+	added     int        // rows assigned since training (new rows, replaced or not)
 }
 
 // ListsFor is the number of lists Build uses for n rows: about sqrt(n), so that the centroid pass and one
@@ -100,10 +101,10 @@ func (ix *Index) Lists() int { return len(ix.lists) }
 // Trained is the number of rows the centroids were trained on.
 func (ix *Index) Trained() int { return ix.trained }
 
-// Stale reports whether the rows have grown to twice what the centroids were trained on: the lists are then
-// about twice as long as planned and the centroids may no longer follow the data, so the index should be
-// built again.
-func (ix *Index) Stale() bool { return ix.rows >= 2*max(ix.trained, 1) }
+// Stale reports whether as many rows were added since training as the centroids were trained on, whether
+// the rows grew (the lists are then about twice as long as planned) or replaced others (documents
+// committed again): the centroids may no longer follow the data, so the index should be built again.
+func (ix *Index) Stale() bool { return ix.added >= max(ix.trained, 1) }
 
 // Bytes is the memory the index holds (centroids, row numbers, codes), not counting the rows themselves.
 func (ix *Index) Bytes() int64 {
@@ -158,7 +159,7 @@ func Build(ctx context.Context, src Matrix, dim, n int, seed uint64) (*Index, er
 		sums, counts, errs := make([][]float32, w), make([][]int, w), make([]error, w)
 		parts(len(order), w, func(p, lo, hi int) {
 			sums[p], counts[p] = make([]float32, k*dim), make([]int, k)
-			errs[p] = forRows(src, order[lo:hi], dim, func(_ int, row []float32) {
+			errs[p] = ForRows(src, order[lo:hi], dim, func(_ int, row []float32) {
 				c := int(nearest(cents, dim, row))
 				vek32.Add_Inplace(sums[p][c*dim:(c+1)*dim], row)
 				counts[p][c]++
@@ -201,6 +202,7 @@ func Build(ctx context.Context, src Matrix, dim, n int, seed uint64) (*Index, er
 			return nil, err
 		}
 	}
+	ix.added = 0
 	return ix, nil
 }
 
@@ -210,9 +212,9 @@ const buildBatch = 16384
 // readBlock is how many consecutive rows are read from a Matrix at once.
 const readBlock = 256
 
-// forRows calls f(i, row) for each row rows[i] of src in turn (rows ascending); runs of consecutive rows
-// are read together.
-func forRows(src Matrix, rows []int, dim int, f func(i int, row []float32)) error {
+// ForRows calls f(i, row) for each row rows[i] of src in turn (rows ascending); runs of consecutive rows
+// are read together, up to 256 at a time.
+func ForRows(src Matrix, rows []int, dim int, f func(i int, row []float32)) error {
 	buf := make([]float32, min(len(rows), readBlock)*dim)
 	for i := 0; i < len(rows); {
 		j := i + 1
@@ -258,7 +260,7 @@ func (ix *Index) assign(src Matrix, rows []int) ([]int32, []uint64, []uint16, er
 	w := workers(len(rows))
 	errs := make([]error, w)
 	parts(len(rows), w, func(p, lo, hi int) {
-		errs[p] = forRows(src, rows[lo:hi], ix.dim, func(i int, row []float32) {
+		errs[p] = ForRows(src, rows[lo:hi], ix.dim, func(i int, row []float32) {
 			i += lo
 			assign[i] = nearest(ix.centroids, ix.dim, row)
 			_, pcs[i] = encode(codes[i*ix.nw:i*ix.nw:(i+1)*ix.nw], row, ix.nw)
@@ -285,6 +287,7 @@ func (ix *Index) place(n int, entry func(row int) (int32, []uint64, uint16)) *In
 		next.pcs[c] = append(next.pcs[c], pc)
 	}
 	next.rows = max(n, ix.rows)
+	next.added += max(0, n-ix.rows)
 	return next
 }
 
@@ -292,7 +295,7 @@ func (ix *Index) place(n int, entry func(row int) (int32, []uint64, uint16)) *In
 func (ix *Index) derive() *Index {
 	k := len(ix.lists)
 	return &Index{dim: ix.dim, nw: ix.nw, centroids: ix.centroids, lists: make([][]int32, k), codes: make([][]uint64, k),
-		pcs: make([][]uint16, k), rows: ix.rows, trained: ix.trained}
+		pcs: make([][]uint16, k), rows: ix.rows, trained: ix.trained, added: ix.added}
 }
 
 // Remap returns an index over a compacted matrix: row r of the old matrix is row newRow[r] of the new one,
@@ -548,3 +551,6 @@ func (t *topK) Pop() any {
 func ProbesFor(lists int) int {
 	return min(lists, max(8, lists/8))
 }
+
+// Added is the number of rows assigned since training.
+func (ix *Index) Added() int { return ix.added }

@@ -243,7 +243,7 @@ func TestFile(t *testing.T) {
 		"WrongVersion": flip(file, len(magic)),
 		"WrongMagic":   flip(file, 0),
 		"Trailing":     append(slices.Clone(file), 0),
-		"HugeCount":    flip(file, len(magic)+1+12+3), // the entry count's top byte
+		"HugeCount":    flip(file, len(magic)+1+16+3), // the entry count's top byte
 	}
 	for name, b := range bad {
 		t.Run(name, func(t *testing.T) {

@@ -27,8 +27,14 @@ func openWith(t *testing.T, dir string, opts sqlite.Options) *sqlite.Store {
 // the query vectors.
 func annCorpus(t *testing.T, s *sqlite.Store, docs int) ([]string, [][]float32) {
 	t.Helper()
+	return annCorpusOf(t, s, docs, 3)
+}
+
+// annCorpusOf is annCorpus with the vectors drawn with seed.
+func annCorpusOf(t *testing.T, s *sqlite.Store, docs int, seed uint64) ([]string, [][]float32) {
+	t.Helper()
 	ctx := t.Context()
-	vecs, queries := vindex.Clustered(docs*10, 30, annSpace.Dim, 1, 3)
+	vecs, queries := vindex.Clustered(docs*10, 30, annSpace.Dim, 1, seed)
 	coll, err := s.EnsureCollection(ctx, rag.DefaultCollection, "local")
 	if err != nil {
 		t.Fatal(err)

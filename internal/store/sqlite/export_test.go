@@ -72,3 +72,28 @@ func KeywordIndexInline(s *Store) { s.kw.inline = true }
 
 // KeywordIndexAnswered is how many keyword queries the in-memory keyword index answered.
 func KeywordIndexAnswered(s *Store) int64 { return s.kw.answered.Load() }
+
+// VectorFile is where s keeps the vectors of sp when they are not in memory.
+func VectorFile(s *Store, sp rag.Space) string { return s.vecs.vecFilePath(sp.ID()) }
+
+// VectorsInFile reports whether s's latest snapshot of sp reads its vectors from the vector file.
+func VectorsInFile(s *Store, sp rag.Space) bool {
+	sv := (*s.vecs.spaces.Load())[sp.ID()]
+	return sv != nil && sv.snap.Load() != nil && sv.snap.Load().file != nil && sv.snap.Load().vecs == nil
+}
+
+// FilesRestored counts the full loads s answered from a space's index and vector files.
+func FilesRestored(s *Store) int64 { return s.vecs.fromFiles.Load() }
+
+// VectorRowsLoaded counts the vector rows s read from the database.
+func VectorRowsLoaded(s *Store) int64 { return s.vecs.loaded.Load() }
+
+// WaitVectorFiles waits for s's index builds and writes of vector and index files.
+func WaitVectorFiles(s *Store) { s.vecs.builds.Wait() }
+
+// SetVectorFileLimits sets vacuumMin and persistMin for the test.
+func SetVectorFileLimits(t *testing.T, vacuum, persist int) {
+	v, p := vacuumMin, persistMin
+	vacuumMin, persistMin = vacuum, persist
+	t.Cleanup(func() { vacuumMin, persistMin = v, p })
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -124,5 +125,66 @@ func TestScorePending(t *testing.T) {
 				t.Fatalf("query %d was not scored", j)
 			}
 		}
+	}
+}
+
+// TestSearchBatchFromFile: the exact scan of a snapshot whose vectors are in a vector file (slots out of
+// row order, so that reads split into runs; rows removed) gives what the scan of the same rows in memory
+// gives, with and without filters — a batch of filtered queries reads only the allowed rows.
+func TestSearchBatchFromFile(t *testing.T) {
+	const dim = 16
+	mem := syntheticSpace(scanBlock+900, dim)
+	for i := 0; i < len(mem.docs); i += 5 {
+		mem.docs[i] = -1
+		mem.live--
+	}
+	vf, err := createVecFile(filepath.Join(t.TempDir(), "vectors"), dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { vf.discard() })
+	// Slots: pairs of rows swapped, so runs of consecutive slots are short.
+	n := len(mem.ids)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i ^ 1
+		if order[i] >= n {
+			order[i] = i
+		}
+	}
+	file := &vecSnapshot{dim: dim, ids: mem.ids, docs: mem.docs, live: mem.live, file: vf, slots: make([]int32, n)}
+	for slot, i := range order {
+		if _, err := vf.appendRows(mem.vecs[i*dim : (i+1)*dim]); err != nil {
+			t.Fatal(err)
+		}
+		file.slots[i] = int32(slot)
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	for _, filtered := range []bool{false, true} {
+		var memReqs, fileReqs []*scanReq
+		for j := range maxBatch {
+			var allowed docSet
+			if filtered || j%3 == 1 {
+				allowed = make(docSet, 1)
+				allowed[0] = 1<<3 | 1<<17 | 1<<40
+			}
+			q := mem.vecs[r.IntN(n)*dim:][:dim]
+			memReqs = append(memReqs, &scanReq{q: q, allowed: allowed, k: 1 + j*5, snap: mem, done: make(chan struct{})})
+			fileReqs = append(fileReqs, &scanReq{q: q, allowed: allowed, k: 1 + j*5, snap: file, done: make(chan struct{})})
+		}
+		mem.searchBatch(memReqs, 2)
+		file.searchBatch(fileReqs, 2)
+		for j := range memReqs {
+			if fileReqs[j].err != nil || !reflect.DeepEqual(fileReqs[j].out, memReqs[j].out) || len(memReqs[j].out) == 0 {
+				t.Fatalf("filtered %v, query %d: from the file %v (%v), in memory %v", filtered, j, fileReqs[j].out, fileReqs[j].err, memReqs[j].out)
+			}
+		}
+	}
+	// A read failure is the queries' error, not a wrong result.
+	vf.close()
+	req := &scanReq{q: mem.vecs[:dim], k: 3, snap: file, done: make(chan struct{})}
+	file.searchBatch([]*scanReq{req}, 1)
+	if req.err == nil {
+		t.Fatalf("scan of a closed vector file: %v, no error", req.out)
 	}
 }

@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"sort"
 
 	"github.com/viterin/vek/vek32"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/vindex"
 )
 
 // VectorScores returns the cosine similarity to vector of those chunks that have a vector in space. It
@@ -79,17 +81,22 @@ func (s *Store) storedVectorScores(ctx context.Context, space rag.Space, vector 
 }
 
 // scores scores ids against the rows of snapshot v when v is still the latest snapshot (whose rows pos
-// maps), and reports whether it could.
+// maps), and reports whether it could (the vectors of a space in its vector file are read from there).
 func (sv *spaceVectors) scores(v *vecSnapshot, vector []float32, ids []int64, out map[int64]float64) bool {
 	sv.refresh.Lock()
 	defer sv.refresh.Unlock()
 	if sv.snap.Load() != v {
 		return false
 	}
+	var rows []int
 	for _, id := range ids {
 		if i, ok := sv.pos[id]; ok && i < len(v.ids) && v.ids[i] == id && v.docs[i] >= 0 {
-			out[id] = float64(vek32.Dot(v.vecs[i*v.dim:(i+1)*v.dim], vector))
+			rows = append(rows, i)
 		}
 	}
-	return true
+	sort.Ints(rows)
+	err := vindex.ForRows(v.rows(), rows, v.dim, func(x int, row []float32) {
+		out[v.ids[rows[x]]] = float64(vek32.Dot(row, vector))
+	})
+	return err == nil
 }

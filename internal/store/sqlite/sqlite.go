@@ -10,8 +10,11 @@
 // out first come, first served; point lookups (hits, the vector cache's freshness check) have a pool of
 // their own and take no turn, so a search that has its candidates is not queued behind new ones.
 //
-// Vectors are searched in memory, exactly up to Options.VectorIndexMin vectors and through an approximate
-// IVF index past it (annindex.go): see vectors.go for how the per-space cache stays in step with the
+// Vectors are searched exactly up to Options.VectorIndexMin vectors and through an approximate IVF index
+// past it (annindex.go). Below it they are held in memory; past it the index's one-bit codes are, and the
+// float32 vectors are kept in a vector file beside the database (vecfile.go, vecpersist.go), read row by
+// row for the exact rescoring of each search's shortlist, and read back with the index file at start-up
+// after checks against the database. See vectors.go for how the per-space cache stays in step with the
 // database, also when another process writes, and merge.go for how the keyword index is kept in one
 // segment.
 package sqlite
@@ -68,11 +71,11 @@ type Options struct {
 	// one (default 5s; negative: never in the background, see MergeKeywordIndex).
 	KeywordMergeDelay time.Duration
 	// VectorIndexMin is the live vector count of a space from which its vector searches use an approximate
-	// index (internal/vindex) instead of scanning every vector (default 10,000; negative: always exact).
+	// index (internal/vindex) instead of scanning every vector (default 20,000; negative: always exact).
 	VectorIndexMin int
 	// VectorMemory is the most memory, in bytes, the approximate index of one space may take; a space whose
-	// index would need more is searched exactly (0: no limit). The float32 vectors themselves are kept in
-	// memory either way.
+	// index would need more is searched exactly, its vectors in memory (0: no limit). A space with an index
+	// keeps its float32 vectors in its vector file, not in memory.
 	VectorMemory int64
 	// KeywordIndexMin is the chunk count from which keyword queries are answered from an in-memory copy
 	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 10,000; negative:

@@ -5,6 +5,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -38,17 +40,26 @@ import (
 //
 // Scoring is bound by reading the vectors from memory, so queries of a space that wait at the same time
 // are scored in one pass (Store.scan), which takes a search turn like a read transaction does.
+//
+// Where the vectors are: a space that wants an approximate index (annindex.go: at least
+// Options.VectorIndexMin live vectors, within Options.VectorMemory) keeps them in its vector file
+// (vecfile.go) when this store owns the space's lock file, and holds in memory only the per-row arrays and
+// the index's codes; a smaller space, or one whose files another store owns, holds them in memory. A
+// space moves to its file when it grows past the threshold (the rows in memory are written out once), and
+// is loaded back into memory only by a full load that finds it below.
 type vectorCache struct {
 	s *Store
 	// spaces is replaced, never changed, so that searches find their space without a lock.
 	spaces atomic.Pointer[map[string]*spaceVectors]
 	mu     sync.Mutex // serialises adding a space
 	// builds counts the index builds running in the background (annindex.go); closing stops new ones.
-	builds   sync.WaitGroup
-	closing  atomic.Bool
-	restored atomic.Int64    // indexes read back from their files
-	ctx      context.Context // cancelled when the store closes, to stop index builds
-	cancel   context.CancelFunc
+	builds    sync.WaitGroup
+	closing   atomic.Bool
+	restored  atomic.Int64    // indexes read back from their files
+	fromFiles atomic.Int64    // full loads answered from a space's index and vector files (vecpersist.go)
+	loaded    atomic.Int64    // vector rows read from the database
+	ctx       context.Context // cancelled when the store closes, to stop index builds
+	cancel    context.CancelFunc
 }
 
 const countersSQL = `SELECT
@@ -68,17 +79,44 @@ func (c *vectorCache) drop() {
 
 // vecSnapshot is the vectors of a space in one committed state. Nothing in it changes once published.
 type vecSnapshot struct {
-	dim     int
-	ids     []int64   // chunk ID per row
-	docs    []int64   // document seq per row, -1 for a removed row
-	vecs    []float32 // row i is vecs[i*dim:(i+1)*dim]
-	live    int
-	gen     uint64 // how many snapshots of the space were published before this one
-	lastVec int64  // highest chunk_vectors.seq of the state
-	lastTom int64  // highest vector_tombstones.seq of the state
-	// base numbers the row layout: it changes on a full load and on compaction, when rows are renumbered.
+	dim  int
+	ids  []int64   // chunk ID per row
+	seqs []int64   // chunk_vectors.seq per row
+	docs []int64   // document seq per row, -1 for a removed row
+	vecs []float32 // in memory: row i is vecs[i*dim:(i+1)*dim]; nil when the vectors are in file
+	// file holds the vectors when they are not in memory: row i is its slot slots[i] (-1: none, a removed
+	// row after the file was written again). fileSlots is the file's record count when the snapshot was
+	// published: what an index file saved from this snapshot may refer to.
+	file      *vecFile
+	slots     []int32
+	fileSlots int
+	live      int
+	gen       uint64 // how many snapshots of the space were published before this one
+	lastVec   int64  // highest chunk_vectors.seq of the state
+	lastTom   int64  // highest vector_tombstones.seq of the state
+	// base numbers the row layout: it changes on a full load and on compaction, when rows are renumbered
+	// (spaceVectors.newLayout).
 	base uint64
 	ann  *vindex.Index // approximate index over the rows, nil to search exactly (annindex.go)
+	err  error         // apply could not write the vector file: the snapshot is not to be published
+}
+
+// rows is the snapshot's vectors as a vindex.Matrix: in memory or read from its file.
+func (v *vecSnapshot) rows() vindex.Matrix {
+	if v.file != nil {
+		return fileRows{vf: v.file, slots: v.slots}
+	}
+	return vindex.Mem{Vecs: v.vecs, Dim: v.dim}
+}
+
+// heapBytes is what the snapshot holds in memory: the per-row arrays, the vectors when they are not in a
+// file, and the index.
+func (v *vecSnapshot) heapBytes() int64 {
+	b := int64(cap(v.ids)+cap(v.seqs)+cap(v.docs))*8 + int64(cap(v.vecs))*4 + int64(cap(v.slots))*4
+	if v.ann != nil {
+		b += v.ann.Bytes()
+	}
+	return b
 }
 
 // covers reports whether the snapshot is of the state with those counters or a later one: the counters
@@ -96,11 +134,21 @@ type spaceVectors struct {
 
 	refresh sync.Mutex // one loader at a time; guards the fields below
 	spaceID int64      // 0 while the space has no row
-	seqs    []int64    // chunk_vectors.seq per row of the latest snapshot
 	pos     map[int64]int
-	// savedRows is the row count of the index when it was last written to its file.
-	savedRows int
-	building  atomic.Bool // an index build is running
+	layouts uint64 // row layouts made (see vecSnapshot.base)
+	// lockTried says that the space's lock file was asked for since the last full load (it is not asked
+	// again before the next).
+	lockTried bool
+
+	// lock is the space's lock file while this store owns the space's vector and index files
+	// (vecpersist.go).
+	lock     atomic.Pointer[os.File]
+	building atomic.Bool // an index build is running
+	saving   atomic.Bool // a save (or vacuum) of the space's files is running
+	// persist serialises saves and vacuums of the space's files.
+	persist sync.Mutex
+	savedMu sync.Mutex
+	saved   savedState // guarded by savedMu
 }
 
 // Len returns the number of live vectors (for tests and stats).
@@ -189,59 +237,119 @@ func (c *vectorCache) sync(ctx context.Context, sv *spaceVectors) (*vecSnapshot,
 			return nil, err
 		}
 	}
-	var tombs []tombstone
-	var rows vecBatch
-	var after int64
-	if !full {
-		after = cur.lastVec
-	}
-	if sv.spaceID != 0 {
-		if !full {
-			if tombs, err = loadTombstones(ctx, tx, sv.spaceID, cur.lastTom); err != nil {
-				return nil, err
-			}
-		}
-		if rows, err = loadVectors(ctx, tx, sv.spaceID, sv.dim, after); err != nil {
+	var next *vecSnapshot
+	switch {
+	case full:
+		if next, err = c.loadFull(ctx, tx, sv, pruned); err != nil {
 			return nil, err
 		}
+		next.base = sv.newLayout()
+	case sv.spaceID == 0:
+		next = sv.apply(cur, nil, vecBatch{})
+	default:
+		tombs, err := loadTombstones(ctx, tx, sv.spaceID, cur.lastTom)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := c.loadVectors(ctx, tx, sv.spaceID, sv.dim, cur.lastVec)
+		if err != nil {
+			return nil, err
+		}
+		next = sv.apply(cur, tombs, rows)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
 	}
-
-	var next *vecSnapshot
-	if full {
-		next = &vecSnapshot{dim: sv.dim, ids: rows.ids, docs: rows.docs, vecs: rows.vecs, live: len(rows.ids)}
-		sv.seqs = rows.seqs
-		sv.pos = make(map[int64]int, len(rows.ids))
-		for i, id := range rows.ids {
-			sv.pos[id] = i
-		}
-		if cur != nil {
-			next.base = cur.base + 1
-		}
-		c.restoreIndex(sv, next)
-	} else {
-		next = sv.apply(cur, tombs, rows)
+	if next.err != nil {
+		// sv.pos was changed for a snapshot that is not published: drop the snapshot, so that the next
+		// search loads the space in full.
+		sv.snap.Store(nil)
+		return nil, next.err
 	}
 	if dead := len(next.ids) - next.live; dead > 0 && dead*4 > len(next.ids) {
 		next = sv.compact(next)
 	}
+	if next.file == nil && c.wantsIndex(next.live, next.dim) && c.own(sv) {
+		if err := c.toFile(sv, next); err != nil {
+			c.s.log().Warn("cannot write the vector file, keeping the vectors in memory", slog.String("space", sv.key), slog.Any("err", err))
+		}
+	}
 	next.lastVec, next.lastTom = vecSeq, tomSeq
+	if next.file != nil {
+		next.fileSlots = int(next.file.n.Load())
+	}
 	if cur != nil {
 		next.gen = cur.gen + 1
 	}
 	sv.snap.Store(next)
 	c.maybeBuild(sv, next)
+	c.maybePersist(sv, next)
 	return next, nil
 }
 
+// loadFull loads every vector of the space in tx: from the space's files when they are valid, else from
+// the database (into the space's vector file when the space wants an index and this store owns its files).
+// The caller holds sv.refresh.
+func (c *vectorCache) loadFull(ctx context.Context, tx *sql.Tx, sv *spaceVectors, pruned int64) (*vecSnapshot, error) {
+	sv.pos = map[int64]int{}
+	sv.lockTried = false
+	if sv.spaceID == 0 {
+		return &vecSnapshot{dim: sv.dim}, nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunk_vectors WHERE space_id = ?`, sv.spaceID).Scan(&n); err != nil {
+		return nil, err
+	}
+	if c.wantsIndex(n, sv.dim) && c.own(sv) {
+		saved, next, err := c.restoreFiles(ctx, tx, sv, pruned)
+		if next != nil {
+			c.restored.Add(1)
+			c.fromFiles.Add(1)
+			return next, nil
+		}
+		if err != nil {
+			c.s.log().Warn("vector files not used, loading the vectors from the database", slog.String("space", sv.key), slog.Any("err", err))
+		}
+		if next, err = c.loadToFile(ctx, tx, sv, n, saved); err == nil {
+			return next, nil
+		}
+		c.s.log().Warn("cannot write the vector file, keeping the vectors in memory", slog.String("space", sv.key), slog.Any("err", err))
+	} else if _, err := os.Stat(c.vecFilePath(sv.key)); err == nil && c.own(sv) {
+		os.Remove(c.vecFilePath(sv.key)) // a space now too small for an index: its vector file is stale
+	}
+	rows, err := c.loadVectors(ctx, tx, sv.spaceID, sv.dim, 0)
+	if err != nil {
+		return nil, err
+	}
+	next := &vecSnapshot{dim: sv.dim, ids: rows.ids, seqs: rows.seqs, docs: rows.docs, vecs: rows.vecs, live: len(rows.ids)}
+	sv.index(next)
+	c.restoreIndex(sv, next)
+	return next, nil
+}
+
+// newLayout numbers a new row layout, never the same twice. The caller holds sv.refresh.
+func (sv *spaceVectors) newLayout() uint64 {
+	sv.layouts++
+	return sv.layouts
+}
+
+// index sets sv.pos from v's rows.
+func (sv *spaceVectors) index(v *vecSnapshot) {
+	sv.pos = make(map[int64]int, len(v.ids))
+	for i, id := range v.ids {
+		if v.docs[i] >= 0 {
+			sv.pos[id] = i
+		}
+	}
+}
+
 // apply returns cur with the tombstones and new rows applied. The arrays of cur are shared: new rows are
-// appended after its end, which no reader of cur looks at; removals are marked in a copy of docs.
+// appended after its end, which no reader of cur looks at (in its vector file too, when it has one);
+// removals are marked in a copy of docs. A failure to write the vector file is in the result's err.
 func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch) *vecSnapshot {
 	var kill []int
 	for _, t := range tombs {
-		if i, ok := sv.pos[t.chunk]; ok && sv.seqs[i] == t.vecSeq {
+		if i, ok := sv.pos[t.chunk]; ok && cur.seqs[i] == t.vecSeq {
 			kill = append(kill, i)
 			delete(sv.pos, t.chunk)
 		}
@@ -252,7 +360,19 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 			delete(sv.pos, id)
 		}
 	}
-	next := &vecSnapshot{dim: cur.dim, live: cur.live - len(kill) + len(rows.ids), base: cur.base}
+	next := &vecSnapshot{dim: cur.dim, live: cur.live - len(kill) + len(rows.ids), base: cur.base, file: cur.file,
+		slots: cur.slots, vecs: cur.vecs, ann: cur.ann}
+	if len(rows.ids) > 0 && cur.file != nil {
+		first, err := cur.file.appendRows(rows.vecs)
+		if err != nil {
+			return &vecSnapshot{err: err}
+		}
+		for j := range rows.ids {
+			next.slots = append(next.slots, int32(first+j))
+		}
+	} else if len(rows.ids) > 0 {
+		next.vecs = append(cur.vecs, rows.vecs...)
+	}
 	docs := cur.docs
 	if len(kill) > 0 {
 		docs = make([]int64, len(cur.docs), len(cur.docs)+len(rows.docs))
@@ -265,21 +385,40 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 		sv.pos[id] = len(cur.ids) + j
 	}
 	next.ids = append(cur.ids, rows.ids...)
+	next.seqs = append(cur.seqs, rows.seqs...)
 	next.docs = append(docs, rows.docs...)
-	next.vecs = append(cur.vecs, rows.vecs...)
-	sv.seqs = append(sv.seqs, rows.seqs...)
-	if cur.ann != nil {
-		next.ann, _ = cur.ann.Add(vindex.Mem{Vecs: next.vecs, Dim: next.dim}, len(next.ids)) // rows in memory: no error
+	if cur.ann != nil && len(rows.ids) > 0 {
+		var err error
+		// The new rows are in memory (rows.vecs) whichever way the snapshot keeps them.
+		if next.ann, err = cur.ann.Add(tail{base: len(cur.ids), vecs: rows.vecs, dim: cur.dim}, len(next.ids)); err != nil {
+			return &vecSnapshot{err: err}
+		}
 	}
 	return next
 }
 
-// compact returns v without its removed rows, in new arrays (readers of v may still be scanning it).
+// tail is a vindex.Matrix of rows [base, base+len(vecs)/dim) held in vecs.
+type tail struct {
+	base int
+	vecs []float32
+	dim  int
+}
+
+func (t tail) Rows(lo, hi int, _ []float32) ([]float32, error) {
+	return t.vecs[(lo-t.base)*t.dim : (hi-t.base)*t.dim], nil
+}
+
+// compact returns v without its removed rows, in new arrays (readers of v may still be scanning it). The
+// vectors of a snapshot in its file stay where they are: only their slots are kept.
 func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
 	dim := v.dim
-	out := &vecSnapshot{dim: dim, live: v.live, ids: make([]int64, 0, v.live), docs: make([]int64, 0, v.live),
-		vecs: make([]float32, 0, v.live*dim), base: v.base + 1}
-	seqs := make([]int64, 0, v.live)
+	out := &vecSnapshot{dim: dim, live: v.live, ids: make([]int64, 0, v.live), seqs: make([]int64, 0, v.live),
+		docs: make([]int64, 0, v.live), base: sv.newLayout(), file: v.file}
+	if v.file != nil {
+		out.slots = make([]int32, 0, v.live)
+	} else {
+		out.vecs = make([]float32, 0, v.live*dim)
+	}
 	newRow := make([]int32, len(v.docs))
 	for i, doc := range v.docs {
 		newRow[i] = int32(len(out.ids))
@@ -288,10 +427,13 @@ func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
 			continue
 		}
 		sv.pos[v.ids[i]] = len(out.ids)
-		out.ids, out.docs, seqs = append(out.ids, v.ids[i]), append(out.docs, doc), append(seqs, sv.seqs[i])
-		out.vecs = append(out.vecs, v.vecs[i*dim:(i+1)*dim]...)
+		out.ids, out.docs, out.seqs = append(out.ids, v.ids[i]), append(out.docs, doc), append(out.seqs, v.seqs[i])
+		if v.file != nil {
+			out.slots = append(out.slots, v.slots[i])
+		} else {
+			out.vecs = append(out.vecs, v.vecs[i*dim:(i+1)*dim]...)
+		}
 	}
-	sv.seqs = seqs
 	if v.ann != nil {
 		out.ann = v.ann.Remap(newRow, len(out.ids))
 	}
@@ -315,7 +457,8 @@ func loadTombstones(ctx context.Context, tx *sql.Tx, spaceID, after int64) ([]to
 	return out, rows.Err()
 }
 
-func loadVectors(ctx context.Context, tx *sql.Tx, spaceID int64, dim int, after int64) (vecBatch, error) {
+// loadVectors reads the space's vectors with a sequence number past after, in order.
+func (c *vectorCache) loadVectors(ctx context.Context, tx *sql.Tx, spaceID int64, dim int, after int64) (vecBatch, error) {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunk_vectors WHERE space_id = ? AND seq > ?`, spaceID, after).Scan(&n); err != nil {
 		return vecBatch{}, err
@@ -339,6 +482,7 @@ func loadVectors(ctx context.Context, tx *sql.Tx, spaceID int64, dim int, after 
 		b.ids, b.docs, b.seqs = append(b.ids, chunk), append(b.docs, doc), append(b.seqs, seq)
 		b.vecs = decodeVector(b.vecs, raw)
 	}
+	c.loaded.Add(int64(len(b.ids)))
 	return b, rows.Err()
 }
 
@@ -416,8 +560,11 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 		if err := s.turn(ctx); err != nil {
 			return nil, err
 		}
-		out, ok := v.annSearch(q.Vector, allowed, q.K)
+		out, ok, err := v.annSearch(q.Vector, allowed, q.K)
 		s.endTurn()
+		if err != nil {
+			return nil, dbError(err, "vector candidates")
+		}
 		if ok {
 			return out, nil
 		}
@@ -471,7 +618,8 @@ type scanReq struct {
 	k       int
 	snap    *vecSnapshot // fresh enough for this query; a batch uses the newest of its queries' snapshots
 	out     []rag.Candidate
-	done    chan struct{} // closed when out is set
+	err     error         // the vectors could not be read (from the space's vector file)
+	done    chan struct{} // closed when out or err is set
 }
 
 // scan scores req against sv. Queries of the same space that wait at the same time are scored together
@@ -488,7 +636,7 @@ func (s *Store) scan(ctx context.Context, sv *spaceVectors, req *scanReq) ([]rag
 	select {
 	case <-req.done:
 		s.waiting.Add(-1)
-		return req.out, nil
+		return req.out, req.err
 	case <-ctx.Done():
 		s.waiting.Add(-1)
 		return nil, ctx.Err()
@@ -498,7 +646,7 @@ func (s *Store) scan(ctx context.Context, sv *spaceVectors, req *scanReq) ([]rag
 	}
 	select {
 	case <-req.done:
-		return req.out, nil
+		return req.out, req.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -555,16 +703,26 @@ func (v *vecSnapshot) searchBatch(reqs []*scanReq, workers int) {
 		workers = 1
 	}
 	parts := make([][]topK, workers)
+	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[w] = v.scan(reqs, lo, hi)
+			parts[w], errs[w] = v.scan(reqs, lo, hi)
 		}()
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			for _, r := range reqs {
+				r.err = err
+				close(r.done)
+			}
+			return
+		}
+	}
 	for j, r := range reqs {
 		var all []scored
 		for _, p := range parts {
@@ -583,19 +741,18 @@ func (v *vecSnapshot) searchBatch(reqs []*scanReq, workers int) {
 	}
 }
 
-// scan scores rows [lo, hi) against each query of reqs and returns the best k of each.
-func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) []topK {
+// scan scores rows [lo, hi) against each query of reqs and returns the best k of each. Only the rows some
+// query may return are read: removed rows and, when every query has a filter, rows of documents none of
+// them allows are skipped before their vector is read (from memory, or from the space's vector file).
+func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) ([]topK, error) {
 	hs := make([]topK, len(reqs))
+	filtered := true
 	for j, r := range reqs {
 		hs[j] = make(topK, 0, r.k)
+		filtered = filtered && r.allowed != nil
 	}
-	dim := v.dim
-	for i := lo; i < hi; i++ {
+	score := func(i int, row []float32) {
 		doc := v.docs[i]
-		if doc < 0 {
-			continue
-		}
-		row := v.vecs[i*dim : (i+1)*dim]
 		for j, r := range reqs {
 			if r.allowed != nil && !r.allowed.has(doc) {
 				continue
@@ -610,8 +767,47 @@ func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) []topK {
 			}
 		}
 	}
-	return hs
+	wanted := func(i int) bool {
+		doc := v.docs[i]
+		if doc < 0 {
+			return false
+		}
+		if !filtered {
+			return true
+		}
+		for _, r := range reqs {
+			if r.allowed.has(doc) {
+				return true
+			}
+		}
+		return false
+	}
+	if v.file == nil {
+		dim := v.dim
+		for i := lo; i < hi; i++ {
+			if v.docs[i] >= 0 {
+				score(i, v.vecs[i*dim:(i+1)*dim])
+			}
+		}
+		return hs, nil
+	}
+	rows := make([]int, 0, scanBlock)
+	for b := lo; b < hi; b += scanBlock {
+		rows = rows[:0]
+		for i := b; i < min(hi, b+scanBlock); i++ {
+			if wanted(i) {
+				rows = append(rows, i)
+			}
+		}
+		if err := vindex.ForRows(v.rows(), rows, v.dim, func(x int, row []float32) { score(rows[x], row) }); err != nil {
+			return nil, err
+		}
+	}
+	return hs, nil
 }
+
+// scanBlock is how many rows an exact scan of a vector file looks at between reads.
+const scanBlock = 4096
 
 // cachedSpace is for tests: the live vector count of sp in this Store's cache (-1 when not loaded).
 func (s *Store) cachedSpace(sp rag.Space) int {
