@@ -226,7 +226,7 @@ func (a *App) openStore(ctx context.Context) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"),
-		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory,
+		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory, VectorHeap: a.Config.VectorHeap,
 			KeywordIndexMin: a.Config.KeywordIndexMin, Keys: keys})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", a.Config.DataDir, err)

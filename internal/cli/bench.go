@@ -68,6 +68,8 @@ func runBench(ctx context.Context, env *Env, args []string) error {
 		return usageErr("a subcommand is required: http or search")
 	case args[0] == "search":
 		return runBenchSearch(ctx, env, args[1:])
+	case args[0] == "search-restart": // the restarted process of `bench search` (benchrestart.go)
+		return runBenchRestart(ctx, env, args[1:])
 	case args[0] != "http":
 		return usageErr("unknown subcommand %q%s", args[0], didYouMean(args[0], []string{"http", "search"}, ""))
 	}

@@ -28,6 +28,15 @@ type benchCorpus struct {
 	exactHybrid     [][]vindex.Hit // top 10
 	vecTime, kwTime []time.Duration
 	bm25Bytes       int64
+	peerQueries     int // queries the in-process peers time (0: all)
+}
+
+// peers is how many queries the in-process peers time.
+func (c *benchCorpus) peers() int {
+	if c.peerQueries > 0 {
+		return c.peerQueries
+	}
+	return len(c.qtexts)
 }
 
 // newBenchCorpus generates n chunks and nq queries (seed 42) and computes the exact answers, timing the
@@ -93,8 +102,13 @@ func (c *benchCorpus) exactKeywordRow() searchRow {
 
 // benchRun times f for every query and returns the rows it found and the times.
 func (c *benchCorpus) benchRun(f func(i int) ([]vindex.Hit, error)) ([][]vindex.Hit, []time.Duration, error) {
-	got, times := make([][]vindex.Hit, len(c.qtexts)), make([]time.Duration, len(c.qtexts))
-	for i := range c.qtexts {
+	return c.benchRunN(len(c.qtexts), f)
+}
+
+// benchRunN is benchRun of the first n queries.
+func (c *benchCorpus) benchRunN(n int, f func(i int) ([]vindex.Hit, error)) ([][]vindex.Hit, []time.Duration, error) {
+	got, times := make([][]vindex.Hit, n), make([]time.Duration, n)
+	for i := range n {
 		t := time.Now()
 		h, err := f(i)
 		times[i] = time.Since(t)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -30,17 +31,28 @@ import (
 // keyword search is FTS5's bm25 over the same text, hybrid the reciprocal-rank fusion of both in one SQL
 // query, as sqlite-vec's documentation shows it.
 
-// peerRows measures every in-process peer over the corpus; dir holds their files.
-func (c *benchCorpus) peerRows(ctx context.Context, dir string) ([]searchRow, error) {
-	rows, err := c.chromemRows(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("chromem-go: %w", err)
+// peerRows measures the in-process peers not in skip over the corpus; dir holds their files.
+func (c *benchCorpus) peerRows(ctx context.Context, dir string, skip map[string]bool) ([]searchRow, error) {
+	var rows []searchRow
+	if !skip["chromem-go"] {
+		more, err := c.chromemRows(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("chromem-go: %w", err)
+		}
+		rows = append(rows, more...)
 	}
-	more, err := c.sqliteVecRows(filepath.Join(dir, "sqlite-vec.db"))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite-vec: %w", err)
+	if !skip["sqlite-vec"] {
+		path := filepath.Join(dir, "sqlite-vec.db")
+		more, err := c.sqliteVecRows(path)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite-vec: %w", err)
+		}
+		rows = append(rows, more...)
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(path + suffix) // its file is as large as the corpus
+		}
 	}
-	return append(rows, more...), nil
+	return rows, nil
 }
 
 // heapBytes is the live heap after a collection.
@@ -76,7 +88,7 @@ func (c *benchCorpus) chromemRows(ctx context.Context) ([]searchRow, error) {
 	docs = nil
 	build := time.Since(start).Seconds()
 	mem := heapBytes() - before
-	got, times, err := c.benchRun(func(i int) ([]vindex.Hit, error) {
+	got, times, err := c.benchRunN(c.peers(), func(i int) ([]vindex.Hit, error) {
 		res, err := col.QueryEmbedding(ctx, c.query(i), 10, nil, nil)
 		if err != nil {
 			return nil, err
@@ -159,7 +171,7 @@ func (c *benchCorpus) sqliteVecRows(path string) ([]searchRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s query: %w", k.kind, err)
 		}
-		got, times, err := c.benchRun(func(i int) ([]vindex.Hit, error) {
+		got, times, err := c.benchRunN(c.peers(), func(i int) ([]vindex.Hit, error) {
 			if err := k.bind(stmt, i); err != nil {
 				return nil, err
 			}

@@ -40,6 +40,8 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	nq := fs.Int("queries", 200, "queries to time (at least 10)")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	dbURL := fs.String("database-url", "", "also measure ragd on this PostgreSQL + pgvector and pgvector's HNSW index directly")
+	skip := fs.String("skip", "", "comma-separated peers not to measure: chromem-go, sqlite-vec (at 1,000,000 chunks sqlite-vec's load alone takes most of an hour)")
+	peerQueries := fs.Int("peer-queries", 0, "queries to time for the in-process peers, which scan every vector (0: as many as --queries)")
 	pos, err := parse(fs, args, env.Stdout)
 	if err != nil {
 		return err
@@ -50,12 +52,26 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	if *chunks < 1000 || *nq < 10 {
 		return usageErr("--chunks must be at least 1000 and --queries at least 10 (got %d and %d)", *chunks, *nq)
 	}
+	if *peerQueries < 0 || *peerQueries > *nq {
+		return usageErr("--peer-queries must be between 0 and --queries (got %d)", *peerQueries)
+	}
+	skipped := map[string]bool{}
+	for _, p := range strings.Split(*skip, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "":
+		case "chromem-go", "sqlite-vec":
+			skipped[p] = true
+		default:
+			return usageErr("--skip: unknown peer %q (chromem-go, sqlite-vec)", p)
+		}
+	}
 	cfg, err := config.Load(env.Getenv)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	n, dim, k := *chunks, benchSpace.Dim, 10
 	c := newBenchCorpus(n, *nq, dim)
+	c.peerQueries = *peerQueries
 	rows := []searchRow{c.exactVectorRow(), c.exactKeywordRow()}
 
 	dir, err := os.MkdirTemp("", "ragd-bench-search-")
@@ -63,7 +79,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	opts := sqlite.Options{VectorIndexMin: cfg.VectorIndexMin, VectorMemory: cfg.VectorMemory, KeywordIndexMin: cfg.KeywordIndexMin}
+	opts := benchStoreOptions(cfg)
 	st, err := sqlite.Open(ctx, dir, opts)
 	if err != nil {
 		return err
@@ -74,44 +90,39 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, indexBytes, err := st.WaitVectorIndex(ctx, benchSpace)
+	loaded := time.Since(start).Seconds()
+	_, vecHeap, err := st.WaitVectorIndex(ctx, benchSpace)
 	if err != nil {
 		return err
 	}
+	indexed := time.Since(start).Seconds()
 	_, kwBytes, err := st.WaitKeywordIndex(ctx)
 	if err != nil {
 		return err
 	}
 	build := time.Since(start).Seconds()
-	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, int64(len(c.vecs))*4+indexBytes,
-		fileBytes(filepath.Join(dir, sqlite.FileName))+kwBytes, build)
+	ragdRows, err := c.measureRagd(ctx, st, "ragd embedded", rowOf, vecHeap, fileBytes(filepath.Join(dir, sqlite.FileName))+kwBytes, build)
 	if err != nil {
 		return err
 	}
 	rows = append(rows, ragdRows...)
-	peers, err := c.peerRows(ctx, dir)
+	peers, err := c.peerRows(ctx, dir, skipped)
 	if err != nil {
 		return err
 	}
 	rows = append(rows, peers...)
 
-	// Restart: close the store (which writes its index file), open it again and time the first answer,
-	// which loads the vectors and reads the index back.
+	// Restart: close the store (which writes its index file) and time a process of its own from its start
+	// to its first answer; it then answers every query again, which gives the restarted store's rows with
+	// that process's resident memory.
 	if err := st.Close(); err != nil {
 		return err
 	}
-	start = time.Now()
-	if st, err = sqlite.Open(ctx, dir, opts); err != nil {
-		return err
-	}
-	if _, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: c.query(0), K: k}); err != nil {
-		return err
-	}
-	restart := time.Since(start).Seconds()
-	restoredRows, _, err := st.WaitVectorIndex(ctx, benchSpace)
+	restartRows, restart, restarted, err := c.benchRestart(ctx, dir, cfg, rowOf, "ragd embedded (restarted process)")
 	if err != nil {
 		return err
 	}
+	rows = append(rows, restartRows...)
 	sort.SliceStable(rows, func(a, b int) bool {
 		return strings.HasPrefix(rows[a].System, "ragd") && !strings.HasPrefix(rows[b].System, "ragd")
 	})
@@ -123,8 +134,12 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		rows = append(rows, pgRows...)
 	}
 
+	self := readMemStats()
 	if *asJSON {
-		return json.NewEncoder(env.Stdout).Encode(map[string]any{"chunks": n, "rows": rows, "restart_s": restart})
+		return json.NewEncoder(env.Stdout).Encode(map[string]any{"chunks": n, "rows": rows, "restart_s": restart,
+			"load_s": loaded, "index_s": indexed - loaded, "restarted": map[string]any{"after_vector": restarted.AfterVector,
+				"after_all": restarted.AfterAll, "indexed_rows": restarted.Indexed, "from_files": restarted.FromFiles},
+			"bench_process": self, "skipped": *skip, "peer_queries": c.peers()})
 	}
 	fmt.Fprintf(env.Stdout, "ragd bench search: %d chunks × %d dimensions, %d top-%d queries of each kind, one at a time\n", n, dim, *nq, k)
 	fmt.Fprintf(env.Stdout, "%-30s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
@@ -132,11 +147,22 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "%-30s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
 			r.RecallAt10, float64(r.MemoryBytes)/(1<<20), r.BuildS)
 	}
-	fmt.Fprintf(env.Stdout, "restart to first answer: %.2f s (open the store, load the vectors and the index; the index now has %d rows)\n", restart, restoredRows)
+	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
+	fmt.Fprintf(env.Stdout, "load through the store %.1f s, then the vector index %.1f s\n", loaded, indexed-loaded)
+	fmt.Fprintf(env.Stdout, "restart to first answer: %.2f s in a new process (open the store, read the vector and index files back: %v; the index has %d rows)\n",
+		restart, restarted.FromFiles, restarted.Indexed)
+	fmt.Fprintf(env.Stdout, "restarted process: VmRSS %.1f MiB after the vector queries (VmHWM %.1f MiB); %.1f MiB after the keyword and hybrid ones too (VmHWM %.1f MiB)\n",
+		mib(restarted.AfterVector.RSS), mib(restarted.AfterVector.HWM), mib(restarted.AfterAll.RSS), mib(restarted.AfterAll.HWM))
+	fmt.Fprintf(env.Stdout, "this process (corpus, references, peers): VmRSS %.1f MiB, VmHWM %.1f MiB\n", mib(self.RSS), mib(self.HWM))
+	if *skip != "" || c.peers() < *nq {
+		fmt.Fprintf(env.Stdout, "peers skipped: %q; the in-process peers timed %d queries\n", *skip, c.peers())
+	}
 	return nil
 }
 
-// loadBenchCorpus commits the corpus as documents of 10 chunks and returns each chunk's row.
+// loadBenchCorpus commits the corpus as documents of 10 chunks and returns each chunk's row. A store that
+// commits several documents in one transaction (the embedded store's CommitVersions) gets them
+// benchLoadBatch at a time; another (PostgreSQL) one by one.
 func loadBenchCorpus(ctx context.Context, st benchStore, c *benchCorpus) (map[int64]int32, error) {
 	coll, err := st.EnsureCollection(ctx, rag.DefaultCollection, "local")
 	if err != nil {
@@ -144,6 +170,27 @@ func loadBenchCorpus(ctx context.Context, st benchStore, c *benchCorpus) (map[in
 	}
 	n, dim := len(c.texts), c.dim
 	rowOf := make(map[int64]int32, n)
+	batcher, batched := st.(interface {
+		CommitVersions(ctx context.Context, cs []*rag.VersionCommit) ([]int, [][]int64, error)
+	})
+	var batch []*rag.VersionCommit
+	var firsts []int
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, ids, err := batcher.CommitVersions(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for k, chunkIDs := range ids {
+			for i, id := range chunkIDs {
+				rowOf[id] = int32(firsts[k] + i)
+			}
+		}
+		batch, firsts = batch[:0], firsts[:0]
+		return nil
+	}
 	for first := 0; first < n; first += 10 {
 		doc := &rag.Document{CollectionID: coll.ID, Title: benchTitle(first), Owner: "local"}
 		if err := st.CreateDocument(ctx, doc); err != nil {
@@ -153,8 +200,18 @@ func loadBenchCorpus(ctx context.Context, st benchStore, c *benchCorpus) (map[in
 		for r := first; r < min(first+10, n); r++ {
 			chunks = append(chunks, rag.Chunk{Index: r - first, Kind: rag.KindText, Text: c.texts[r], Vector: c.vecs[r*dim : (r+1)*dim]})
 		}
-		if _, err := st.CommitVersion(ctx, &rag.VersionCommit{DocumentID: doc.ID, ContentHash: fmt.Sprintf("%064x", first),
-			Title: doc.Title, MediaType: "text/plain", Space: benchSpace, Chunks: chunks}); err != nil {
+		commit := &rag.VersionCommit{DocumentID: doc.ID, ContentHash: fmt.Sprintf("%064x", first),
+			Title: doc.Title, MediaType: "text/plain", Space: benchSpace, Chunks: chunks}
+		if batched {
+			batch, firsts = append(batch, commit), append(firsts, first)
+			if len(batch) == benchLoadBatch {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if _, err := st.CommitVersion(ctx, commit); err != nil {
 			return nil, err
 		}
 		stored, err := st.ListChunks(ctx, rag.LocalPrincipal, doc.ID)
@@ -165,7 +222,22 @@ func loadBenchCorpus(ctx context.Context, st benchStore, c *benchCorpus) (map[in
 			rowOf[c.ID] = int32(first + c.Index)
 		}
 	}
+	if batched {
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
 	return rowOf, nil
+}
+
+// benchLoadBatch is how many documents (of 10 chunks) loadBenchCorpus commits in one transaction where
+// the store can.
+const benchLoadBatch = 100
+
+// benchStoreOptions are the embedded store's settings of cfg that `ragd bench search` applies.
+func benchStoreOptions(cfg config.Config) sqlite.Options {
+	return sqlite.Options{VectorIndexMin: cfg.VectorIndexMin, VectorMemory: cfg.VectorMemory, VectorHeap: cfg.VectorHeap,
+		KeywordIndexMin: cfg.KeywordIndexMin}
 }
 
 // benchStore is what loadBenchCorpus needs of a store (the embedded one or PostgreSQL).

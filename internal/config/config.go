@@ -162,9 +162,12 @@ type Config struct {
 	// VectorIndexMin is the vector count of an embedding space from which the embedded store searches it
 	// through its approximate index (RAGD_VECTOR_INDEX_MIN, default 0: the store's, 20,000; -1: always
 	// exact). VectorMemory is the most memory in bytes one space's index may take, else the space is searched
-	// exactly (RAGD_VECTOR_MEMORY, default 0: no limit). See docs/performance.md.
+	// exactly (RAGD_VECTOR_MEMORY, default 0: no limit). VectorHeap is the most memory in bytes the float32
+	// vectors of one space with an index are held in beside its vector file, else they are read from the file
+	// (RAGD_VECTOR_HEAP, default 0: the store's, 1 GiB; -1: always from the file). See docs/performance.md.
 	VectorIndexMin int
 	VectorMemory   int64
+	VectorHeap     int64
 	// KeywordIndexMin is the chunk count from which the embedded store answers keyword queries from an
 	// in-memory copy of its keyword index's postings (RAGD_KEYWORD_INDEX_MIN, default 0: the store's,
 	// 10,000; -1: always FTS5's bm25()). See docs/performance.md.
@@ -349,6 +352,7 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.MaxChunks, "RAGD_MAX_CHUNKS")
 	e.int(&c.VectorIndexMin, "RAGD_VECTOR_INDEX_MIN")
 	e.int64(&c.VectorMemory, "RAGD_VECTOR_MEMORY")
+	e.int64(&c.VectorHeap, "RAGD_VECTOR_HEAP")
 	e.int(&c.KeywordIndexMin, "RAGD_KEYWORD_INDEX_MIN")
 	e.list(&c.CORSOrigins, "RAGD_CORS_ORIGINS")
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
@@ -444,6 +448,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_KEYWORD_INDEX_MIN must be -1 (always FTS5), 0 (the default) or a chunk count (got %d)", c.KeywordIndexMin)
 	case c.VectorMemory < 0:
 		return fmt.Errorf("RAGD_VECTOR_MEMORY must not be negative (0: no limit; got %d)", c.VectorMemory)
+	case c.VectorHeap < -1:
+		return fmt.Errorf("RAGD_VECTOR_HEAP must be -1 (vectors read from their file), 0 (the default) or a byte count (got %d)", c.VectorHeap)
 	case c.QA.Interval < time.Second:
 		return fmt.Errorf("RAGD_QA_INTERVAL must be at least 1s (got %s)", c.QA.Interval)
 	case c.QA.Batch < 1 || c.QA.Batch > 1000:

@@ -177,6 +177,12 @@ func TestLoad(t *testing.T) {
 		if err != nil || c.VectorIndexMin != 50000 || c.VectorMemory != 1<<30 {
 			t.Fatalf("got %d %d %v", c.VectorIndexMin, c.VectorMemory, err)
 		}
+		for v, want := range map[string]int64{"-1": -1, "0": 0, "1": 1, "1073741824": 1 << 30} {
+			c, err = Load(envOf(map[string]string{"RAGD_VECTOR_HEAP": v}))
+			if err != nil || c.VectorHeap != want {
+				t.Fatalf("RAGD_VECTOR_HEAP=%s: got %d %v", v, c.VectorHeap, err)
+			}
+		}
 		for v, want := range map[string]int{"-1": -1, "1": 1, "100000": 100000} {
 			c, err = Load(envOf(map[string]string{"RAGD_KEYWORD_INDEX_MIN": v}))
 			if err != nil || c.KeywordIndexMin != want {
@@ -194,6 +200,7 @@ func TestLoad(t *testing.T) {
 		"NegativeOCRTime":   {"RAGD_OCR_PAGE_TIMEOUT": "-1s"},
 		"VectorIndexMinLow": {"RAGD_VECTOR_INDEX_MIN": "-2"},
 		"NegativeVecMemory": {"RAGD_VECTOR_MEMORY": "-1"},
+		"VectorHeapLow":     {"RAGD_VECTOR_HEAP": "-2"},
 		"KeywordIndexLow":   {"RAGD_KEYWORD_INDEX_MIN": "-2"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},
 		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},

@@ -113,6 +113,13 @@ func (c *vectorCache) wantsIndex(n, dim int) bool {
 	return o.VectorMemory <= 0 || vindex.BytesFor(n, dim) <= o.VectorMemory
 }
 
+// heapHolds reports whether Options.VectorHeap lets a space with an index hold n vectors of dim
+// dimensions in memory beside its vector file.
+func (c *vectorCache) heapHolds(n, dim int) bool {
+	h := c.s.opts.VectorHeap
+	return h >= 0 && int64(n)*int64(dim)*4 <= h
+}
+
 // restoreIndex sets next.ann (vectors in memory) from the space's index file when there is a valid one: the
 // file's rows are matched by chunk ID and vector sequence number, rows the file lacks go to their nearest
 // lists. The caller holds sv.refresh.
@@ -248,3 +255,7 @@ func (s *Store) WaitVectorIndex(ctx context.Context, space rag.Space) (rows int,
 	}
 	return 0, 0, nil
 }
+
+// VectorFilesRestored is how many spaces this store loaded from their index and vector files rather than
+// from the database (e.g. for benchmarks of a restart).
+func (s *Store) VectorFilesRestored() int64 { return s.vecs.fromFiles.Load() }

@@ -76,10 +76,15 @@ func KeywordIndexAnswered(s *Store) int64 { return s.kw.answered.Load() }
 // VectorFile is where s keeps the vectors of sp when they are not in memory.
 func VectorFile(s *Store, sp rag.Space) string { return s.vecs.vecFilePath(sp.ID()) }
 
-// VectorsInFile reports whether s's latest snapshot of sp reads its vectors from the vector file.
-func VectorsInFile(s *Store, sp rag.Space) bool {
+// VectorsInFile reports whether s's latest snapshot of sp keeps its vectors in the vector file, and whether
+// it keeps them in memory too.
+func VectorsInFile(s *Store, sp rag.Space) (inFile, inMemory bool) {
 	sv := (*s.vecs.spaces.Load())[sp.ID()]
-	return sv != nil && sv.snap.Load() != nil && sv.snap.Load().file != nil && sv.snap.Load().vecs == nil
+	if sv == nil || sv.snap.Load() == nil {
+		return false, false
+	}
+	v := sv.snap.Load()
+	return v.file != nil, v.inMemory()
 }
 
 // FilesRestored counts the full loads s answered from a space's index and vector files.

@@ -74,9 +74,12 @@ type Options struct {
 	// index (internal/vindex) instead of scanning every vector (default 20,000; negative: always exact).
 	VectorIndexMin int
 	// VectorMemory is the most memory, in bytes, the approximate index of one space may take; a space whose
-	// index would need more is searched exactly, its vectors in memory (0: no limit). A space with an index
-	// keeps its float32 vectors in its vector file, not in memory.
+	// index would need more is searched exactly, its vectors in memory (0: no limit).
 	VectorMemory int64
+	// VectorHeap is the most memory, in bytes, the float32 vectors of one space with an index are kept in
+	// beside its vector file; a larger space's vectors are read from the file (default 1 GiB; negative:
+	// from the file always).
+	VectorHeap int64
 	// KeywordIndexMin is the chunk count from which keyword queries are answered from an in-memory copy
 	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 10,000; negative:
 	// always FTS5).
@@ -105,6 +108,9 @@ func (o Options) withDefaults() Options {
 	if o.VectorIndexMin == 0 {
 		o.VectorIndexMin = 20_000
 	}
+	if o.VectorHeap == 0 {
+		o.VectorHeap = 1 << 30
+	}
 	if o.KeywordIndexMin == 0 {
 		o.KeywordIndexMin = 10_000
 	}
@@ -131,6 +137,8 @@ type Store struct {
 	// cores.
 	waiting atomic.Int64
 	rstmts  stmtCache
+	// wstmts are the writer's hot statements (CommitVersions), prepared once on its one connection.
+	wstmts stmtCache
 	// q is the pool of point lookups (hits, the vector cache's counters and loads), so that they do not
 	// queue behind keyword queries that take milliseconds.
 	q      *sql.DB
@@ -194,6 +202,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, err
 	}
+	s.wstmts.db = s.w
+	for _, q := range writerStatements {
+		if _, err := s.wstmts.get(ctx, q); err != nil {
+			s.wstmts.close()
+			w.Close()
+			return nil, dbError(err, "prepare statements")
+		}
+	}
 	// Reads outside read transactions (documents, collections, blobs) do not take a turn: the pool has
 	// room for them beside ReadConns transactions.
 	s.r = readPool(file, common, opts.ReadConns+spareConns)
@@ -250,6 +266,15 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	c.m.Store(query, st)
 	return st, nil
+}
+
+// inTx returns query's cached statement bound to tx, or query prepared in tx when it was not prepared
+// beforehand (get cannot prepare it then on a pool whose one connection tx holds).
+func (c *stmtCache) inTx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if st, ok := c.m.Load(query); ok {
+		return tx.StmtContext(ctx, st.(*sql.Stmt)), nil
+	}
+	return tx.PrepareContext(ctx, query)
 }
 
 // tx returns the cached statement for query bound to tx.
@@ -371,6 +396,7 @@ func (s *Store) Close() error {
 	s.vecs.drop()
 	s.qstmts.close()
 	s.rstmts.close()
+	s.wstmts.close()
 	err := s.q.Close()
 	if err2 := s.r.Close(); err == nil {
 		err = err2

@@ -185,6 +185,37 @@ func (vf *vecFile) read(slot int, dst []float32) error {
 
 func (vf *vecFile) close() error { return vf.f.Close() }
 
+// readRows returns the vectors of slots (row i of the result is slot slots[i]; -1 reads as zeros) in one
+// pass over the file in large reads, whatever the order of the slots.
+func (vf *vecFile) readRows(slots []int32) ([]float32, error) {
+	dim := vf.dim
+	out := make([]float32, len(slots)*dim)
+	n := int(vf.n.Load())
+	rowOf := make([]int32, n) // the row of each slot, -1 for none
+	for i := range rowOf {
+		rowOf[i] = -1
+	}
+	for i, s := range slots {
+		if s >= 0 {
+			rowOf[s] = int32(i)
+		}
+	}
+	const block = 1024
+	buf := make([]float32, block*dim)
+	for first := 0; first < n; first += block {
+		k := min(block, n-first)
+		if err := vf.read(first, buf[:k*dim]); err != nil {
+			return nil, err
+		}
+		for j := range k {
+			if r := rowOf[first+j]; r >= 0 {
+				copy(out[int(r)*dim:(int(r)+1)*dim], buf[j*dim:(j+1)*dim])
+			}
+		}
+	}
+	return out, nil
+}
+
 // fileRows is the rows of a snapshot whose vectors are in a vector file: row i is slot slots[i].
 type fileRows struct {
 	vf    *vecFile

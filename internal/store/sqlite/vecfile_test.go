@@ -48,6 +48,12 @@ func sameAsExact(t *testing.T, s, exact *sqlite.Store, queries [][]float32, gone
 	}
 }
 
+// fileOnly reports whether s keeps annSpace's vectors in the vector file and not in memory.
+func fileOnly(s *sqlite.Store) bool {
+	inFile, inMemory := sqlite.VectorsInFile(s, annSpace)
+	return inFile && !inMemory
+}
+
 func fileSize(t *testing.T, path string) int64 {
 	t.Helper()
 	st, err := os.Stat(path)
@@ -63,19 +69,19 @@ func fileSize(t *testing.T, path string) int64 {
 // applied from the database: only the new vectors are read).
 func TestVectorFileRestart(t *testing.T) {
 	dir := t.TempDir()
-	opts := sqlite.Options{VectorIndexMin: 500}
+	opts := sqlite.Options{VectorIndexMin: 500, VectorHeap: -1}
 	s := openWith(t, dir, opts)
 	docs, queries := annCorpus(t, s, 200)
 	exact := openWith(t, dir, sqlite.Options{VectorIndexMin: -1})
 	vectorSearch(t, s, queries[0], rag.Filter{})
 	sqlite.WaitVectorFiles(s)
-	if !sqlite.VectorsInFile(s, annSpace) || sqlite.IndexedRows(s, annSpace) != 2000 {
-		t.Fatalf("vectors in file %v, indexed rows %d", sqlite.VectorsInFile(s, annSpace), sqlite.IndexedRows(s, annSpace))
+	if !fileOnly(s) || sqlite.IndexedRows(s, annSpace) != 2000 {
+		t.Fatalf("vectors in file %v, indexed rows %d", fileOnly(s), sqlite.IndexedRows(s, annSpace))
 	}
 	if got := fileSize(t, sqlite.VectorFile(s, annSpace)); got != 64+2000*annRec {
 		t.Fatalf("vector file of %d bytes, want %d", got, 64+2000*annRec)
 	}
-	if sqlite.VectorsInFile(exact, annSpace) {
+	if inFile, _ := sqlite.VectorsInFile(exact, annSpace); inFile {
 		t.Fatal("the store searching exactly keeps its vectors in a file")
 	}
 	sameAsExact(t, s, exact, queries, nil)
@@ -162,7 +168,7 @@ func copyStore(t *testing.T, dir string) string {
 // are those of exact search on the same database.
 func TestVectorFileChecks(t *testing.T) {
 	dir := t.TempDir()
-	opts := sqlite.Options{VectorIndexMin: 500}
+	opts := sqlite.Options{VectorIndexMin: 500, VectorHeap: -1}
 	s := openWith(t, dir, opts)
 	docs, queries := annCorpus(t, s, 200)
 	vectorSearch(t, s, queries[0], rag.Filter{})
@@ -247,7 +253,7 @@ func TestVectorFileChecks(t *testing.T) {
 				t.Fatalf("the records past the index file's were not cut off: %d bytes", fileSize(t, filepath.Join(d, vecName)))
 			}
 			sqlite.WaitVectorFiles(s)
-			if !sqlite.VectorsInFile(s, annSpace) {
+			if !fileOnly(s) {
 				t.Fatal("the vectors are not in a vector file")
 			}
 			sameAsExact(t, s, exact, queries, gone)
@@ -300,7 +306,7 @@ func appendTo(t *testing.T, path string, b []byte) {
 // first owns them: it keeps the vectors in memory, answers the same, and writes no index file.
 func TestVectorFileOwner(t *testing.T) {
 	dir := t.TempDir()
-	opts := sqlite.Options{VectorIndexMin: 500}
+	opts := sqlite.Options{VectorIndexMin: 500, VectorHeap: -1}
 	s := openWith(t, dir, opts)
 	_, queries := annCorpus(t, s, 100)
 	vectorSearch(t, s, queries[0], rag.Filter{})
@@ -310,8 +316,8 @@ func TestVectorFileOwner(t *testing.T) {
 	exact := openWith(t, dir, sqlite.Options{VectorIndexMin: -1})
 	annCorpus(t, second, 10)
 	vectorSearch(t, second, queries[0], rag.Filter{})
-	if sqlite.VectorsInFile(second, annSpace) || sqlite.IndexedRows(second, annSpace) != 1100 {
-		t.Fatalf("second store: vectors in file %v, indexed rows %d", sqlite.VectorsInFile(second, annSpace), sqlite.IndexedRows(second, annSpace))
+	if inFile, inMemory := sqlite.VectorsInFile(second, annSpace); inFile || !inMemory || sqlite.IndexedRows(second, annSpace) != 1100 {
+		t.Fatalf("second store: vectors in file %v, in memory %v, indexed rows %d", inFile, inMemory, sqlite.IndexedRows(second, annSpace))
 	}
 	sameAsExact(t, second, exact, queries, nil)
 	sameAsExact(t, s, exact, queries, nil)
@@ -329,20 +335,20 @@ func TestVectorFileOwner(t *testing.T) {
 func TestVectorFileGrowsAndVacuums(t *testing.T) {
 	sqlite.SetVectorFileLimits(t, 0, 100)
 	dir := t.TempDir()
-	opts := sqlite.Options{VectorIndexMin: 500}
+	opts := sqlite.Options{VectorIndexMin: 500, VectorHeap: -1}
 	s := openWith(t, dir, opts)
 	exact := openWith(t, dir, sqlite.Options{VectorIndexMin: -1})
 	docs, queries := annCorpus(t, s, 40)
 	vectorSearch(t, s, queries[0], rag.Filter{})
-	if sqlite.VectorsInFile(s, annSpace) {
+	if inFile, _ := sqlite.VectorsInFile(s, annSpace); inFile {
 		t.Fatal("400 vectors are in a file")
 	}
 	more, _ := annCorpus(t, s, 20)
 	docs = append(docs, more...)
 	vectorSearch(t, s, queries[0], rag.Filter{})
 	sqlite.WaitVectorFiles(s)
-	if !sqlite.VectorsInFile(s, annSpace) || fileSize(t, sqlite.VectorFile(s, annSpace)) != 64+600*annRec {
-		t.Fatalf("600 vectors: in file %v", sqlite.VectorsInFile(s, annSpace))
+	if !fileOnly(s) || fileSize(t, sqlite.VectorFile(s, annSpace)) != 64+600*annRec {
+		t.Fatalf("600 vectors: in the file only %v", fileOnly(s))
 	}
 	sameAsExact(t, s, exact, queries, nil)
 
@@ -401,4 +407,37 @@ func TestVectorFileGrowsAndVacuums(t *testing.T) {
 		t.Fatalf("restored from files %d, %d vectors read from the database", sqlite.FilesRestored(s), sqlite.VectorRowsLoaded(s))
 	}
 	sameAsExact(t, s, exact, queries, gone)
+}
+
+// TestVectorFileAndHeap: while Options.VectorHeap holds them, the vectors of a space with an index are in
+// memory as well as in the vector file, and a restart reads them from the file, not the database; once the
+// space grows past it, they are read from the file only.
+func TestVectorFileAndHeap(t *testing.T) {
+	dir := t.TempDir()
+	opts := sqlite.Options{VectorIndexMin: 500, VectorHeap: 2100 * annRec}
+	s := openWith(t, dir, opts)
+	_, queries := annCorpus(t, s, 200)
+	exact := openWith(t, dir, sqlite.Options{VectorIndexMin: -1})
+	vectorSearch(t, s, queries[0], rag.Filter{})
+	sqlite.WaitVectorFiles(s)
+	if inFile, inMemory := sqlite.VectorsInFile(s, annSpace); !inFile || !inMemory {
+		t.Fatalf("2000 vectors: in file %v, in memory %v", inFile, inMemory)
+	}
+	sameAsExact(t, s, exact, queries, nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openWith(t, dir, opts)
+	vectorSearch(t, s, queries[0], rag.Filter{})
+	if inFile, inMemory := sqlite.VectorsInFile(s, annSpace); !inFile || !inMemory || sqlite.FilesRestored(s) != 1 || sqlite.VectorRowsLoaded(s) != 0 {
+		t.Fatalf("after restart: in file %v, in memory %v, restored from files %d, %d vectors read from the database",
+			inFile, inMemory, sqlite.FilesRestored(s), sqlite.VectorRowsLoaded(s))
+	}
+	sameAsExact(t, s, exact, queries, nil)
+	annCorpus(t, s, 20) // 2,200 vectors: past the heap's 2,100
+	vectorSearch(t, s, queries[0], rag.Filter{})
+	if !fileOnly(s) {
+		t.Fatal("past VectorHeap the vectors are still in memory")
+	}
+	sameAsExact(t, s, exact, queries, nil)
 }

@@ -191,6 +191,11 @@ func (c *vectorCache) restoreFiles(ctx context.Context, tx *sql.Tx, sv *spaceVec
 	if err := vf.truncate(int(h.slots)); err != nil {
 		return fail(err)
 	}
+	if c.heapHolds(n, sv.dim) {
+		if next.vecs, err = vf.readRows(next.slots); err != nil {
+			return fail(err)
+		}
+	}
 	rows, err := c.loadVectors(ctx, tx, sv.spaceID, sv.dim, h.lastVec)
 	if err != nil {
 		return fail(err)
@@ -253,6 +258,9 @@ func (c *vectorCache) loadToFile(ctx context.Context, tx *sql.Tx, sv *spaceVecto
 		return nil, err
 	}
 	next := &vecSnapshot{dim: sv.dim, ids: make([]int64, 0, n), seqs: make([]int64, 0, n), docs: make([]int64, 0, n), file: vf}
+	if c.heapHolds(n, sv.dim) {
+		next.vecs = make([]float32, 0, n*sv.dim)
+	}
 	err = func() error {
 		rows, err := tx.QueryContext(ctx, `SELECT v.seq, v.chunk_id, c.doc_seq, v.vec FROM chunk_vectors v
 			JOIN chunks c ON c.id = v.chunk_id WHERE v.space_id = ? ORDER BY v.seq`, sv.spaceID)
@@ -280,6 +288,9 @@ func (c *vectorCache) loadToFile(ctx context.Context, tx *sql.Tx, sv *spaceVecto
 				continue // cannot happen: writes check the dimension of the space
 			}
 			next.ids, next.seqs, next.docs = append(next.ids, chunk), append(next.seqs, seq), append(next.docs, doc)
+			if next.vecs != nil {
+				next.vecs = decodeVector(next.vecs, raw)
+			}
 			if buf = append(buf, raw...); len(buf) == cap(buf) {
 				if err := flush(); err != nil {
 					return err
@@ -311,7 +322,8 @@ func (c *vectorCache) loadToFile(ctx context.Context, tx *sql.Tx, sv *spaceVecto
 	return next, nil
 }
 
-// toFile moves v's vectors (in memory, v not yet published) to a new vector file: every row, in order.
+// toFile writes v's vectors (in memory, v not yet published) to a new vector file, every row in order, and
+// keeps them in memory too while Options.VectorHeap holds them.
 func (c *vectorCache) toFile(sv *spaceVectors, v *vecSnapshot) error {
 	path := c.vecFilePath(sv.key)
 	vf, err := createVecFile(path, v.dim)
@@ -326,7 +338,10 @@ func (c *vectorCache) toFile(sv *spaceVectors, v *vecSnapshot) error {
 		vf.discard()
 		return err
 	}
-	v.file, v.vecs = vf, nil
+	v.file = vf
+	if !c.heapHolds(len(v.ids), v.dim) {
+		v.vecs = nil
+	}
 	v.slots = make([]int32, len(v.ids))
 	for i := range v.slots {
 		v.slots[i] = int32(i)

@@ -43,10 +43,12 @@ import (
 //
 // Where the vectors are: a space that wants an approximate index (annindex.go: at least
 // Options.VectorIndexMin live vectors, within Options.VectorMemory) keeps them in its vector file
-// (vecfile.go) when this store owns the space's lock file, and holds in memory only the per-row arrays and
-// the index's codes; a smaller space, or one whose files another store owns, holds them in memory. A
-// space moves to its file when it grows past the threshold (the rows in memory are written out once), and
-// is loaded back into memory only by a full load that finds it below.
+// (vecfile.go) when this store owns the space's lock file, and in memory too while they take at most
+// Options.VectorHeap bytes; past that, memory holds only the per-row arrays and the index's codes, and a
+// search reads the vectors it rescores from the file. A smaller space, or one whose files another store
+// owns, holds its vectors in memory only. A space moves to its file when it grows past VectorIndexMin (the
+// rows in memory are written out once), drops its copy in memory when it grows past VectorHeap, and takes
+// one again only at a full load that finds it below.
 type vectorCache struct {
 	s *Store
 	// spaces is replaced, never changed, so that searches find their space without a lock.
@@ -80,13 +82,15 @@ func (c *vectorCache) drop() {
 // vecSnapshot is the vectors of a space in one committed state. Nothing in it changes once published.
 type vecSnapshot struct {
 	dim  int
-	ids  []int64   // chunk ID per row
-	seqs []int64   // chunk_vectors.seq per row
-	docs []int64   // document seq per row, -1 for a removed row
-	vecs []float32 // in memory: row i is vecs[i*dim:(i+1)*dim]; nil when the vectors are in file
-	// file holds the vectors when they are not in memory: row i is its slot slots[i] (-1: none, a removed
-	// row after the file was written again). fileSlots is the file's record count when the snapshot was
-	// published: what an index file saved from this snapshot may refer to.
+	ids  []int64 // chunk ID per row
+	seqs []int64 // chunk_vectors.seq per row
+	docs []int64 // document seq per row, -1 for a removed row
+	// vecs holds the vectors in memory (see inMemory): row i is vecs[i*dim:(i+1)*dim]. It is nil when they
+	// are only in file, and not nil (maybe empty) when they are in both.
+	vecs []float32
+	// file is the space's vector file, when this store keeps one: row i is its slot slots[i] (-1: none, a
+	// removed row after the file was written again). fileSlots is the file's record count when the
+	// snapshot was published: what an index file saved from this snapshot may refer to.
 	file      *vecFile
 	slots     []int32
 	fileSlots int
@@ -101,12 +105,15 @@ type vecSnapshot struct {
 	err  error         // apply could not write the vector file: the snapshot is not to be published
 }
 
-// rows is the snapshot's vectors as a vindex.Matrix: in memory or read from its file.
+// inMemory reports whether the snapshot holds its vectors in memory (with or without a vector file).
+func (v *vecSnapshot) inMemory() bool { return v.file == nil || v.vecs != nil }
+
+// rows is the snapshot's vectors as a vindex.Matrix: in memory when they are there, else read from its file.
 func (v *vecSnapshot) rows() vindex.Matrix {
-	if v.file != nil {
-		return fileRows{vf: v.file, slots: v.slots}
+	if v.inMemory() {
+		return vindex.Mem{Vecs: v.vecs, Dim: v.dim}
 	}
-	return vindex.Mem{Vecs: v.vecs, Dim: v.dim}
+	return fileRows{vf: v.file, slots: v.slots}
 }
 
 // heapBytes is what the snapshot holds in memory: the per-row arrays, the vectors when they are not in a
@@ -271,8 +278,11 @@ func (c *vectorCache) sync(ctx context.Context, sv *spaceVectors) (*vecSnapshot,
 	}
 	if next.file == nil && c.wantsIndex(next.live, next.dim) && c.own(sv) {
 		if err := c.toFile(sv, next); err != nil {
-			c.s.log().Warn("cannot write the vector file, keeping the vectors in memory", slog.String("space", sv.key), slog.Any("err", err))
+			c.s.log().Warn("cannot write the vector file, keeping the vectors in memory only", slog.String("space", sv.key), slog.Any("err", err))
 		}
+	}
+	if next.file != nil && next.vecs != nil && !c.heapHolds(len(next.ids), next.dim) {
+		next.vecs = nil // grown past Options.VectorHeap: the vectors are read from the file from now on
 	}
 	next.lastVec, next.lastTom = vecSeq, tomSeq
 	if next.file != nil {
@@ -370,7 +380,8 @@ func (sv *spaceVectors) apply(cur *vecSnapshot, tombs []tombstone, rows vecBatch
 		for j := range rows.ids {
 			next.slots = append(next.slots, int32(first+j))
 		}
-	} else if len(rows.ids) > 0 {
+	}
+	if len(rows.ids) > 0 && cur.inMemory() {
 		next.vecs = append(cur.vecs, rows.vecs...)
 	}
 	docs := cur.docs
@@ -416,7 +427,8 @@ func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
 		docs: make([]int64, 0, v.live), base: sv.newLayout(), file: v.file}
 	if v.file != nil {
 		out.slots = make([]int32, 0, v.live)
-	} else {
+	}
+	if v.inMemory() {
 		out.vecs = make([]float32, 0, v.live*dim)
 	}
 	newRow := make([]int32, len(v.docs))
@@ -430,7 +442,8 @@ func (sv *spaceVectors) compact(v *vecSnapshot) *vecSnapshot {
 		out.ids, out.docs, out.seqs = append(out.ids, v.ids[i]), append(out.docs, doc), append(out.seqs, v.seqs[i])
 		if v.file != nil {
 			out.slots = append(out.slots, v.slots[i])
-		} else {
+		}
+		if v.inMemory() {
 			out.vecs = append(out.vecs, v.vecs[i*dim:(i+1)*dim]...)
 		}
 	}
@@ -782,7 +795,7 @@ func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) ([]topK, error) {
 		}
 		return false
 	}
-	if v.file == nil {
+	if v.inMemory() {
 		dim := v.dim
 		for i := lo; i < hi; i++ {
 			if v.docs[i] >= 0 {
