@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/sqlite"
@@ -87,8 +88,13 @@ func openHybridCorpus(ctx context.Context, b *testing.B, dir string, c *benchCor
 	b.Helper()
 	rowsFile := filepath.Join(dir, "rows.json")
 	var rowOf map[int64]int32
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := benchStoreOptions(cfg)
 	if data, err := os.ReadFile(rowsFile); err == nil && json.Unmarshal(data, &rowOf) == nil && len(rowOf) == len(c.texts) {
-		st, err := sqlite.Open(ctx, dir, sqlite.Options{})
+		st, err := sqlite.Open(ctx, dir, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -100,7 +106,7 @@ func openHybridCorpus(ctx context.Context, b *testing.B, dir string, c *benchCor
 		b.Fatal(err)
 	}
 	b.Logf("building the %d-chunk corpus in %s", len(c.texts), dir)
-	st, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	st, err := sqlite.Open(ctx, dir, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,4 +148,59 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkVectorSearch times what the vector row of `ragd bench search` times — the store's top-10
+// VectorCandidates, one at a time — over the corpus of BenchmarkHybridSearch (RAGD_BENCH_CHUNKS,
+// RAGD_BENCH_DIR), and reports p50/p95, CPU time per query and recall@10 against exact search. The store
+// is opened with the settings of the environment (RAGD_VECTOR_HEAP, RAGD_VECTOR_INDEX_MIN). Profile it
+// with -cpuprofile:
+//
+//	RAGD_BENCH_CHUNKS=1000000 go test ./internal/cli -run '^$' -bench VectorSearch -benchtime 2000x -cpuprofile /tmp/vec.prof
+func BenchmarkVectorSearch(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("RAGD_BENCH_CHUNKS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := os.Getenv("RAGD_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "ragd-bench-hybrid-"+strconv.Itoa(n))
+	}
+	const nq = 200
+	ctx := context.Background()
+	c := newBenchCorpus(n, nq, benchSpace.Dim)
+	st, rowOf := openHybridCorpus(ctx, b, dir, c)
+	search := func(i int) []vindex.Hit {
+		cs, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: c.query(i), K: 10})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := make([]vindex.Hit, len(cs))
+		for j, h := range cs {
+			out[j] = vindex.Hit{Row: rowOf[h.ChunkID]}
+		}
+		return out
+	}
+	got := make([][]vindex.Hit, nq)
+	for i := range nq {
+		got[i] = search(i)
+	}
+	var lat []time.Duration
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		t := time.Now()
+		search(i % nq)
+		lat = append(lat, time.Since(t))
+		i++
+	}
+	cpu := cpuTime() - cpu0
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
+	b.ReportMetric(recall(got, c.exactVec), "recall@10")
 }
