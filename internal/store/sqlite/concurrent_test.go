@@ -108,99 +108,126 @@ func TestConcurrentSearchFreshness(t *testing.T) {
 	}{{"SameStore", true}, {"OtherStore", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := t.Context()
-			dir := t.TempDir()
-			ws := openAt(t, dir)
-			rs := ws
-			if !tc.sameStore {
-				rs = openAt(t, dir)
-			}
-			coll, err := ws.EnsureCollection(ctx, rag.DefaultCollection, "local")
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := &concWriter{s: ws, r: rand.New(rand.NewPCG(5, 6)), coll: coll.ID, states: [][]int64{nil}}
-			const steps, searchers = 80, 4
-			var done atomic.Bool
-			obs := make([][]observation, searchers)
-			var wg sync.WaitGroup
-			for g := range searchers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					q := make([]float32, concSpace.Dim)
-					q[g%concSpace.Dim] = 1
-					for n := 0; !done.Load() || n < 5; n++ {
-						before := w.committed.Load()
-						var o observation
-						if g%3 == 2 {
-							kc, err := rs.KeywordCandidates(ctx, rag.LocalPrincipal, rag.KeywordQuery{Terms: textproc.QueryTerms("common"), K: 10_000})
-							if err != nil {
-								t.Error(err)
-								return
-							}
-							o.kind = "keyword"
-							for _, c := range kc {
-								o.ids = append(o.ids, c.ChunkID)
-							}
-						} else {
-							vc, err := rs.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: concSpace, Vector: q, K: 10_000})
-							if err != nil {
-								t.Error(err)
-								return
-							}
-							o.kind = "vector"
-							for _, c := range vc {
-								o.ids = append(o.ids, c.ChunkID)
-							}
-						}
-						o.before, o.after = before, w.committed.Load()
-						slices.Sort(o.ids)
-						obs[g] = append(obs[g], o)
-						// A few searches per state are enough; more would only slow the writer down.
-						for !done.Load() && w.committed.Load() == before && n%4 == 3 {
-							time.Sleep(100 * time.Microsecond)
-						}
-					}
-				}()
-			}
-			for i := 1; i <= steps; i++ {
-				w.step(t, ctx, i)
-			}
-			done.Store(true)
-			wg.Wait()
+			searchFreshness(t, tc.sameStore, sqlite.Options{})
+		})
+	}
+}
 
-			var n, lagging int
-			for _, list := range obs {
-				for _, o := range list {
-					n++
-					match := int64(-1)
-					for s := o.before; s <= min(o.after+1, int64(len(w.states)-1)); s++ {
-						if slices.Equal(o.ids, w.states[s]) {
-							match = s
-							break
-						}
+// TestConcurrentSearchFreshnessFileBacked is TestConcurrentSearchFreshness with the searched space's
+// vectors in its vector file only (from 20 vectors on) and its files written and vacuumed as often as can
+// be: appends, tombstones, compactions, full reloads after pruned tombstones, index file writes and
+// vacuums run while the searches read the file.
+func TestConcurrentSearchFreshnessFileBacked(t *testing.T) {
+	sqlite.SetVectorFileLimits(t, 0, 10)
+	for _, tc := range []struct {
+		name      string
+		sameStore bool
+	}{{"SameStore", true}, {"OtherStore", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			searchFreshness(t, tc.sameStore, sqlite.Options{VectorIndexMin: 20, VectorHeap: -1})
+		})
+	}
+}
+
+// searchFreshness is the body of the freshness tests: a store writes, searches run on it (sameStore) or on
+// another store of the same file, both opened with opts.
+func searchFreshness(t *testing.T, sameStore bool, opts sqlite.Options) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	ws := openWith(t, dir, opts)
+	rs := ws
+	if !sameStore {
+		rs = openWith(t, dir, opts)
+	}
+	coll, err := ws.EnsureCollection(ctx, rag.DefaultCollection, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &concWriter{s: ws, r: rand.New(rand.NewPCG(5, 6)), coll: coll.ID, states: [][]int64{nil}}
+	const steps, searchers = 80, 4
+	var done atomic.Bool
+	obs := make([][]observation, searchers)
+	var wg sync.WaitGroup
+	for g := range searchers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := make([]float32, concSpace.Dim)
+			q[g%concSpace.Dim] = 1
+			for n := 0; !done.Load() || n < 5; n++ {
+				before := w.committed.Load()
+				var o observation
+				if g%3 == 2 {
+					kc, err := rs.KeywordCandidates(ctx, rag.LocalPrincipal, rag.KeywordQuery{Terms: textproc.QueryTerms("common"), K: 10_000})
+					if err != nil {
+						t.Error(err)
+						return
 					}
-					if match < 0 {
-						t.Fatalf("%s search between states %d and %d returned %v; state %d is %v", o.kind, o.before, o.after,
-							o.ids, o.before, w.states[o.before])
+					o.kind = "keyword"
+					for _, c := range kc {
+						o.ids = append(o.ids, c.ChunkID)
 					}
-					if match > o.before {
-						lagging++
+				} else {
+					vc, err := rs.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: concSpace, Vector: q, K: 10_000})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					o.kind = "vector"
+					for _, c := range vc {
+						o.ids = append(o.ids, c.ChunkID)
 					}
 				}
+				o.before, o.after = before, w.committed.Load()
+				slices.Sort(o.ids)
+				obs[g] = append(obs[g], o)
+				// A few searches per state are enough; more would only slow the writer down.
+				for !done.Load() && w.committed.Load() == before && n%4 == 3 {
+					time.Sleep(100 * time.Microsecond)
+				}
 			}
-			if n == 0 {
-				t.Fatal("no search ran")
+		}()
+	}
+	for i := 1; i <= steps; i++ {
+		w.step(t, ctx, i)
+	}
+	done.Store(true)
+	wg.Wait()
+
+	var n, lagging int
+	for _, list := range obs {
+		for _, o := range list {
+			n++
+			match := int64(-1)
+			for s := o.before; s <= min(o.after+1, int64(len(w.states)-1)); s++ {
+				if slices.Equal(o.ids, w.states[s]) {
+					match = s
+					break
+				}
 			}
-			t.Logf("%d searches over %d states; %d saw a commit that had not returned when they started", n, len(w.states), lagging)
-			// A search after the last commit leaves the searching Store's cache in step with the last state.
-			if _, err := rs.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: concSpace, Vector: make([]float32, concSpace.Dim), K: 1}); err != nil {
-				t.Fatal(err)
+			if match < 0 {
+				t.Fatalf("%s search between states %d and %d returned %v; state %d is %v", o.kind, o.before, o.after,
+					o.ids, o.before, w.states[o.before])
 			}
-			if got, want := sqlite.CachedVectors(rs, concSpace), len(w.states[len(w.states)-1]); got != want {
-				t.Fatalf("cache holds %d vectors, want %d", got, want)
+			if match > o.before {
+				lagging++
 			}
-		})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no search ran")
+	}
+	t.Logf("%d searches over %d states; %d saw a commit that had not returned when they started", n, len(w.states), lagging)
+	// A search after the last commit leaves the searching Store's cache in step with the last state.
+	if _, err := rs.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: concSpace, Vector: make([]float32, concSpace.Dim), K: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sqlite.CachedVectors(rs, concSpace), len(w.states[len(w.states)-1]); got != want {
+		t.Fatalf("cache holds %d vectors, want %d", got, want)
+	}
+	if opts.VectorHeap < 0 {
+		if inFile, inMemory := sqlite.VectorsInFile(rs, concSpace); !inFile || inMemory {
+			t.Fatalf("vectors in file %v, in memory %v", inFile, inMemory)
+		}
 	}
 }
