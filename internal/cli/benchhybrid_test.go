@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -142,13 +141,7 @@ func waitIndexes(ctx context.Context, b *testing.B, st *sqlite.Store) {
 }
 
 // cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return processCPU() }
 
 // BenchmarkVectorSearch times what the vector row of `ragd bench search` times — the store's top-10
 // VectorCandidates, one at a time — over the corpus of BenchmarkHybridSearch (RAGD_BENCH_CHUNKS,

@@ -88,7 +88,7 @@ func (c *benchCorpus) chromemRows(ctx context.Context) ([]searchRow, error) {
 	docs = nil
 	build := time.Since(start).Seconds()
 	mem := heapBytes() - before
-	got, times, err := c.benchRunN(c.peers(), func(i int) ([]vindex.Hit, error) {
+	got, times, cpu, err := c.benchRunN(c.peers(), func(i int) ([]vindex.Hit, error) {
 		res, err := col.QueryEmbedding(ctx, c.query(i), 10, nil, nil)
 		if err != nil {
 			return nil, err
@@ -107,7 +107,7 @@ func (c *benchCorpus) chromemRows(ctx context.Context) ([]searchRow, error) {
 		return nil, err
 	}
 	runtime.KeepAlive(db)
-	return []searchRow{timed("chromem-go", "vector", times, recall(got, c.exactVec), mem, build)}, nil
+	return []searchRow{timed("chromem-go", "vector", times, cpu, recall(got, c.exactVec), mem, build)}, nil
 }
 
 // sqliteWasm sets up the WebAssembly runtime once: the sqlite-vec build uses atomics, which wazero runs
@@ -171,7 +171,7 @@ func (c *benchCorpus) sqliteVecRows(path string) ([]searchRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s query: %w", k.kind, err)
 		}
-		got, times, err := c.benchRunN(c.peers(), func(i int) ([]vindex.Hit, error) {
+		got, times, cpu, err := c.benchRunN(c.peers(), func(i int) ([]vindex.Hit, error) {
 			if err := k.bind(stmt, i); err != nil {
 				return nil, err
 			}
@@ -185,7 +185,7 @@ func (c *benchCorpus) sqliteVecRows(path string) ([]searchRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s query: %w", k.kind, err)
 		}
-		rows = append(rows, timed("sqlite-vec + FTS5", k.kind, times, recall(got, k.want), mem, build))
+		rows = append(rows, timed("sqlite-vec + FTS5", k.kind, times, cpu, recall(got, k.want), mem, build))
 	}
 	return rows, nil
 }

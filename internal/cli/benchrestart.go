@@ -78,6 +78,7 @@ type restartResult struct {
 type restartKind struct {
 	IDs    [][]int64 `json:"ids"`
 	TimesS []float64 `json:"times_s"`
+	CPUs   float64   `json:"cpu_s"` // the process's CPU time over the queries
 }
 
 // runBenchRestart is `ragd bench search-restart --dir DIR --queries FILE`: it opens the store in DIR,
@@ -124,6 +125,7 @@ func runBenchRestart(ctx context.Context, env *Env, args []string) error {
 	res := restartResult{Kinds: map[string]restartKind{}, FromFiles: st.VectorFilesRestored() > 0}
 	run := func(kind string, f func(i int) ([]int64, error)) error {
 		var k restartKind
+		cpu := processCPU()
 		for i := range qs.Texts {
 			t := time.Now()
 			ids, err := f(i)
@@ -133,6 +135,7 @@ func runBenchRestart(ctx context.Context, env *Env, args []string) error {
 			k.TimesS = append(k.TimesS, time.Since(t).Seconds())
 			k.IDs = append(k.IDs, ids)
 		}
+		k.CPUs = (processCPU() - cpu).Seconds()
 		res.Kinds[kind] = k
 		return nil
 	}
@@ -254,7 +257,7 @@ func (c *benchCorpus) benchRestart(ctx context.Context, dir string, cfg config.C
 		if kind == "vector" {
 			mem = res.AfterVector.RSS
 		}
-		rows = append(rows, timed(system, kind, times, recall(got, want[kind]), mem, 0))
+		rows = append(rows, timed(system, kind, times, time.Duration(k.CPUs*float64(time.Second)), recall(got, want[kind]), mem, 0))
 	}
 	return rows, first, &res, nil
 }

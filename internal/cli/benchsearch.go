@@ -28,6 +28,10 @@ type searchRow struct {
 	RecallAt10  float64 `json:"recall_at_10"`
 	MemoryBytes int64   `json:"memory_bytes"`
 	BuildS      float64 `json:"build_s"`
+	// CPUms is the CPU time of the measuring process per query (user + system over the timed queries),
+	// where the system runs in it: 1000/CPUms is its queries per second on one core, which the other work
+	// on a shared machine changes less than the latencies. Absent for a server's rows.
+	CPUms float64 `json:"cpu_ms,omitempty"`
 }
 
 // runBenchSearch generates a reproducible clustered corpus (768-d, fixed seed), loads it into a fresh
@@ -142,10 +146,11 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) error {
 			"bench_process": self, "skipped": *skip, "peer_queries": c.peers()})
 	}
 	fmt.Fprintf(env.Stdout, "ragd bench search: %d chunks × %d dimensions, %d top-%d queries of each kind, one at a time\n", n, dim, *nq, k)
-	fmt.Fprintf(env.Stdout, "%-30s %-7s %9s %9s %9s %9s %11s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10", "memory MiB", "build s")
+	fmt.Fprintf(env.Stdout, "%-34s %-7s %9s %9s %9s %9s %11s %8s %8s\n", "system", "kind", "p50 ms", "p95 ms", "qps", "recall@10",
+		"memory MiB", "build s", "cpu ms")
 	for _, r := range rows {
-		fmt.Fprintf(env.Stdout, "%-30s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
-			r.RecallAt10, float64(r.MemoryBytes)/(1<<20), r.BuildS)
+		fmt.Fprintf(env.Stdout, "%-34s %-7s %9.2f %9.2f %9.1f %9.4f %11.1f %8.1f %8.3f\n", r.System, r.Kind, r.P50ms, r.P95ms, r.QPS,
+			r.RecallAt10, float64(r.MemoryBytes)/(1<<20), r.BuildS, r.CPUms)
 	}
 	mib := func(b int64) float64 { return float64(b) / (1 << 20) }
 	fmt.Fprintf(env.Stdout, "load through the store %.1f s, then the vector index %.1f s\n", loaded, indexed-loaded)
@@ -248,8 +253,8 @@ type benchStore interface {
 	ListChunks(ctx context.Context, p rag.Principal, documentID string) ([]*rag.Chunk, error)
 }
 
-// timed makes a row from per-query times.
-func timed(system, kind string, times []time.Duration, recall float64, mem int64, build float64) searchRow {
+// timed makes a row from per-query times and the CPU time they took in all (0: not measured).
+func timed(system, kind string, times []time.Duration, cpu time.Duration, recall float64, mem int64, build float64) searchRow {
 	s := append([]time.Duration(nil), times...)
 	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
 	var total time.Duration
@@ -258,5 +263,6 @@ func timed(system, kind string, times []time.Duration, recall float64, mem int64
 	}
 	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return searchRow{System: system, Kind: kind, P50ms: msOf(s[len(s)/2]), P95ms: msOf(s[min(len(s)-1, len(s)*95/100)]),
-		QPS: float64(len(s)) / total.Seconds(), RecallAt10: recall, MemoryBytes: mem, BuildS: build}
+		QPS: float64(len(s)) / total.Seconds(), RecallAt10: recall, MemoryBytes: mem, BuildS: build,
+		CPUms: float64(cpu.Microseconds()) / 1000 / float64(len(s))}
 }

@@ -70,6 +70,9 @@ func benchPostgres(ctx context.Context, url string, c *benchCorpus, k int) ([]se
 	if err != nil {
 		return nil, err
 	}
+	for i := range rows {
+		rows[i].CPUms = 0 // the server's CPU is another process's
+	}
 
 	direct, err := benchPgvector(ctx, conn, schema, vecs, queries, exact, n, dim, k)
 	if err != nil {
@@ -138,7 +141,7 @@ func benchPgvector(ctx context.Context, conn *pgx.Conn, schema string, vecs, que
 			}
 			recall += vindex.Recall(hits, exact[i])
 		}
-		rows = append(rows, timed(fmt.Sprintf("pgvector HNSW (ef_search %d)", ef), "vector", times, recall/float64(nq), mem, build))
+		rows = append(rows, timed(fmt.Sprintf("pgvector HNSW (ef_search %d)", ef), "vector", times, 0, recall/float64(nq), mem, build))
 	}
 	return rows, nil
 }

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ragd/ragd/internal/vindex"
 )
 
 // TestMain runs the command of the test binary's arguments instead of the tests when benchChildEnv is 1:
@@ -62,7 +66,7 @@ func TestBenchSearch(t *testing.T) {
 		if strings.HasPrefix(r.System, "ragd") != (i < 6) {
 			t.Fatalf("ragd's rows must come first: %+v", got.Rows)
 		}
-		if r.P50ms <= 0 || r.P95ms < r.P50ms || r.QPS <= 0 || r.RecallAt10 < 0 || r.RecallAt10 > 1 {
+		if r.P50ms <= 0 || r.P95ms < r.P50ms || r.QPS <= 0 || r.RecallAt10 < 0 || r.RecallAt10 > 1 || r.CPUms <= 0 {
 			t.Fatalf("row %+v", r)
 		}
 		rows[r.System+"/"+r.Kind] = r
@@ -136,6 +140,28 @@ func TestBenchSearchSkip(t *testing.T) {
 		code, _, errOut := run(t, append([]string{"bench", "search", "--chunks", "1000"}, args...)...)
 		if code != 2 || !strings.Contains(errOut, "--") {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
+// TestBenchTextsTopWords: the words of a chunk's largest components are those a full sort of its
+// components gives, in that order.
+func TestBenchTextsTopWords(t *testing.T) {
+	vecs, _ := vindex.Clustered(300, 0, 64, 2, 5)
+	texts := benchTexts(vecs, 64, benchTopicWords, benchTopicWords, 1)
+	for r, text := range texts {
+		v := vecs[r*64 : (r+1)*64]
+		idx := make([]int, 64)
+		for d := range idx {
+			idx[d] = d
+		}
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(v[b], v[a]) })
+		var want []string
+		for _, d := range idx[:benchTopicWords] {
+			want = append(want, benchWord(benchFiller+d))
+		}
+		if text != strings.Join(want, " ") {
+			t.Fatalf("row %d: %q, want %q", r, text, strings.Join(want, " "))
 		}
 	}
 }

@@ -69,10 +69,16 @@ func (v *vecSnapshot) annSearch(q []float32, allowed docSet, k int) ([]rag.Candi
 		return nil, false, nil
 	}
 	probes := min(v.ann.Lists(), int(float64(vindex.ProbesFor(v.ann.Lists()))/sel+0.5))
-	hits, err := v.ann.Search(q, v.rows(), v.ids, k, probes, 0, func(r int32) bool {
-		d := v.docs[r]
-		return d >= 0 && (allowed == nil || allowed.has(d))
-	})
+	var accept func(r int32) bool
+	if allowed != nil || v.live < len(v.ids) {
+		// Without a filter or a removed row every row is accepted: the lookup of each shortlisted row's
+		// document (a cache miss in an array of 8 bytes a row) was a fifth of a search at 1,000,000 rows.
+		accept = func(r int32) bool {
+			d := v.docs[r]
+			return d >= 0 && (allowed == nil || allowed.has(d))
+		}
+	}
+	hits, err := v.ann.Search(q, v.rows(), v.ids, k, probes, 0, accept)
 	if err != nil {
 		return nil, false, err
 	}
