@@ -174,16 +174,34 @@ func (c *benchCorpus) measureRagd(ctx context.Context, st rag.Store, system stri
 		return nil, err
 	}
 	rows = append(rows, timed(system, "keyword", times, cpu, recall(got, c.exactKw), kwMem, build))
+	hybrid, err := benchHybrid(st, c.qtexts, c.query)
+	if err != nil {
+		return nil, err
+	}
+	if got, times, cpu, err = c.benchRun(func(i int) ([]vindex.Hit, error) {
+		ids, err := hybrid(ctx, i)
+		return hitsOf(ids), err
+	}); err != nil {
+		return nil, err
+	}
+	rows = append(rows, timed(system, "hybrid", times, cpu, recall(got, c.exactHybrid), mem, build))
+	return rows, nil
+}
+
+// benchHybrid returns the hybrid search of `ragd bench search` over st: the retriever behind /api/search
+// with an embedder that gives query i (texts[i]) the vector vec(i) and the relevance threshold off, so
+// that every query returns 10 hits; it returns their chunk IDs.
+func benchHybrid(st rag.Store, texts []string, vec func(i int) []float32) (func(ctx context.Context, i int) ([]int64, error), error) {
 	emb := benchEmbedder{vecs: map[string][]float32{}}
-	for i, q := range c.qtexts {
-		emb.vecs[q], emb.vecs[textproc.Normalize(q)] = c.query(i), c.query(i)
+	for i, q := range texts {
+		emb.vecs[q], emb.vecs[textproc.Normalize(q)] = vec(i), vec(i)
 	}
 	r, err := retrieve.New(st, emb, retrieve.Options{MinSimilarity: -1}.WithDefaultsFor(benchSpace))
 	if err != nil {
 		return nil, err
 	}
-	if got, times, cpu, err = c.benchRun(func(i int) ([]vindex.Hit, error) {
-		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: c.qtexts[i], K: 10})
+	return func(ctx context.Context, i int) ([]int64, error) {
+		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: texts[i], K: 10})
 		if err != nil {
 			return nil, err
 		}
@@ -191,12 +209,8 @@ func (c *benchCorpus) measureRagd(ctx context.Context, st rag.Store, system stri
 		for j, h := range res.Hits {
 			ids[j] = h.ID
 		}
-		return hitsOf(ids), nil
-	}); err != nil {
-		return nil, err
-	}
-	rows = append(rows, timed(system, "hybrid", times, cpu, recall(got, c.exactHybrid), mem, build))
-	return rows, nil
+		return ids, nil
+	}, nil
 }
 
 // fileBytes is the size of a SQLite database file with its write-ahead log.

@@ -12,9 +12,7 @@ import (
 
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
-	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/sqlite"
-	"github.com/ragd/ragd/internal/textproc"
 	"github.com/ragd/ragd/internal/vindex"
 )
 
@@ -27,42 +25,62 @@ import (
 //
 //	go test ./internal/cli -run '^$' -bench HybridSearch -benchtime 400x -cpuprofile /tmp/hybrid.prof
 func BenchmarkHybridSearch(b *testing.B) {
-	n := 100_000
-	if s := os.Getenv("RAGD_BENCH_CHUNKS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
+	const nq = 200
+	ctx := context.Background()
+	c, st, rowOf := keptCorpus(b, nq)
+	hybrid, err := benchHybrid(st, c.qtexts, c.query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got := timeSearches(b, nq, func(i int) []vindex.Hit {
+		ids, err := hybrid(ctx, i)
+		if err != nil {
 			b.Fatal(err)
 		}
-	}
+		out := make([]vindex.Hit, len(ids))
+		for j, id := range ids {
+			out[j] = vindex.Hit{Row: rowOf[id]}
+		}
+		return out
+	})
+	b.ReportMetric(recall(got, c.exactHybrid), "recall@10")
+}
+
+// keptCorpus generates `ragd bench search`'s corpus of RAGD_BENCH_CHUNKS chunks (default 100,000) with nq
+// queries and opens its store, kept in RAGD_BENCH_DIR (default: a folder in the temp dir) between runs.
+func keptCorpus(b *testing.B, nq int) (*benchCorpus, *sqlite.Store, map[int64]int32) {
+	b.Helper()
+	n := benchChunks(b, 100_000)
 	dir := os.Getenv("RAGD_BENCH_DIR")
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "ragd-bench-hybrid-"+strconv.Itoa(n))
 	}
-	const nq = 200
-	ctx := context.Background()
 	c := newBenchCorpus(n, nq, benchSpace.Dim)
-	st, rowOf := openHybridCorpus(ctx, b, dir, c)
-	emb := benchEmbedder{vecs: map[string][]float32{}}
-	for i, q := range c.qtexts {
-		emb.vecs[q], emb.vecs[textproc.Normalize(q)] = c.query(i), c.query(i)
+	st, rowOf := openHybridCorpus(context.Background(), b, dir, c)
+	return c, st, rowOf
+}
+
+// benchChunks is RAGD_BENCH_CHUNKS, or def when it is not set.
+func benchChunks(b *testing.B, def int) int {
+	b.Helper()
+	s := os.Getenv("RAGD_BENCH_CHUNKS")
+	if s == "" {
+		return def
 	}
-	r, err := retrieve.New(st, emb, retrieve.Options{MinSimilarity: -1}.WithDefaultsFor(benchSpace))
+	n, err := strconv.Atoi(s)
 	if err != nil {
 		b.Fatal(err)
 	}
-	search := func(i int) []vindex.Hit {
-		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: c.qtexts[i], K: 10})
-		if err != nil {
-			b.Fatal(err)
-		}
-		out := make([]vindex.Hit, len(res.Hits))
-		for j, h := range res.Hits {
-			out[j] = vindex.Hit{Row: rowOf[h.ID]}
-		}
-		return out
-	}
+	return n
+}
+
+// timeSearches runs search over the nq queries once (which warms the caches; those results are returned),
+// then times it over the benchmark's iterations, one query at a time, and reports p50, p95 and the CPU time
+// per query (user + system of the process: less sensitive than latency to the other work on the machine).
+func timeSearches(b *testing.B, nq int, search func(i int) []vindex.Hit) [][]vindex.Hit {
+	b.Helper()
 	got := make([][]vindex.Hit, nq)
-	for i := range nq { // warms the caches and checks the results
+	for i := range nq {
 		got[i] = search(i)
 	}
 	var lat []time.Duration
@@ -79,7 +97,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
-	b.ReportMetric(recall(got, c.exactHybrid), "recall@10")
+	return got
 }
 
 // openHybridCorpus opens the corpus's store in dir, building it there first when it is not (complete).
@@ -151,22 +169,10 @@ func cpuTime() time.Duration { return processCPU() }
 //
 //	RAGD_BENCH_CHUNKS=1000000 go test ./internal/cli -run '^$' -bench VectorSearch -benchtime 2000x -cpuprofile /tmp/vec.prof
 func BenchmarkVectorSearch(b *testing.B) {
-	n := 100_000
-	if s := os.Getenv("RAGD_BENCH_CHUNKS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
-	dir := os.Getenv("RAGD_BENCH_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "ragd-bench-hybrid-"+strconv.Itoa(n))
-	}
 	const nq = 200
 	ctx := context.Background()
-	c := newBenchCorpus(n, nq, benchSpace.Dim)
-	st, rowOf := openHybridCorpus(ctx, b, dir, c)
-	search := func(i int) []vindex.Hit {
+	c, st, rowOf := keptCorpus(b, nq)
+	got := timeSearches(b, nq, func(i int) []vindex.Hit {
 		cs, err := st.VectorCandidates(ctx, rag.LocalPrincipal, rag.VectorQuery{Space: benchSpace, Vector: c.query(i), K: 10})
 		if err != nil {
 			b.Fatal(err)
@@ -176,24 +182,6 @@ func BenchmarkVectorSearch(b *testing.B) {
 			out[j] = vindex.Hit{Row: rowOf[h.ChunkID]}
 		}
 		return out
-	}
-	got := make([][]vindex.Hit, nq)
-	for i := range nq {
-		got[i] = search(i)
-	}
-	var lat []time.Duration
-	cpu0 := cpuTime()
-	i := 0
-	for b.Loop() {
-		t := time.Now()
-		search(i % nq)
-		lat = append(lat, time.Since(t))
-		i++
-	}
-	cpu := cpuTime() - cpu0
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
-	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
+	})
 	b.ReportMetric(recall(got, c.exactVec), "recall@10")
 }

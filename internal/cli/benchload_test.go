@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -16,13 +14,7 @@ import (
 //
 //	RAGD_BENCH_CHUNKS=50000 go test ./internal/cli -run '^$' -bench LoadCorpus -benchtime 1x -cpuprofile /tmp/load.prof
 func BenchmarkLoadCorpus(b *testing.B) {
-	n := 20_000
-	if s := os.Getenv("RAGD_BENCH_CHUNKS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil {
-			b.Fatal(err)
-		}
-	}
+	n := benchChunks(b, 20_000)
 	ctx := context.Background()
 	c := newBenchCorpus(n, 10, benchSpace.Dim)
 	for b.Loop() {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ragd/ragd/internal/config"
 	"github.com/ragd/ragd/internal/rag"
-	"github.com/ragd/ragd/internal/retrieve"
 	"github.com/ragd/ragd/internal/store/sqlite"
 	"github.com/ragd/ragd/internal/textproc"
 	"github.com/ragd/ragd/internal/vindex"
@@ -161,25 +160,11 @@ func runBenchRestart(ctx context.Context, env *Env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	emb := benchEmbedder{vecs: map[string][]float32{}}
-	for i, q := range qs.Texts {
-		emb.vecs[q], emb.vecs[textproc.Normalize(q)] = qs.Vectors[i], qs.Vectors[i]
-	}
-	r, err := retrieve.New(st, emb, retrieve.Options{MinSimilarity: -1}.WithDefaultsFor(benchSpace))
+	hybrid, err := benchHybrid(st, qs.Texts, func(i int) []float32 { return qs.Vectors[i] })
 	if err != nil {
 		return err
 	}
-	if err := run("hybrid", func(i int) ([]int64, error) {
-		out, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: qs.Texts[i], K: 10})
-		if err != nil {
-			return nil, err
-		}
-		ids := make([]int64, len(out.Hits))
-		for j, h := range out.Hits {
-			ids[j] = h.ID
-		}
-		return ids, nil
-	}); err != nil {
+	if err := run("hybrid", func(i int) ([]int64, error) { return hybrid(ctx, i) }); err != nil {
 		return err
 	}
 	res.AfterAll = readMemStats()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // The file format (little-endian): magic "RAGDVIX", format version byte, then dim, lists, trained, the rows
@@ -344,7 +345,7 @@ func (ix *Index) checkRows(src Matrix, rows []int32, saved func(r int32) (list i
 	err := ForRows(src, rs, ix.dim, func(i int, row []float32) {
 		list, want := saved(rows[i])
 		got, _ := encode(code[:0], row, ix.nw)
-		if want == nil || !equal(got, want) {
+		if want == nil || !slices.Equal(got, want) {
 			codesDiffer++
 		}
 		if nearest(ix.centroids, ix.dim, row) == list {
@@ -359,18 +360,6 @@ func (ix *Index) checkRows(src Matrix, rows []int32, saved func(r int32) (list i
 			len(rows), codesDiffer, len(rows)-agree)
 	}
 	return nil
-}
-
-func equal(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // restoreChecks is about how many rows Check and Restore compare with their vectors.

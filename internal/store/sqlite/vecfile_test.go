@@ -118,17 +118,24 @@ func TestVectorFileRestart(t *testing.T) {
 	if got := sqlite.IndexedRows(s2, annSpace); got != 2051 {
 		t.Fatalf("indexed rows %d", got)
 	}
-	if err := s2.Close(); err != nil {
+	// Closing wrote the index file again: the next start reads no vector from the database.
+	s3 := reopenFromFiles(t, s2, dir, opts, queries[1])
+	sameAsExact(t, s3, exact, queries, gone)
+}
+
+// reopenFromFiles closes s, opens the store in dir again, searches it, and checks that its vectors were
+// read back from the space's files: none from the database.
+func reopenFromFiles(t *testing.T, s *sqlite.Store, dir string, opts sqlite.Options, q []float32) *sqlite.Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-
-	// Closing wrote the index file again: the next start reads no vector from the database.
-	s3 := openWith(t, dir, opts)
-	vectorSearch(t, s3, queries[1], rag.Filter{})
-	if sqlite.FilesRestored(s3) != 1 || sqlite.VectorRowsLoaded(s3) != 0 {
-		t.Fatalf("restored from files %d times, %d vectors read from the database", sqlite.FilesRestored(s3), sqlite.VectorRowsLoaded(s3))
+	s = openWith(t, dir, opts)
+	vectorSearch(t, s, q, rag.Filter{})
+	if sqlite.FilesRestored(s) != 1 || sqlite.VectorRowsLoaded(s) != 0 {
+		t.Fatalf("restored from files %d times, %d vectors read from the database", sqlite.FilesRestored(s), sqlite.VectorRowsLoaded(s))
 	}
-	sameAsExact(t, s3, exact, queries, gone)
+	return s
 }
 
 // copyStore copies the database and the space's files of dir into a new directory.
@@ -258,15 +265,7 @@ func TestVectorFileChecks(t *testing.T) {
 			}
 			sameAsExact(t, s, exact, queries, gone)
 			// Whatever happened, the files written now are used by the next start.
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			s = openWith(t, d, opts)
-			vectorSearch(t, s, queries[0], rag.Filter{})
-			if sqlite.FilesRestored(s) != 1 || sqlite.VectorRowsLoaded(s) != 0 {
-				t.Fatalf("after the files were written again: restored %d, %d vectors read from the database",
-					sqlite.FilesRestored(s), sqlite.VectorRowsLoaded(s))
-			}
+			s = reopenFromFiles(t, s, d, opts, queries[0])
 			sameAsExact(t, s, exact, queries, gone)
 		})
 	}
@@ -398,14 +397,7 @@ func TestVectorFileGrowsAndVacuums(t *testing.T) {
 		t.Fatalf("vector file of %d records for 600 live rows: not written again", (got-64)/annRec)
 	}
 	sameAsExact(t, s, exact, queries, gone)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = openWith(t, dir, opts)
-	vectorSearch(t, s, queries[0], rag.Filter{})
-	if sqlite.FilesRestored(s) != 1 || sqlite.VectorRowsLoaded(s) != 0 {
-		t.Fatalf("restored from files %d, %d vectors read from the database", sqlite.FilesRestored(s), sqlite.VectorRowsLoaded(s))
-	}
+	s = reopenFromFiles(t, s, dir, opts, queries[0])
 	sameAsExact(t, s, exact, queries, gone)
 }
 
@@ -424,14 +416,9 @@ func TestVectorFileAndHeap(t *testing.T) {
 		t.Fatalf("2000 vectors: in file %v, in memory %v", inFile, inMemory)
 	}
 	sameAsExact(t, s, exact, queries, nil)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = openWith(t, dir, opts)
-	vectorSearch(t, s, queries[0], rag.Filter{})
-	if inFile, inMemory := sqlite.VectorsInFile(s, annSpace); !inFile || !inMemory || sqlite.FilesRestored(s) != 1 || sqlite.VectorRowsLoaded(s) != 0 {
-		t.Fatalf("after restart: in file %v, in memory %v, restored from files %d, %d vectors read from the database",
-			inFile, inMemory, sqlite.FilesRestored(s), sqlite.VectorRowsLoaded(s))
+	s = reopenFromFiles(t, s, dir, opts, queries[0])
+	if inFile, inMemory := sqlite.VectorsInFile(s, annSpace); !inFile || !inMemory {
+		t.Fatalf("after restart: in file %v, in memory %v", inFile, inMemory)
 	}
 	sameAsExact(t, s, exact, queries, nil)
 	annCorpus(t, s, 20) // 2,200 vectors: past the heap's 2,100
