@@ -230,6 +230,22 @@ func TestVectorFileChecks(t *testing.T) {
 		}, false},
 		{"NoIndexFile", func(t *testing.T, d string) { os.Remove(filepath.Join(d, idxName)) }, false},
 		{"NoVectorFile", func(t *testing.T, d string) { os.Remove(filepath.Join(d, vecName)) }, false},
+		// The files are newer than the database (say, a backup of it restored beneath them): the index file
+		// names rows the database does not hold.
+		{"FilesNewerThanTheDatabase", func(t *testing.T, d string) {
+			grow(t, d, opts, 5, 21)
+			restoreDatabase(t, dir, d)
+		}, false},
+		// The same, and then as many vectors committed again as the files hold past the database (other
+		// vectors under the same sequence numbers and chunk IDs): the count and the sum of the sequence
+		// numbers match, only the newest 10 of 2,010 rows do not (an evenly spaced sample may miss them).
+		{"DatabaseRestoredAndWrittenAgain", func(t *testing.T, d string) {
+			grow(t, d, opts, 1, 21)
+			restoreDatabase(t, dir, d)
+			m := openWith(t, d, sqlite.Options{VectorIndexMin: -1})
+			annCorpusOf(t, m, 1, 22)
+			m.Close()
+		}, false},
 		{"TombstonesPruned", func(t *testing.T, d string) {
 			m := openWith(t, d, sqlite.Options{VectorIndexMin: -1})
 			if err := m.DeleteDocument(t.Context(), rag.LocalPrincipal, docs[1]); err != nil {
@@ -268,6 +284,38 @@ func TestVectorFileChecks(t *testing.T) {
 			s = reopenFromFiles(t, s, d, opts, queries[0])
 			sameAsExact(t, s, exact, queries, gone)
 		})
+	}
+}
+
+// grow adds docs documents (vectors drawn with seed) to the store in d through a store that owns its
+// files, and closes it (which writes the index file).
+func grow(t *testing.T, d string, opts sqlite.Options, docs int, seed uint64) {
+	t.Helper()
+	m := openWith(t, d, opts)
+	_, queries := annCorpusOf(t, m, docs, seed)
+	vectorSearch(t, m, queries[0], rag.Filter{})
+	sqlite.WaitVectorFiles(m)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// restoreDatabase puts the database of src (its file and write-ahead log) in place of dst's, leaving dst's
+// vector and index files.
+func restoreDatabase(t *testing.T, src, dst string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		name := sqlite.FileName + suffix
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if os.IsNotExist(err) {
+			if err := os.Remove(filepath.Join(dst, name)); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dst, name), b)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ragd/ragd/internal/vindex"
 )
@@ -36,20 +38,28 @@ import (
 //   - no tombstone it has not seen was pruned since (else rows removed meanwhile could not be known);
 //   - the database holds the rows it says: the count and the sum of the sequence numbers of the space's
 //     vectors up to its chunk_vectors.seq equal those of its rows less those removed since (tombstones),
-//     and for a sample of restoreChecks rows the database's chunk, document and vector bytes equal the
-//     file's; the codes of a sample of rows equal those of their vectors in the vector file.
+//     and for a sample of restoreChecks rows and the restoreNewest rows of the highest sequence numbers the
+//     database's chunk, document and vector bytes equal the file's; the codes of a sample of rows equal
+//     those of their vectors in the vector file.
 //
 // Then the tombstones and vectors committed since are applied as any refresh does. When a check fails the
 // vectors are loaded from the database into a new vector file (its rows matched to the index file's by
 // key when that file is readable, else the index is built again), and a warning says why. A database
-// replaced under the same name, a vector file of another index, a torn or truncated file, rows deleted or
-// re-embedded while the store was down: each fails a check or is applied as a tombstone, never served.
+// replaced under the same name or a backup of it restored beneath the files (also when written to again),
+// a vector file of another index, a torn or truncated file, rows deleted or re-embedded while the store
+// was down: each fails a check or is applied as a tombstone, never served. What the checks cannot see is
+// a database edited outside ragd that keeps every count and sequence number and changes only vector bytes
+// of rows neither sampled nor newest.
 //
 // Rows removed leave their records unused; once the file holds more than twice the live rows (and
 // vacuumMin more), it is written again with the live rows only, in the background (vacuum).
 
-// restoreChecks is about how many rows of an index file restoreFiles compares with the database.
-const restoreChecks = 64
+// restoreChecks is about how many evenly spaced rows of an index file restoreFiles compares with the
+// database, restoreNewest how many of its newest rows besides.
+const (
+	restoreChecks = 64
+	restoreNewest = 64
+)
 
 // persistMin is the fewest rows added or removed since the last write of the index file that make a write
 // (a variable for tests).
@@ -208,13 +218,20 @@ func (c *vectorCache) restoreFiles(ctx context.Context, tx *sql.Tx, sv *spaceVec
 	return saved, out, nil
 }
 
-// checkSample compares about restoreChecks evenly spaced rows of next (not removed) with the database:
-// the vector of the row's sequence number must be of the row's chunk, whose document is the row's, and
-// hold the bytes of the row's record in the vector file.
+// checkSample compares about restoreChecks evenly spaced rows of next (not removed) and its restoreNewest
+// rows of the highest sequence numbers with the database: the vector of the row's sequence number must be
+// of the row's chunk, whose document is the row's, and hold the bytes of the row's record in the vector
+// file. The newest rows are where a database that diverged from the files differs first (a backup restored
+// beneath them and written to again reuses the sequence numbers and chunk IDs past the backup's).
 func (c *vectorCache) checkSample(ctx context.Context, tx *sql.Tx, sv *spaceVectors, next *vecSnapshot, removed map[int]bool) error {
 	n := len(next.ids)
-	buf := make([]float32, sv.dim)
+	var sample []int
 	for i := 0; i < n; i += max(1, n/restoreChecks) {
+		sample = append(sample, i)
+	}
+	sample = append(sample, newestRows(next.seqs, removed, restoreNewest)...)
+	buf := make([]float32, sv.dim)
+	for _, i := range sample {
 		if removed[i] {
 			continue
 		}
@@ -245,6 +262,22 @@ func (c *vectorCache) checkSample(ctx context.Context, tx *sql.Tx, sv *spaceVect
 		}
 	}
 	return nil
+}
+
+// newestRows returns the positions of the k highest of seqs not removed (fewer when there are fewer).
+func newestRows(seqs []int64, removed map[int]bool, k int) []int {
+	top := make([]int, 0, k+1) // ascending by sequence number
+	for i, q := range seqs {
+		if removed[i] || len(top) == k && q <= seqs[top[0]] {
+			continue
+		}
+		j, _ := slices.BinarySearchFunc(top, q, func(p int, q int64) int { return cmp.Compare(seqs[p], q) })
+		top = slices.Insert(top, j, i)
+		if len(top) > k {
+			top = top[1:]
+		}
+	}
+	return top
 }
 
 // loadToFile loads every vector of the space in tx from the database into a new vector file, n rows
