@@ -339,9 +339,9 @@ func missingValue(question string, r ranking, shown []sentence) bool {
 }
 
 var (
-	// numeralWord matches a number written in words: a Korean numeral before a counter or a native count
-	// noun, or an English number word.
-	numeralWord = regexp.MustCompile(`(?i)(?:^|[^\p{Hangul}])(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|스무|서른|마흔|쉰|백|천|만|억|수십|수백|수천|수만|첫)\s?(?:가지|개|명|분|번|차례|살|시간|달|해|주|날|곳|사람|권|대|배|층|채|건|초|종|군데|마리|장|잔|병|벌|쌍|척|그루|포기|송이|켤레|줄|편|통|표|점|위|번째|째)|하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘|보름|하나|둘|셋|넷|절반|반나절|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|once|single|double|triple|first|second|third)\b`)
+	// numeralWord matches a number written in words: a Korean numeral before a counter, a native count
+	// word standing as a word of its own ("이틀", "셋이", not the "넷" of "인터넷"), or an English number word.
+	numeralWord = regexp.MustCompile(`(?i)(?:^|[^\p{Hangul}])(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉|열|스무|서른|마흔|쉰|백|천|만|억|수십|수백|수천|수만|첫)\s?(?:가지|개|명|분|번|차례|살|시간|달|해|주|날|곳|사람|권|대|배|층|채|건|초|종|군데|마리|장|잔|병|벌|쌍|척|그루|포기|송이|켤레|줄|편|통|표|점|위|번째|째)|(?:^|[^\p{Hangul}])(?:하루|이틀|사흘|나흘|닷새|엿새|이레|여드레|아흐레|열흘|보름|하나|둘|셋|넷|절반|반나절)(?:[^\p{Hangul}]|$|[이가은는을를의도만씩에])|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|once|single|double|triple|first|second|third)\b`)
 	// countQuestion matches a question asking how many or what price: "몇" before a counter, "how many",
 	// "how much does/is … cost", or "얼마" as the closing predicate ("얼마예요?", "얼마인가요", "얼마나 드나요").
 	countQuestion = regexp.MustCompile(`몇\s?(?:명|개|가지|번|회|대|곳|건|권|살|세|표|석|채|마리|배|층|위|시간|분|초|일|주|달|개월|퍼센트|%|미터|킬로|원|달러)|\bhow many\b|\bhow much\b.*\bcost|\bwhat (?:is|was) the (?:price|cost|fee)\b|얼마(?:예요|에요|인가요|인가|입니까|야|죠|지요|나\s?(?:드나요|들어요|하나요|해요|돼요|되나요))`)

@@ -196,6 +196,11 @@ func TestGenerateMissingValue(t *testing.T) {
 		"메타 픽셀은 여러분 웹사이트에 심는 작은 자바스크립트 코드예요. 설치는 이벤트 관리자에서 시작합니다."}}
 	checkCovered(t, mozilla, []coverCase{{"How many users does Thunderbird have?", false}})
 	checkCovered(t, pixel, []coverCase{{"메타 픽셀은 설치 비용이 얼마예요?", false}})
+	// A native count word inside another word ("인터넷", "리셋") states no number.
+	web := []rag.Passage{{N: 1, Title: "메타 픽셀", Text: "메타 픽셀은 인터넷 사이트에 심는 코드예요. 코드를 리셋하면 처음부터 다시 설치합니다."}}
+	checkCovered(t, web, []coverCase{{"메타 픽셀은 설치 비용이 얼마예요?", false}})
+	days := []rag.Passage{{N: 1, Title: "메타 픽셀", Text: "메타 픽셀 설치는 보통 이틀이 걸려요. 설치 비용은 들지 않아요."}}
+	checkCovered(t, days, []coverCase{{"메타 픽셀 설치는 며칠 걸려요? 몇 시간이면 되나요?", true}})
 	counted := []rag.Passage{{N: 1, Title: "Thunderbird", Text: "Thunderbird is an e-mail client. It has about twenty million users worldwide."},
 		{N: 2, Title: "픽셀 설치", Text: "픽셀 설치는 무료이며 설치 비용은 0원이에요. 설치 단계는 세 가지예요."}}
 	checkCovered(t, counted, []coverCase{
