@@ -160,7 +160,8 @@ var lightHeads = map[string]bool{"effect": true, "effects": true, "problem": tru
 	"cause": true, "causes": true, "method": true, "methods": true, "name": true, "main": true, "best": true,
 	"current": true, "new": true, "first": true, "last": true, "most": true, "least": true, "total": true,
 	"exact": true, "approximate": true, "average": true, "general": true, "basic": true, "typical": true,
-	"primary": true, "key": true, "different": true, "other": true, "following": true, "same": true}
+	"primary": true, "key": true, "different": true, "other": true, "following": true, "same": true,
+	"deadline": true, "deadlines": true, "date": true, "dates": true}
 
 // missingAttribute reports whether an English question about a named thing asks for an attribute that none
 // of the answer's sentences names. Only a question giving a name or number (givenNames) is read so: its

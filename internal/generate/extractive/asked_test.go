@@ -39,7 +39,7 @@ func TestGenerateMissingUnit(t *testing.T) {
 // TestGenerateMissingAttribute: an English question about a named thing asks for an attribute ("net
 // revenue", "penalty", "office budget") that one of the answer's sentences must name whole; sentences
 // naming the thing and others naming part of the attribute elsewhere are about something else. Stated, it
-// is answered; a question without a name is not read so.
+// is answered; a question without a name is not read so; a light head ("deadline", "date") need not be named.
 func TestGenerateMissingAttribute(t *testing.T) {
 	t.Parallel()
 	reports := []rag.Passage{
@@ -59,6 +59,14 @@ func TestGenerateMissingAttribute(t *testing.T) {
 	checkCovered(t, stated, []coverCase{
 		{"What was Acme Corp's net revenue for fiscal year 2021?", true},
 		{"What is the penalty for late WARN notices in Ohio?", true},
+	})
+	// A deadline or date names the kind of answer, which the text gives as "by September 21, 2020"; what it
+	// is of ("comment", "effective") must still be named.
+	dates := []rag.Passage{{N: 1, Title: "Airworthiness Directives; The Boeing Company Airplanes",
+		Text: "DATES: The FAA must receive comments on this proposed AD by September 21, 2020."}}
+	checkCovered(t, dates, []coverCase{
+		{"What is the comment deadline for the proposed AD?", true},
+		{"What is the effective date of the proposed AD?", false},
 	})
 	cone := []rag.Passage{{N: 1, Text: "The heat flux to a slender cone at high speed was measured in a wind tunnel."}}
 	checkCovered(t, cone, []coverCase{{"what is the heat transfer to a slender cone at high speed?", true}})
