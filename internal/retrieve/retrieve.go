@@ -673,6 +673,8 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 	// Passages beyond capN (MaxPerDocument) of one document wait in over, in order, and are merged back (merge).
 	perDoc := map[string]int{}
 	var over []rag.Hit
+	// Code blocks and tables found by their heading alone wait in headed (byHeading).
+	var headed []rag.Hit
 	for off := 0; off < len(fused) && (reranks || len(hits) < k); off += window {
 		part := fused[off:min(off+window, len(fused))]
 		ids := make([]int64, len(part))
@@ -702,6 +704,10 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 			if !reranks && seen.dup(&h) {
 				continue
 			}
+			if !reranks && byHeading(&h, queries) {
+				headed = append(headed, h)
+				continue
+			}
 			if !reranks && capN > 0 {
 				if perDoc[h.DocumentID] >= capN {
 					over = append(over, h)
@@ -716,10 +722,30 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 		}
 	}
 	hits = merge(hits, over, share)
+	hits = mergeHeaded(hits, headed, share)
 	if !reranks && len(hits) > k {
 		hits = hits[:k]
 	}
 	return hits, nil
+}
+
+// byHeading reports whether h is a code block or a table that matches the query by the section heading it
+// inherits rather than by its own text: a heading is indexed with every passage under it (ContextText), and
+// the shortest of them — a JSX snippet, a CSS rule, a table of values under "state를 교체한 후 업데이트하면
+// 어떻게 되나요?" — then scored highest for the heading's words, above the prose of the same section that
+// explains them. Such a passage waits, like one over the per-document cap, behind the passages that score
+// at least the cap's share of it. Prose keeps its heading's help: a paragraph is read with its heading, a
+// snippet alone says nothing to a reader of the question.
+func byHeading(h *rag.Hit, queries []string) bool {
+	if h.Kind != rag.KindCode && h.Kind != rag.KindTable || h.Section == "" {
+		return false
+	}
+	own, heading := 0.0, 0.0
+	for _, q := range queries {
+		own = max(own, Coverage(q, h.Text))
+		heading = max(heading, Coverage(q, h.Section))
+	}
+	return own < heading
 }
 
 // hitCache holds the passages (rag.Store.Hits) one search has read, by chunk ID, so that a stage reads
@@ -776,6 +802,24 @@ func merge(within, over []rag.Hit, share float64) []rag.Hit {
 			out, over = append(out, over[0]), over[1:]
 		} else {
 			out, within = append(out, within[0]), within[1:]
+		}
+	}
+	return out
+}
+
+// mergeHeaded puts the code blocks and tables found by their heading (headed, in order; byHeading) back
+// among the other hits (in order): each waits behind the passages of its own document and those of other
+// documents whose score is at least share of its own.
+func mergeHeaded(hits, headed []rag.Hit, share float64) []rag.Hit {
+	if len(headed) == 0 {
+		return hits
+	}
+	out := make([]rag.Hit, 0, len(hits)+len(headed))
+	for len(hits) > 0 || len(headed) > 0 {
+		if len(headed) > 0 && (len(hits) == 0 || hits[0].DocumentID != headed[0].DocumentID && hits[0].Score < share*headed[0].Score) {
+			out, headed = append(out, headed[0]), headed[1:]
+		} else {
+			out, hits = append(out, hits[0]), hits[1:]
 		}
 	}
 	return out
