@@ -75,6 +75,10 @@ type Options struct {
 	KeywordFeedbackTerms int
 	KeywordFeedbackQuery float64
 	KeywordFeedbackShare float64
+	// KeywordFeedbackAlphabetShare (default 0.8) is the feedback list's share of KeywordWeight for a query
+	// written in an alphabet, with the hash embedder's default weights; a query of Hangul or Han words has
+	// KeywordFeedbackShare, a mixed one the mix by its share of alphabet words (feedbackShare).
+	KeywordFeedbackAlphabetShare float64
 	// scriptShare: the lexical hash vectors weigh in by the share of the query's words they add evidence for
 	// (vectorWeight); set by WithDefaultsFor when it chose the hash embedder's default weights.
 	scriptShare bool
@@ -170,6 +174,9 @@ func (o Options) withDefaults() Options {
 	if o.KeywordFeedbackShare == 0 {
 		o.KeywordFeedbackShare = 0.2
 	}
+	if o.KeywordFeedbackAlphabetShare == 0 {
+		o.KeywordFeedbackAlphabetShare = 0.8
+	}
 	if o.NamedDocuments == 0 {
 		o.NamedDocuments = 3
 	}
@@ -193,9 +200,9 @@ func (o Options) validate() error {
 		return fmt.Errorf("rrf k, candidates and k must be positive")
 	}
 	if o.KeywordFeedback > 0 && (o.KeywordFeedbackTerms < 1 || o.KeywordFeedbackQuery <= 0 || o.KeywordFeedbackQuery > 1 ||
-		o.KeywordFeedbackShare <= 0 || o.KeywordFeedbackShare > 1) {
-		return fmt.Errorf("keyword feedback needs at least 1 term, a query weight and a share in (0, 1] (got %d, %g, %g)",
-			o.KeywordFeedbackTerms, o.KeywordFeedbackQuery, o.KeywordFeedbackShare)
+		o.KeywordFeedbackShare <= 0 || o.KeywordFeedbackShare > 1 || o.KeywordFeedbackAlphabetShare <= 0 || o.KeywordFeedbackAlphabetShare > 1) {
+		return fmt.Errorf("keyword feedback needs at least 1 term, a query weight and shares in (0, 1] (got %d, %g, %g, %g)",
+			o.KeywordFeedbackTerms, o.KeywordFeedbackQuery, o.KeywordFeedbackShare, o.KeywordFeedbackAlphabetShare)
 	}
 	return nil
 }
@@ -318,7 +325,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 			return nil, err
 		}
 		if l.fb != nil {
-			l.wf = r.opt.KeywordFeedbackShare * r.opt.KeywordWeight
+			l.wf = r.feedbackShare(query) * r.opt.KeywordWeight
 			l.wk -= l.wf
 		}
 		res.KeywordMS += ms(time.Since(t))
