@@ -146,6 +146,25 @@ func (r *Retriever) vectorWeight(query string, req rag.SearchRequest) float64 {
 	if !r.opt.scriptShare || req.ForAnswer {
 		return r.opt.VectorWeight
 	}
+	return r.opt.VectorWeight * alphabetShare(query)
+}
+
+// feedbackShare is the keyword feedback list's share of KeywordWeight for query: KeywordFeedbackShare, and
+// with the hash embedder's default weights the mix of it and KeywordFeedbackAlphabetShare by the query's
+// share of alphabet words (alphabetShare). Long English questions (Cranfield's) gain from leaning on the
+// best matches' vocabulary, which is the vector list's part too; a Korean question, whose vector list
+// weighs nothing, keeps the light share that measured best for it.
+func (r *Retriever) feedbackShare(query string) float64 {
+	if !r.opt.scriptShare {
+		return r.opt.KeywordFeedbackShare
+	}
+	a := alphabetShare(query)
+	return r.opt.KeywordFeedbackShare*(1-a) + r.opt.KeywordFeedbackAlphabetShare*a
+}
+
+// alphabetShare is the share of query's words (stop-words aside) written in an alphabet, against Hangul,
+// Han and kana words; 1 for a query with no word of either kind.
+func alphabetShare(query string) float64 {
 	var alpha, words int
 	last := -1
 	textproc.Analyze(query, func(t textproc.Term) {
@@ -162,7 +181,7 @@ func (r *Retriever) vectorWeight(query string, req rag.SearchRequest) float64 {
 		}
 	})
 	if words == 0 {
-		return r.opt.VectorWeight
+		return 1
 	}
-	return r.opt.VectorWeight * float64(alpha) / float64(words)
+	return float64(alpha) / float64(words)
 }

@@ -75,6 +75,10 @@ type Options struct {
 	KeywordFeedbackTerms int
 	KeywordFeedbackQuery float64
 	KeywordFeedbackShare float64
+	// KeywordFeedbackAlphabetShare (default 0.8) is the feedback list's share of KeywordWeight for a query
+	// written in an alphabet, with the hash embedder's default weights; a query of Hangul or Han words has
+	// KeywordFeedbackShare, a mixed one the mix by its share of alphabet words (feedbackShare).
+	KeywordFeedbackAlphabetShare float64
 	// scriptShare: the lexical hash vectors weigh in by the share of the query's words they add evidence for
 	// (vectorWeight); set by WithDefaultsFor when it chose the hash embedder's default weights.
 	scriptShare bool
@@ -170,6 +174,9 @@ func (o Options) withDefaults() Options {
 	if o.KeywordFeedbackShare == 0 {
 		o.KeywordFeedbackShare = 0.2
 	}
+	if o.KeywordFeedbackAlphabetShare == 0 {
+		o.KeywordFeedbackAlphabetShare = 0.8
+	}
 	if o.NamedDocuments == 0 {
 		o.NamedDocuments = 3
 	}
@@ -193,9 +200,9 @@ func (o Options) validate() error {
 		return fmt.Errorf("rrf k, candidates and k must be positive")
 	}
 	if o.KeywordFeedback > 0 && (o.KeywordFeedbackTerms < 1 || o.KeywordFeedbackQuery <= 0 || o.KeywordFeedbackQuery > 1 ||
-		o.KeywordFeedbackShare <= 0 || o.KeywordFeedbackShare > 1) {
-		return fmt.Errorf("keyword feedback needs at least 1 term, a query weight and a share in (0, 1] (got %d, %g, %g)",
-			o.KeywordFeedbackTerms, o.KeywordFeedbackQuery, o.KeywordFeedbackShare)
+		o.KeywordFeedbackShare <= 0 || o.KeywordFeedbackShare > 1 || o.KeywordFeedbackAlphabetShare <= 0 || o.KeywordFeedbackAlphabetShare > 1) {
+		return fmt.Errorf("keyword feedback needs at least 1 term, a query weight and shares in (0, 1] (got %d, %g, %g, %g)",
+			o.KeywordFeedbackTerms, o.KeywordFeedbackQuery, o.KeywordFeedbackShare, o.KeywordFeedbackAlphabetShare)
 	}
 	return nil
 }
@@ -318,7 +325,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 			return nil, err
 		}
 		if l.fb != nil {
-			l.wf = r.opt.KeywordFeedbackShare * r.opt.KeywordWeight
+			l.wf = r.feedbackShare(query) * r.opt.KeywordWeight
 			l.wk -= l.wf
 		}
 		res.KeywordMS += ms(time.Since(t))
@@ -673,6 +680,8 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 	// Passages beyond capN (MaxPerDocument) of one document wait in over, in order, and are merged back (merge).
 	perDoc := map[string]int{}
 	var over []rag.Hit
+	// Code blocks and tables found by their heading alone wait in headed (byHeading).
+	var headed []rag.Hit
 	for off := 0; off < len(fused) && (reranks || len(hits) < k); off += window {
 		part := fused[off:min(off+window, len(fused))]
 		ids := make([]int64, len(part))
@@ -702,6 +711,10 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 			if !reranks && seen.dup(&h) {
 				continue
 			}
+			if !reranks && byHeading(&h, queries) {
+				headed = append(headed, h)
+				continue
+			}
 			if !reranks && capN > 0 {
 				if perDoc[h.DocumentID] >= capN {
 					over = append(over, h)
@@ -716,10 +729,30 @@ func (r *Retriever) hydrate(ctx context.Context, p rag.Principal, read hitCache,
 		}
 	}
 	hits = merge(hits, over, share)
+	hits = mergeHeaded(hits, headed, share)
 	if !reranks && len(hits) > k {
 		hits = hits[:k]
 	}
 	return hits, nil
+}
+
+// byHeading reports whether h is a code block or a table that matches the query by the section heading it
+// inherits rather than by its own text: a heading is indexed with every passage under it (ContextText), and
+// the shortest of them — a JSX snippet, a CSS rule, a table of values under "state를 교체한 후 업데이트하면
+// 어떻게 되나요?" — then scored highest for the heading's words, above the prose of the same section that
+// explains them. Such a passage waits, like one over the per-document cap, behind the passages that score
+// at least the cap's share of it. Prose keeps its heading's help: a paragraph is read with its heading, a
+// snippet alone says nothing to a reader of the question.
+func byHeading(h *rag.Hit, queries []string) bool {
+	if h.Kind != rag.KindCode && h.Kind != rag.KindTable || h.Section == "" {
+		return false
+	}
+	own, heading := 0.0, 0.0
+	for _, q := range queries {
+		own = max(own, Coverage(q, h.Text))
+		heading = max(heading, Coverage(q, h.Section))
+	}
+	return own < heading
 }
 
 // hitCache holds the passages (rag.Store.Hits) one search has read, by chunk ID, so that a stage reads
@@ -776,6 +809,24 @@ func merge(within, over []rag.Hit, share float64) []rag.Hit {
 			out, over = append(out, over[0]), over[1:]
 		} else {
 			out, within = append(out, within[0]), within[1:]
+		}
+	}
+	return out
+}
+
+// mergeHeaded puts the code blocks and tables found by their heading (headed, in order; byHeading) back
+// among the other hits (in order): each waits behind the passages of its own document and those of other
+// documents whose score is at least share of its own.
+func mergeHeaded(hits, headed []rag.Hit, share float64) []rag.Hit {
+	if len(headed) == 0 {
+		return hits
+	}
+	out := make([]rag.Hit, 0, len(hits)+len(headed))
+	for len(hits) > 0 || len(headed) > 0 {
+		if len(headed) > 0 && (len(hits) == 0 || hits[0].DocumentID != headed[0].DocumentID && hits[0].Score < share*headed[0].Score) {
+			out, headed = append(out, headed[0]), headed[1:]
+		} else {
+			out, hits = append(out, hits[0]), hits[1:]
 		}
 	}
 	return out

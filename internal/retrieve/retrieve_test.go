@@ -115,7 +115,8 @@ func TestSearch(t *testing.T) {
 
 	// The fused score is the weighted sum over the lists of 1/(RRFK + rank): the vector list at VectorWeight
 	// times the share of the query's words of an alphabet (the hash embedder's default weights), the keyword
-	// feedback list at its share of KeywordWeight and the keyword list the rest.
+	// feedback list at its share of KeywordWeight (KeywordFeedbackShare and KeywordFeedbackAlphabetShare mixed
+	// by that share) and the keyword list the rest.
 	explains := func(t *testing.T, query string, vectorShare float64) {
 		t.Helper()
 		res, err := r.Search(ctx, rag.LocalPrincipal, rag.SearchRequest{Query: query, K: 5})
@@ -125,7 +126,7 @@ func TestSearch(t *testing.T) {
 		opt := r.Options()
 		wk, wf := opt.KeywordWeight, 0.0
 		if slices.ContainsFunc(res.Hits, func(h rag.Hit) bool { return h.FeedbackRank > 0 }) {
-			wf = opt.KeywordFeedbackShare * opt.KeywordWeight
+			wf = (opt.KeywordFeedbackShare*(1-vectorShare) + opt.KeywordFeedbackAlphabetShare*vectorShare) * opt.KeywordWeight
 			wk -= wf
 		}
 		if len(res.Hits) == 0 || wf == 0 || !slices.ContainsFunc(res.Hits, func(h rag.Hit) bool { return h.VectorRank > 0 }) {
