@@ -396,7 +396,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 				if s.deg[i] < 1 && spacedIn(s.text, w) {
 					s.deg[i] = 1
 				}
-				if class != "" && w.stem == class && s.deg[i] < 1 && namesInstance(s.text, class, question) {
+				if class != "" && classWord(w, class) && s.deg[i] < 1 && namesInstance(s.text, class, question) {
 					// "한명숙의 출신 대학교는?" is answered by "이화여자대학교 …": the sentence names a 대학교.
 					s.deg[i] = 1
 				}
@@ -458,6 +458,11 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			// counts in part; so does a word of the list a lead-in introduces.
 			c := s.deg[i]
 			if j > 0 && sents[j-1].rank == s.rank {
+				if refersBack(s.text) && sents[j-1].pos == s.pos-1 {
+					// "Rhino is an open source JavaScript engine … It is developed entirely in Java.": the
+					// pronoun is the previous sentence's subject, whose words the sentence holds.
+					c = max(c, sents[j-1].deg[i])
+				}
 				c = max(c, g.p.context*sents[j-1].deg[i])
 			}
 			if j+1 < len(sents) && sents[j+1].rank == s.rank {
@@ -1749,6 +1754,23 @@ func askedClass(question string, qw []qword) string {
 		return "" // a verb, not a noun of one syllable with its particle ("병을")
 	}
 	return firstNonEmpty(qw[i].stem, bare)
+}
+
+// pronouns are the English subject pronouns (and possessives) by which a sentence goes on about what the
+// sentence before it named.
+var pronouns = []string{"It", "He", "She", "They", "Its", "His", "Her", "Their"}
+
+// refersBack reports whether an English sentence opens with a pronoun standing for the previous sentence's
+// subject ("It is developed entirely in Java.", "He stepped down on April 3.").
+func refersBack(text string) bool {
+	first, _, ok := strings.Cut(text, " ")
+	return ok && slices.Contains(pronouns, first)
+}
+
+// classWord reports whether w is the question word naming class: by its stem, or for a noun of one syllable,
+// which the analyzer leaves without one ("병을", "법에"), by the word without its particle.
+func classWord(w qword, class string) bool {
+	return firstNonEmpty(w.stem, strings.TrimRight(w.terms[0], classParticles)) == class
 }
 
 // classParticles end a noun naming a class in a question ("고등학교는", "병을").
