@@ -43,3 +43,17 @@ func TestGeneratePronounGoesOn(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateAbbreviatedNumber: "No." before a code is the number a question asks for ("docket number"),
+// though the analyzer drops "no" as a stop word.
+func TestGenerateAbbreviatedNumber(t *testing.T) {
+	t.Parallel()
+	answerOpens(t, "What is the docket number of the proposed rule?", "[Docket No. ABC–2021–0042",
+		"The proposed changes were published in March.",
+		"[Docket No. ABC–2021–0042; Product Identifier 2021–X–7]")
+	for text, want := range map[string]bool{"Docket No. FAA–2020–0686": true, "Vol. 85, No. 152": true, "Say no. Then leave.": false, "No. The rule stands.": false} {
+		if got := abbreviates(qword{terms: []string{"number"}}, text); got != want {
+			t.Errorf("abbreviates(number, %q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -400,6 +400,10 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 					// "한명숙의 출신 대학교는?" is answered by "이화여자대학교 …": the sentence names a 대학교.
 					s.deg[i] = 1
 				}
+				if s.deg[i] < 1 && abbreviates(w, s.text) {
+					// "Docket No. FAA–2020–0686" gives the docket number.
+					s.deg[i] = 1
+				}
 				if w.joined != "" && s.terms[w.joined] {
 					// "codenamed" holds "code name": both words, the second when the question kept it.
 					s.deg[i] = 1
@@ -1754,6 +1758,19 @@ func askedClass(question string, qw []qword) string {
 		return "" // a verb, not a noun of one syllable with its particle ("병을")
 	}
 	return firstNonEmpty(qw[i].stem, bare)
+}
+
+// abbreviations are English words that documents write abbreviated before what they name: "No. 152",
+// "Vol. 85". The analyzer drops "no" as a stop word, so the abbreviation is read from the text.
+var abbreviations = map[string]*regexp.Regexp{
+	"number": regexp.MustCompile(`\bN[Oo]s?\.\s?\S*\d`),
+	"volum":  regexp.MustCompile(`\bVol\.\s?\d`),
+}
+
+// abbreviates reports whether text writes the question word w abbreviated before a number or code.
+func abbreviates(w qword, text string) bool {
+	re, ok := abbreviations[w.terms[0]]
+	return ok && re.MatchString(text)
 }
 
 // pronouns are the English subject pronouns (and possessives) by which a sentence goes on about what the
