@@ -553,6 +553,36 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	if len(shown) == 0 || g.refusal(question, r, picked, shown, passages) != "" {
 		return nil
 	}
+	if g.opt.MoreChars > 0 {
+		shown = g.more(question, previous, topic, passages, shown)
+	}
+	return shown
+}
+
+// more adds to shown, an answer decided within MaxChars, the sentences the answer would quote given
+// MoreChars more room (one more sentence at most), after its own: a long best sentence often leaves no
+// room for the next one, which holds the answer ("… 시도를 하였다." before "결국 미국의 찰스 오스틴이 …
+// 우승을 한다."). They are not weighed in deciding whether the passages cover the question, and a
+// sentence that the narrow answer chose keeps its place, so the wider choice only adds.
+func (g *Generator) more(question, previous, topic string, passages []rag.Passage, shown []sentence) []sentence {
+	wide := *g
+	wide.opt.MaxChars += g.opt.MoreChars
+	_, extra, _ := wide.choose(question, previous, topic, passages)
+	used := 0
+	for _, s := range shown {
+		used += length(s)
+	}
+	for _, s := range extra {
+		if len(shown) > g.opt.MaxSentences {
+			break
+		}
+		if slices.ContainsFunc(shown, func(o sentence) bool { return o.rank == s.rank && o.pos == s.pos }) ||
+			used+length(s) > wide.opt.MaxChars {
+			continue
+		}
+		shown = append(shown, s)
+		used += length(s)
+	}
 	return shown
 }
 
