@@ -147,7 +147,7 @@
 // either side. Sentences of one passage that are neighbours are shown in their own order, list items one a
 // line with the list cited after its last item, table rows under their header.
 //
-// Once the answer is decided (below), the sentences it would quote with Options.MoreChars (120) more
+// Once the answer is decided (below), the sentences it would quote with Options.MoreChars (160) more
 // characters join after its own, one past MaxSentences at most: a long best sentence often leaves no room
 // for the next one, which holds the answer. They do not count in deciding whether the passages cover the
 // question, and an answer with a MaxChars of its own (a comparison's part) gets no more room.

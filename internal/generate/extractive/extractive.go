@@ -18,7 +18,7 @@ const (
 	DefaultMaxChars     = 300
 	DefaultMaxSentences = 4
 	DefaultMinCoverage  = 0.25
-	DefaultMoreChars    = 120
+	DefaultMoreChars    = 160
 )
 
 // Options tune the answerer. The zero value means the defaults.
