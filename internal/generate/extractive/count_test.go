@@ -73,6 +73,10 @@ func TestGenerateClassInstance(t *testing.T) {
 	if text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "한명숙의 출신 대학교는?", Passages: univ}); !strings.Contains(text, "이화여자대학교") {
 		t.Errorf("answer %q lacks the university", text)
 	}
+	// A class noun of one syllable has no stem apart from its particle ("법에"): the sentence naming a 법
+	// holds it all the same.
+	answerOpens(t, "조합은 어느 법에 따라 지역에서 설립되었나요?", "조합은 「농업협동조합법」에 따라",
+		"조합은 1990년 지역 농민들이 모여 설립되었다.", "조합은 「농업협동조합법」에 따라 등록되었다.")
 	for _, tc := range []struct {
 		question, class string
 	}{

@@ -136,12 +136,21 @@
 // its paragraph — and another passage's that lacks a word around the question word the best one holds
 // ("개정법률은 언제부터 시행되나요?" is answered by "제1조(시행일) … 공포 후 6개월이 경과한 날부터 시행한다."
 // alone, not by the next article or the sentence saying when the bill was referred). Two Latin question
-// words the text writes as one ("code name", "codenamed") are held by a sentence that does. A
+// words the text writes as one ("code name", "codenamed") are held by a sentence that does; so is
+// "number" by "No." before a code ("Docket No. FAA–2020–0686") and "volume" by "Vol. 85". An English
+// sentence opening with a pronoun ("It is developed entirely in Java.") holds the words of the sentence
+// before it, whose subject the pronoun is. A class noun of one syllable ("어느 법에", "어떤 병을") is held
+// by a sentence naming one ("「비영리민간단체 지원법」"), as a longer one is. A
 // chosen sentence ending in ":", or a lead-in naming the count of what follows ("… 이동하려면 세 가지 단계가
 // 있습니다", "다음과 같습니다"), brings its block, within 600 characters. A sentence longer
 // than 200 characters is cut to the comma-separated clauses that hold question words, with one clause on
 // either side. Sentences of one passage that are neighbours are shown in their own order, list items one a
 // line with the list cited after its last item, table rows under their header.
+//
+// Once the answer is decided (below), the sentences it would quote with Options.MoreChars (160) more
+// characters join after its own, one past MaxSentences at most: a long best sentence often leaves no room
+// for the next one, which holds the answer. They do not count in deciding whether the passages cover the
+// question, and an answer with a MaxChars of its own (a comparison's part) gets no more room.
 //
 // # Not covered
 //

@@ -18,6 +18,7 @@ const (
 	DefaultMaxChars     = 300
 	DefaultMaxSentences = 4
 	DefaultMinCoverage  = 0.25
+	DefaultMoreChars    = 160
 )
 
 // Options tune the answerer. The zero value means the defaults.
@@ -33,12 +34,21 @@ type Options struct {
 	// syllable bigrams match), though one and a half words always suffice; below it the answer says that
 	// the documents do not cover the question.
 	MinCoverage float64
+	// MoreChars is the room past MaxChars that further sentences may take once the answer is decided:
+	// they are those the answerer would quote with MaxChars+MoreChars, added after its own (one sentence
+	// more than MaxSentences at most) and not weighed in deciding whether the passages cover the question.
+	// Zero means DefaultMoreChars with the default MaxChars and none with a MaxChars of one's own; a
+	// request's own MaxChars (a comparison's part) gets none.
+	MoreChars int
 }
 
 // WithDefaults returns o with zero fields replaced by their defaults.
 func (o Options) WithDefaults() Options {
 	if o.MaxChars <= 0 {
 		o.MaxChars = DefaultMaxChars
+		if o.MoreChars == 0 {
+			o.MoreChars = DefaultMoreChars
+		}
 	}
 	if o.MaxSentences <= 0 {
 		o.MaxSentences = DefaultMaxSentences
@@ -78,6 +88,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 	if req.MaxChars > 0 && req.MaxChars < g.opt.MaxChars {
 		c := *g
 		c.opt.MaxChars = req.MaxChars
+		c.opt.MoreChars = 0 // the parts of a comparison share one answer's length
 		gen = &c
 	}
 	pieces := compose(gen.pick(req.Question, followup.Previous(req.History), req.Passages))

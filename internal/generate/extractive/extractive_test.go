@@ -374,3 +374,22 @@ func readJSONL(t *testing.T, path string, fn func(map[string]any)) {
 		fn(m)
 	}
 }
+
+// TestGenerateMoreChars: once the answer is decided within MaxChars, the sentence that would follow with
+// MoreChars more room joins it after its own: a long best sentence no longer leaves out the next one,
+// which names the winner. A MaxChars of one's own gets no more room.
+func TestGenerateMoreChars(t *testing.T) {
+	t.Parallel()
+	long := "The 1996 championship in Atlanta drew the largest field of high jumpers the event had seen, " +
+		"with the defending champion trying to keep his title after an injury-hit outdoor season, a long wait " +
+		"through the qualifying round and two misses at the opening height in the championship final."
+	passages := []rag.Passage{{N: 1, Title: "High jump", Text: long + " In the end the championship went to Charles Austin with a jump of 2.39 m."}}
+	q := "Who won the 1996 championship in Atlanta?"
+	text := answerHolds(t, passages, q, "Charles Austin")
+	if !strings.HasPrefix(text, "The 1996 championship") {
+		t.Errorf("answer %q does not open with the best sentence", text)
+	}
+	if text := generateStreamed(t, New(Options{MaxChars: DefaultMaxChars}), rag.GenerateRequest{Question: q, Passages: passages}); strings.Contains(text, "Austin") {
+		t.Errorf("answer %q with a MaxChars of its own took more room", text)
+	}
+}

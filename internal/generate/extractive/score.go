@@ -396,8 +396,12 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 				if s.deg[i] < 1 && spacedIn(s.text, w) {
 					s.deg[i] = 1
 				}
-				if class != "" && w.stem == class && s.deg[i] < 1 && namesInstance(s.text, class, question) {
+				if class != "" && classWord(w, class) && s.deg[i] < 1 && namesInstance(s.text, class, question) {
 					// "한명숙의 출신 대학교는?" is answered by "이화여자대학교 …": the sentence names a 대학교.
+					s.deg[i] = 1
+				}
+				if s.deg[i] < 1 && abbreviates(w, s.text) {
+					// "Docket No. FAA–2020–0686" gives the docket number.
 					s.deg[i] = 1
 				}
 				if w.joined != "" && s.terms[w.joined] {
@@ -458,6 +462,11 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			// counts in part; so does a word of the list a lead-in introduces.
 			c := s.deg[i]
 			if j > 0 && sents[j-1].rank == s.rank {
+				if refersBack(s.text) && sents[j-1].pos == s.pos-1 {
+					// "Rhino is an open source JavaScript engine … It is developed entirely in Java.": the
+					// pronoun is the previous sentence's subject, whose words the sentence holds.
+					c = max(c, sents[j-1].deg[i])
+				}
 				c = max(c, g.p.context*sents[j-1].deg[i])
 			}
 			if j+1 < len(sents) && sents[j+1].rank == s.rank {
@@ -543,6 +552,36 @@ func (g *Generator) pick(question, previous string, passages []rag.Passage) []se
 	r, shown, picked := g.choose(question, previous, topic, passages)
 	if len(shown) == 0 || g.refusal(question, r, picked, shown, passages) != "" {
 		return nil
+	}
+	if g.opt.MoreChars > 0 {
+		shown = g.more(question, previous, topic, passages, shown)
+	}
+	return shown
+}
+
+// more adds to shown, an answer decided within MaxChars, the sentences the answer would quote given
+// MoreChars more room (one more sentence at most), after its own: a long best sentence often leaves no
+// room for the next one, which holds the answer ("… 시도를 하였다." before "결국 미국의 찰스 오스틴이 …
+// 우승을 한다."). They are not weighed in deciding whether the passages cover the question, and a
+// sentence that the narrow answer chose keeps its place, so the wider choice only adds.
+func (g *Generator) more(question, previous, topic string, passages []rag.Passage, shown []sentence) []sentence {
+	wide := *g
+	wide.opt.MaxChars += g.opt.MoreChars
+	_, extra, _ := wide.choose(question, previous, topic, passages)
+	used := 0
+	for _, s := range shown {
+		used += length(s)
+	}
+	for _, s := range extra {
+		if len(shown) > g.opt.MaxSentences {
+			break
+		}
+		if slices.ContainsFunc(shown, func(o sentence) bool { return o.rank == s.rank && o.pos == s.pos }) ||
+			used+length(s) > wide.opt.MaxChars {
+			continue
+		}
+		shown = append(shown, s)
+		used += length(s)
 	}
 	return shown
 }
@@ -1749,6 +1788,36 @@ func askedClass(question string, qw []qword) string {
 		return "" // a verb, not a noun of one syllable with its particle ("병을")
 	}
 	return firstNonEmpty(qw[i].stem, bare)
+}
+
+// abbreviations are English words that documents write abbreviated before what they name: "No. 152",
+// "Vol. 85". The analyzer drops "no" as a stop word, so the abbreviation is read from the text.
+var abbreviations = map[string]*regexp.Regexp{
+	"number": regexp.MustCompile(`\bN[Oo]s?\.\s?\S*\d`),
+	"volum":  regexp.MustCompile(`\bVol\.\s?\d`),
+}
+
+// abbreviates reports whether text writes the question word w abbreviated before a number or code.
+func abbreviates(w qword, text string) bool {
+	re, ok := abbreviations[w.terms[0]]
+	return ok && re.MatchString(text)
+}
+
+// pronouns are the English subject pronouns (and possessives) by which a sentence goes on about what the
+// sentence before it named.
+var pronouns = []string{"It", "He", "She", "They", "Its", "His", "Her", "Their"}
+
+// refersBack reports whether an English sentence opens with a pronoun standing for the previous sentence's
+// subject ("It is developed entirely in Java.", "He stepped down on April 3.").
+func refersBack(text string) bool {
+	first, _, ok := strings.Cut(text, " ")
+	return ok && slices.Contains(pronouns, first)
+}
+
+// classWord reports whether w is the question word naming class: by its stem, or for a noun of one syllable,
+// which the analyzer leaves without one ("병을", "법에"), by the word without its particle.
+func classWord(w qword, class string) bool {
+	return firstNonEmpty(w.stem, strings.TrimRight(w.terms[0], classParticles)) == class
 }
 
 // classParticles end a noun naming a class in a question ("고등학교는", "병을").
