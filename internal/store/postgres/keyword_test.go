@@ -267,3 +267,142 @@ func keywordTopK(t *testing.T, s, statement *Store) {
 	}
 	check("rebuilt")
 }
+
+// TestKeywordIndexConcurrentWriters: copies of the postings built while another store (another process)
+// commits and deletes documents miss no chunk and keep none that is gone — every build's snapshot is
+// followed by its tail — so once the writers stop, the index's answer for every matching chunk (k above the
+// corpus size) is the MaxScore statement's.
+func TestKeywordIndexConcurrentWriters(t *testing.T) {
+	url := testURL(t)
+	schema := testSchema(t, url)
+	writer := openStore(t, Options{Schema: schema, KeywordIndexMin: -1})
+	s := openStore(t, Options{Schema: schema, KeywordIndexMin: 1})
+	ctx := t.Context()
+	coll, err := writer.EnsureCollection(ctx, "docs", "user:alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
+	space := rag.Space{Provider: "test", Model: "conc", Dim: 2}
+	commit := func(r *rand.Rand, id string) error {
+		cs := make([]rag.Chunk, 1+r.IntN(5))
+		for i := range cs {
+			ws := make([]string, 3+r.IntN(12))
+			for j := range ws {
+				ws[j] = vocab[r.IntN(len(vocab))]
+			}
+			cs[i] = rag.Chunk{Index: i, Text: strings.Join(ws, " "), Vector: []float32{1, 0}}
+		}
+		_, err := writer.CommitVersion(ctx, &rag.VersionCommit{DocumentID: id, ContentHash: fmt.Sprint(r.Uint64()), Space: space, Chunks: cs})
+		return err
+	}
+	newDoc := func(r *rand.Rand) (string, error) {
+		d := &rag.Document{CollectionID: coll.ID, Owner: "user:alice"}
+		if err := writer.CreateDocument(ctx, d); err != nil {
+			return "", err
+		}
+		return d.ID, commit(r, d.ID)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20 {
+		if _, err := newDoc(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows, _, err := s.WaitKeywordIndex(ctx); err != nil || rows == 0 {
+		t.Fatalf("keyword index: %d rows, %v", rows, err)
+	}
+	terms := textproc.QueryTerms("alpha bravo charlie delta echo foxtrot golf hotel")
+	done, stop := make(chan struct{}), make(chan struct{})
+	builds := 0
+	errs := make(chan error, 3)
+	for w := range 2 {
+		go func() {
+			r := rand.New(rand.NewPCG(uint64(w), 9))
+			var mine []string
+			var err error
+			for i := 0; i < 40 && err == nil; i++ {
+				switch {
+				case len(mine) > 3 && i%5 == 4:
+					err = writer.DeleteDocument(ctx, rag.LocalPrincipal, mine[0])
+					mine = mine[1:]
+				case len(mine) > 0 && i%2 == 1:
+					err = commit(r, mine[r.IntN(len(mine))])
+				default:
+					var id string
+					id, err = newDoc(r)
+					mine = append(mine, id)
+				}
+			}
+			errs <- err
+		}()
+	}
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.kw.cur.Store(nil)
+			if _, _, err := s.WaitKeywordIndex(ctx); err != nil {
+				errs <- err
+				return
+			}
+			builds++
+			if _, err := s.KeywordCandidates(ctx, rag.LocalPrincipal, rag.KeywordQuery{Terms: terms, K: 10}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	var werr error
+	for range 2 {
+		if err := <-errs; err != nil && werr == nil {
+			werr = err
+		}
+	}
+	close(stop)
+	<-done
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	t.Logf("%d builds while the writers ran", builds)
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	before := s.kw.answered.Load()
+	for _, q := range []string{"alpha", "bravo charlie", "hotel golf alpha delta", "echo"} {
+		kq := rag.KeywordQuery{Terms: textproc.QueryTerms(q), K: 5000}
+		got, err := s.KeywordCandidates(ctx, rag.LocalPrincipal, kq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := writer.KeywordCandidates(ctx, rag.LocalPrincipal, kq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d candidates from the index, %d from the statement", q, len(got), len(want))
+		}
+		// The same chunks with the same scores; chunks of equal scores may trade places by a rounding of the
+		// statement's sums.
+		byID := map[int64]float64{}
+		for _, w := range want {
+			byID[w.ChunkID] = w.Score
+		}
+		for i := range got {
+			w, found := byID[got[i].ChunkID]
+			if !found || math.Abs(got[i].Score-w) > 1e-12*math.Max(1, w) || math.Abs(got[i].Score-want[i].Score) > 1e-12*math.Max(1, w) {
+				t.Fatalf("%q rank %d: chunk %d score %.15f from the index, chunk %d score %.15f from the statement",
+					q, i+1, got[i].ChunkID, got[i].Score, want[i].ChunkID, want[i].Score)
+			}
+		}
+	}
+	if s.kw.answered.Load() == before {
+		t.Fatal("the in-memory index answered no query")
+	}
+}
