@@ -112,9 +112,14 @@ type kwIndex struct {
 	docOf   map[string]int32
 	lens    []int32 // each row's dl
 	post    map[string]kwPostings
-	dead    []atomic.Uint64 // rows found deleted since the snapshot
-	nDead   atomic.Int64
-	bytes   int64
+	// dead has the bit of each row a query found deleted, and deadAt that query's snapshot: a query may skip
+	// the row without looking it up only when its own snapshot covers that one (it sees the deletion too;
+	// an older snapshot still sees the chunk).
+	dead   []atomic.Uint64
+	deadMu sync.RWMutex
+	deadAt map[int32]pgSnapshot
+	nDead  atomic.Int64
+	bytes  int64
 }
 
 type kwPostings struct {
@@ -122,12 +127,29 @@ type kwPostings struct {
 	tfs  []uint16
 }
 
-func (x *kwIndex) isDead(r int32) bool { return x.dead[r>>6].Load()&(1<<(r&63)) != 0 }
-
-func (x *kwIndex) markDead(r int32) {
-	if old := x.dead[r>>6].Or(1 << (r & 63)); old&(1<<(r&63)) == 0 {
-		x.nDead.Add(1)
+// deadFor says whether row r is known to be deleted in snapshot q.
+func (x *kwIndex) deadFor(r int32, q pgSnapshot) bool {
+	if x.dead[r>>6].Load()&(1<<(r&63)) == 0 {
+		return false
 	}
+	x.deadMu.RLock()
+	at, ok := x.deadAt[r]
+	x.deadMu.RUnlock()
+	return ok && q.covers(at)
+}
+
+// markDead records that a query in snapshot q found row r deleted. Of two such snapshots the older one is
+// kept, since more snapshots cover it.
+func (x *kwIndex) markDead(r int32, q pgSnapshot) {
+	x.deadMu.Lock()
+	if at, ok := x.deadAt[r]; !ok {
+		x.deadAt[r] = q
+		x.nDead.Add(1)
+	} else if at.covers(q) {
+		x.deadAt[r] = q
+	}
+	x.deadMu.Unlock()
+	x.dead[r>>6].Or(1 << (r & 63))
 }
 
 // row returns the row of chunk id, or -1.
@@ -275,7 +297,7 @@ func (s *Store) buildKeywordIndex(ctx context.Context) (*kwIndex, error) {
 		return nil, err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read only
-	x := &kwIndex{post: map[string]kwPostings{}, docOf: map[string]int32{}}
+	x := &kwIndex{post: map[string]kwPostings{}, docOf: map[string]int32{}, deadAt: map[int32]pgSnapshot{}}
 	var snap string
 	// Neither SET nor LOCK takes the transaction's snapshot: the SELECT after the lock does.
 	sub, err := tx.Begin(ctx)
@@ -412,7 +434,11 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 			return nil, fmt.Errorf("keyword candidates: allowed documents: %w", err)
 		}
 	}
-	ok := func(r int32) bool { return !x.isDead(r) && (allowed == nil || allowed[x.docs[r]]) }
+	// gone holds the rows this query found deleted (which older snapshots may still see).
+	var gone map[int32]bool
+	ok := func(r int32) bool {
+		return (allowed == nil || allowed[x.docs[r]]) && !gone[r] && !x.deadFor(r, st.snap)
+	}
 
 	sc, _ := s.kw.scratch.Get().(*kwScratch)
 	if sc == nil || len(sc.acc) < len(x.ids) {
@@ -442,7 +468,7 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 	out := kwTop(sc.touched, acc, x, ok, q.K)
 	// Chunks deleted since the snapshot are still in the copy: look up the ones chosen and choose again
 	// without those gone. The allowed documents are visible to the principal, and so are their chunks, so a
-	// chunk not found is gone for every reader.
+	// chunk not found is gone for every reader whose snapshot covers this one.
 	for len(out) > 0 {
 		ids := make([]int64, len(out))
 		for i, c := range out {
@@ -453,16 +479,20 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 		if err != nil {
 			return nil, fmt.Errorf("keyword candidates: deleted chunks: %w", err)
 		}
-		gone, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		missing, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 		if err != nil {
 			return nil, fmt.Errorf("keyword candidates: deleted chunks: %w", err)
 		}
-		if len(gone) == 0 {
+		if len(missing) == 0 {
 			break
 		}
-		for _, id := range gone {
+		if gone == nil {
+			gone = map[int32]bool{}
+		}
+		for _, id := range missing {
 			if r := x.row(id); r >= 0 {
-				x.markDead(r)
+				gone[r] = true
+				x.markDead(r, st.snap)
 			}
 		}
 		out = kwTop(sc.touched, acc, x, ok, q.K)
