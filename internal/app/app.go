@@ -214,7 +214,7 @@ func (a *App) openStore(ctx context.Context) error {
 	if a.Config.DatabaseURL != "" {
 		st, err := postgres.Open(ctx, a.Config.DatabaseURL, postgres.Options{Schema: URLSchema(a.Config.DatabaseURL), Logger: a.Logger,
 			HNSWM: a.Config.HNSWM, HNSWEfConstruction: a.Config.HNSWEfConstruction, EfSearch: a.Config.HNSWEfSearch, Keys: keys,
-			ReaderRole: readerRole(a.Config), ReaderOptional: a.Config.PGRowSecurity == "auto"})
+			ReaderRole: readerRole(a.Config), ReaderOptional: a.Config.PGRowSecurity == "auto", KeywordIndexMin: a.Config.KeywordIndexMin})
 		if err != nil {
 			return fmt.Errorf("open postgres: %w", err)
 		}

@@ -168,9 +168,9 @@ type Config struct {
 	VectorIndexMin int
 	VectorMemory   int64
 	VectorHeap     int64
-	// KeywordIndexMin is the chunk count from which the embedded store answers keyword queries from an
-	// in-memory copy of its keyword index's postings (RAGD_KEYWORD_INDEX_MIN, default 0: the store's,
-	// 10,000; -1: always FTS5's bm25()). See docs/performance.md.
+	// KeywordIndexMin is the chunk count from which either store answers keyword queries from an in-memory
+	// copy of its keyword index's postings (RAGD_KEYWORD_INDEX_MIN, default 0: the store's, 10,000; -1:
+	// always the store's own query, FTS5's bm25() or PostgreSQL's MaxScore statement). See docs/performance.md.
 	KeywordIndexMin int
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string
@@ -445,7 +445,7 @@ func (c Config) Validate() error {
 	case c.VectorIndexMin < -1:
 		return fmt.Errorf("RAGD_VECTOR_INDEX_MIN must be -1 (always exact), 0 (the default) or a vector count (got %d)", c.VectorIndexMin)
 	case c.KeywordIndexMin < -1:
-		return fmt.Errorf("RAGD_KEYWORD_INDEX_MIN must be -1 (always FTS5), 0 (the default) or a chunk count (got %d)", c.KeywordIndexMin)
+		return fmt.Errorf("RAGD_KEYWORD_INDEX_MIN must be -1 (always the store's query), 0 (the default) or a chunk count (got %d)", c.KeywordIndexMin)
 	case c.VectorMemory < 0:
 		return fmt.Errorf("RAGD_VECTOR_MEMORY must not be negative (0: no limit; got %d)", c.VectorMemory)
 	case c.VectorHeap < -1:

@@ -40,6 +40,8 @@ import (
 //	RAGD_BENCH_RECALL=0     skip the recall measurement (200 exact searches; the keyword cases do not need it)
 //	RAGD_BENCH_EF_CURVE     e.g. "40,100,200,400,800": log recall@10 and p50/p95 of the unfiltered and 5% filtered
 //	                        vector searches at each ef_search (exact results computed once)
+//	RAGD_BENCH_KEYWORD_INDEX_MIN  the store's KeywordIndexMin (default: the store's, 10000; -1: the MaxScore
+//	                        statement alone, to compare); the in-memory keyword index is built before the queries
 //	RAGD_BENCH_READER_ROLE  the store's ReaderRole: row-level security on for user one's reads (default off,
 //	                        to compare; ragd itself turns it on by default)
 //
@@ -189,7 +191,8 @@ func benchSetup(b *testing.B) *benchFixture {
 	}
 	// The corpus's vectors are bags of words, as the hash embedder's are: searched with its default ef_search.
 	s, err := Open(ctx, url, Options{Schema: schema, EfSearch: envInt("RAGD_BENCH_EF", DefaultEfSearch(rag.Space{Provider: "hash"})),
-		ExactBelow: envInt("RAGD_BENCH_EXACT_BELOW", 0), ReaderRole: os.Getenv("RAGD_BENCH_READER_ROLE")})
+		ExactBelow: envInt("RAGD_BENCH_EXACT_BELOW", 0), ReaderRole: os.Getenv("RAGD_BENCH_READER_ROLE"),
+		KeywordIndexMin: keywordIndexMin()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -210,6 +213,14 @@ func benchSetup(b *testing.B) *benchFixture {
 		}
 		buildBenchCorpus(b, s, f.space, docs, wv, chunks)
 	}
+	start := time.Now()
+	rows, bytes, err := s.WaitKeywordIndex(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if rows > 0 {
+		b.Logf("in-memory keyword index: %d chunks, %.1f MiB, built in %v", rows, float64(bytes)/(1<<20), time.Since(start).Round(time.Millisecond))
+	}
 	if os.Getenv("RAGD_BENCH_RECALL") == "0" {
 		return f
 	}
@@ -221,6 +232,12 @@ func benchSetup(b *testing.B) *benchFixture {
 	b.Logf("%d chunks × %d dims on %s: recall@10 at ef_search %d: %.3f unfiltered, %.3f with the 5%% filter (%s)",
 		chunks, dim, serverName(b, s), s.opts.EfSearch, f.recall, f.recallRare, rarePath(chunks, s.opts.ExactBelow))
 	return f
+}
+
+// keywordIndexMin is RAGD_BENCH_KEYWORD_INDEX_MIN (0, the store's default, when unset).
+func keywordIndexMin() int {
+	n, _ := strconv.Atoi(os.Getenv("RAGD_BENCH_KEYWORD_INDEX_MIN"))
+	return n
 }
 
 func serverName(b *testing.B, s *Store) string {

@@ -181,6 +181,9 @@ func chunkPostings(chunk int, terms []string) []posting {
 }
 
 // chunkIDs reserves n chunk IDs, ascending, so that postings and vectors can refer to chunks inserted in bulk.
+// Callers hold a lock on chunks already (CommitVersion's dropChunks deletes from it first): the in-memory
+// keyword index relies on it, since its build's lock then waits for every transaction holding reserved IDs
+// (kwindex.go).
 func (s *Store) chunkIDs(ctx context.Context, tx pgx.Tx, n int) ([]int64, error) {
 	if n == 0 {
 		return nil, nil

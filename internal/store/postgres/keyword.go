@@ -61,9 +61,16 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		return nil, err
 	}
 	var out []rag.Candidate
+	var st kwState
 	// One snapshot for the statistics and the postings: the bounds read first must hold for the postings the
 	// query then reads, or a version committed in between could prune every chunk.
 	err = s.inSnapshotTx(ctx, func(db pgx.Tx) error {
+		if s.opts.KeywordIndexMin >= 0 {
+			// As the connecting role, before the reader's: the copy's state is the whole store's.
+			if st, err = s.readKWState(ctx, db); err != nil {
+				return err
+			}
+		}
 		if err := s.becomeReader(ctx, db, p); err != nil {
 			return err
 		}
@@ -71,26 +78,40 @@ func (s *Store) KeywordCandidates(ctx context.Context, p rag.Principal, q rag.Ke
 		if err != nil || len(ts) == 0 {
 			return err
 		}
+		if x := s.usableKeywordIndex(st); x != nil {
+			out, err = s.indexKeyword(ctx, db, x, st, p, q, ts, c2)
+			return err
+		}
 		var a args
-		sql, err := keywordSQL(&a, p, q, ts, c2)
+		sql, err := keywordSQL(&a, p, q, ts, c2, 0)
 		if err != nil {
 			return err
 		}
-		// Hash aggregation: the planner cannot know how many postings the terms chosen inside the statement
-		// have, and would sort them all by chunk to group them. No JIT: compiling costs more than running.
-		if _, err := db.Exec(ctx, `SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`); err != nil {
-			return fmt.Errorf("keyword candidates: settings: %w", err)
-		}
-		rows, err := db.Query(ctx, s.q(sql), a...)
-		if err == nil {
-			out, err = collectCandidates(rows)
-		}
-		if err != nil {
-			return fmt.Errorf("keyword candidates: %w", err)
-		}
-		return nil
+		out, err = s.keywordStatement(ctx, db, sql, a)
+		return err
 	})
+	if err == nil {
+		s.maybeBuildKeywordIndex(st)
+	}
 	return out, err
+}
+
+// keywordStatement runs the statement of keywordSQL in db.
+func (s *Store) keywordStatement(ctx context.Context, db pgx.Tx, sql string, a args) ([]rag.Candidate, error) {
+	// Hash aggregation: the planner cannot know how many postings the terms chosen inside the statement
+	// have, and would sort them all by chunk to group them. No JIT: compiling costs more than running.
+	if _, err := db.Exec(ctx, `SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`); err != nil {
+		return nil, fmt.Errorf("keyword candidates: settings: %w", err)
+	}
+	rows, err := db.Query(ctx, s.q(sql), a...)
+	var out []rag.Candidate
+	if err == nil {
+		out, err = collectCandidates(rows)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("keyword candidates: %w", err)
+	}
+	return out, nil
 }
 
 // keywordTerms returns the terms of terms that have postings, with their weights and bounds, rarest first,
@@ -141,8 +162,9 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// keywordSQL is the statement of step 2 for terms ts (rarest first), its arguments added to a.
-func keywordSQL(a *args, p rag.Principal, q rag.KeywordQuery, ts []keywordTerm, c2 float64) (string, error) {
+// keywordSQL is the statement of step 2 for terms ts (rarest first), its arguments added to a; when after is
+// not 0, over the chunks with IDs above it only (the in-memory index's tail).
+func keywordSQL(a *args, p rag.Principal, q rag.KeywordQuery, ts []keywordTerm, c2 float64, after int64) (string, error) {
 	all, weights, bounds := make([]string, len(ts)), make([]float64, len(ts)), make([]float64, len(ts))
 	var seed, rest []string
 	postings := 0.0
@@ -164,6 +186,9 @@ func keywordSQL(a *args, p rag.Principal, q rag.KeywordQuery, ts []keywordTerm, 
 	join := ""
 	if len(conds) > 0 {
 		join = "JOIN {S}.chunks c ON c.id = p.chunk_id JOIN {S}.documents d ON d.id = c.document_id"
+	}
+	if after > 0 {
+		conds = append(conds, "p.chunk_id > "+a.add(after)+"::bigint")
 	}
 	// share is a posting's part of its chunk's score; shares(chunk, terms) sums them over some terms by
 	// primary-key lookups, one per term.

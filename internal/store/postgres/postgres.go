@@ -68,6 +68,10 @@ type Options struct {
 	// grants it SELECT on the schema. "" (default): reads run as the connecting role, which owns the tables
 	// and is not bound.
 	ReaderRole string
+	// KeywordIndexMin is the chunk count from which keyword candidates come from an in-memory copy of the
+	// postings (kwindex.go) instead of the MaxScore statement (default 10,000; negative: never), the
+	// embedded store's setting (RAGD_KEYWORD_INDEX_MIN). Each process holds its own copy.
+	KeywordIndexMin int
 	// ReaderOptional: when ReaderRole cannot be set up (ragd's role may not create it or join it, or it is
 	// a superuser), Open logs once, at warning level, why and the SQL an operator runs, and reads without
 	// row security instead of failing (RAGD_PG_ROW_SECURITY=auto). RowSecurity tells which happened.
@@ -90,6 +94,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.ExactBelow == 0 {
 		o.ExactBelow = 2000
+	}
+	if o.KeywordIndexMin == 0 {
+		o.KeywordIndexMin = 10_000
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
@@ -130,6 +137,8 @@ type Store struct {
 
 	mu     sync.Mutex
 	spaces map[string]*space // by Space.ID()
+
+	kw keywordIndex
 }
 
 var _ rag.Store = (*Store)(nil)
@@ -202,6 +211,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 			s.opts.ReaderRole = ""
 		}
 	}
+	s.kw.start()
 	return s, nil
 }
 
@@ -285,6 +295,7 @@ func (s *Store) Schema() string { return s.opts.Schema }
 
 // Close releases the store's connections.
 func (s *Store) Close() error {
+	s.kw.stop()
 	s.pool.Close()
 	return nil
 }

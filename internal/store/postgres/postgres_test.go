@@ -66,6 +66,32 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) rag.Store { return openStore(t, Options{}) })
 }
 
+// TestConformanceKeywordIndex runs the suite with keyword queries answered from the in-memory keyword index
+// (built after the first keyword query of each store, so that chunks committed and deleted after it are its
+// tail and dead rows), with row security off and on.
+func TestConformanceKeywordIndex(t *testing.T) {
+	testURL(t)
+	for _, role := range []string{"", testReaderRole} {
+		t.Run("ReaderRole="+role, func(t *testing.T) {
+			var stores []*Store
+			storetest.Run(t, func(t *testing.T) rag.Store {
+				s := openStore(t, Options{KeywordIndexMin: 1, ReaderRole: role})
+				s.kw.inline = true
+				stores = append(stores, s)
+				return s
+			})
+			var answered int64
+			for _, s := range stores {
+				answered += s.kw.answered.Load()
+			}
+			if answered == 0 {
+				t.Fatal("no keyword query was answered from the in-memory index")
+			}
+			t.Logf("%d keyword queries answered from the in-memory index", answered)
+		})
+	}
+}
+
 func TestSealing(t *testing.T) {
 	url := testURL(t)
 	storetest.RunSealing(t, func(t *testing.T) func(*sealing.Keyring) (rag.Store, error) {
