@@ -29,6 +29,9 @@ func TestKeywordTopK(t *testing.T) {
 // the same schema, as the owner, as a user granted a few documents and as a user who sees none; then the
 // index is built again (no tail, no dead rows) and compared once more.
 func TestKeywordIndexIsExact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("minutes under -race on PGlite; the full go test stage and the native PostgreSQL stage run it")
+	}
 	url := testURL(t)
 	one := url + "&pool_max_conns=1"
 	if !strings.Contains(url, "?") {

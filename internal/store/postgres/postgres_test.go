@@ -70,6 +70,9 @@ func TestConformance(t *testing.T) {
 // (built after the first keyword query of each store, so that chunks committed and deleted after it are its
 // tail and dead rows), with row security off and on.
 func TestConformanceKeywordIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole suite twice more; the full go test stage and the native PostgreSQL stage run it")
+	}
 	testURL(t)
 	for _, role := range []string{"", testReaderRole} {
 		t.Run("ReaderRole="+role, func(t *testing.T) {
