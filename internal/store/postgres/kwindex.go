@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/topk"
 )
 
 // The in-memory keyword index, the embedded store's design (internal/store/sqlite/kwindex.go) on PostgreSQL:
@@ -465,7 +465,7 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 			acc[r] += t.weight * tf / (tf + k1b + c2*float64(x.lens[r]))
 		}
 	}
-	out := kwTop(sc.touched, acc, x, ok, q.K)
+	out := topk.Rows(sc.touched, acc, x.ids, ok, q.K)
 	// Chunks deleted since the snapshot are still in the copy: look up the ones chosen and choose again
 	// without those gone. The allowed documents are visible to the principal, and so are their chunks, so a
 	// chunk not found is gone for every reader whose snapshot covers this one.
@@ -495,7 +495,7 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 				x.markDead(r, st.snap)
 			}
 		}
-		out = kwTop(sc.touched, acc, x, ok, q.K)
+		out = topk.Rows(sc.touched, acc, x.ids, ok, q.K)
 	}
 	if st.maxID > x.seq {
 		var a args
@@ -508,7 +508,7 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 			return nil, err
 		}
 		out = append(out, tail...)
-		sortCandidates(out)
+		topk.Sort(out)
 		out = out[:min(q.K, len(out))]
 	}
 	for i := range out {
@@ -516,66 +516,4 @@ func (s *Store) indexKeyword(ctx context.Context, db pgx.Tx, x *kwIndex, st kwSt
 	}
 	s.kw.answered.Add(1)
 	return out, nil
-}
-
-// kwTop returns the k best of the touched rows that pass ok, by score and then chunk ID.
-func kwTop(touched []int32, acc []float64, x *kwIndex, ok func(int32) bool, k int) []rag.Candidate {
-	// h is a min-heap of the best rows so far (its root the worst of them): worse is a lower score, or the
-	// same score and a higher row (= higher chunk ID).
-	h := make([]int32, 0, k)
-	worse := func(a, b int32) bool { return acc[a] < acc[b] || acc[a] == acc[b] && a > b }
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
-				l = r
-			}
-			if !worse(h[l], h[i]) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
-		}
-	}
-	for _, r := range touched {
-		if len(h) == k && !worse(h[0], r) {
-			continue
-		}
-		if !ok(r) {
-			continue
-		}
-		if len(h) < k {
-			h = append(h, r)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !worse(h[i], h[p]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		h[0] = r
-		down(0)
-	}
-	out := make([]rag.Candidate, len(h))
-	for i, r := range h {
-		out[i] = rag.Candidate{ChunkID: x.ids[r], Score: acc[r]}
-	}
-	sortCandidates(out)
-	return out
-}
-
-// sortCandidates orders candidates by score, best first, ties to the lower chunk ID.
-func sortCandidates(out []rag.Candidate) {
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ChunkID < out[j].ChunkID
-	})
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/topk"
 )
 
 // Keyword search ranks by FTS5's bm25(), whose cost is dominated by scoring every row that matches (a few
@@ -295,7 +296,7 @@ func keywordQuery(ctx context.Context, prep func(query string) (*sql.Stmt, error
 		return nil, err
 	}
 	// FTS5's rank order leaves ties in its own order; make it the same as the other forms'.
-	sortCandidates(out)
+	topk.Sort(out)
 	for i := range out {
 		out[i].Rank = i + 1
 	}

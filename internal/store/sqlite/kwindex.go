@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/store/topk"
 )
 
 // The in-memory keyword index: a copy of the keyword index's postings (FTS5's chunks_fts) as Go slices,
@@ -369,7 +370,7 @@ func (s *Store) indexKeyword(ctx context.Context, prep func(query string) (*sql.
 			acc[r] += t.idf * (num / denom)
 		}
 	}
-	out := kwTop(sc.touched, acc, x, ok, k)
+	out := topk.Rows(sc.touched, acc, x.ids, ok, k)
 	// Chunks deleted since the snapshot are still in it: check the ones chosen and choose again without
 	// those gone.
 	for st.deleted != x.deleted && len(out) > 0 {
@@ -385,7 +386,7 @@ func (s *Store) indexKeyword(ctx context.Context, prep func(query string) (*sql.
 				x.markDead(r)
 			}
 		}
-		out = kwTop(sc.touched, acc, x, ok, k)
+		out = topk.Rows(sc.touched, acc, x.ids, ok, k)
 	}
 	if st.seq > x.seq {
 		all := make([]string, len(terms))
@@ -397,7 +398,7 @@ func (s *Store) indexKeyword(ctx context.Context, prep func(query string) (*sql.
 			return nil, false, err
 		}
 		out = append(out, tail...)
-		sortCandidates(out)
+		topk.Sort(out)
 		out = out[:min(k, len(out))]
 	}
 	for i := range out {
@@ -405,68 +406,6 @@ func (s *Store) indexKeyword(ctx context.Context, prep func(query string) (*sql.
 	}
 	s.kw.answered.Add(1)
 	return out, true, nil
-}
-
-// kwTop returns the k best of the touched rows that pass ok, by score and then chunk ID.
-func kwTop(touched []int32, acc []float64, x *kwIndex, ok func(int32) bool, k int) []rag.Candidate {
-	// h is a min-heap of the best rows so far (its root the worst of them): worse is a lower score, or the
-	// same score and a higher row (= higher chunk ID).
-	h := make([]int32, 0, k)
-	worse := func(a, b int32) bool { return acc[a] < acc[b] || acc[a] == acc[b] && a > b }
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
-				l = r
-			}
-			if !worse(h[l], h[i]) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
-		}
-	}
-	for _, r := range touched {
-		if len(h) == k && !worse(h[0], r) {
-			continue
-		}
-		if !ok(r) {
-			continue
-		}
-		if len(h) < k {
-			h = append(h, r)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !worse(h[i], h[p]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		h[0] = r
-		down(0)
-	}
-	out := make([]rag.Candidate, len(h))
-	for i, r := range h {
-		out[i] = rag.Candidate{ChunkID: x.ids[r], Score: acc[r]}
-	}
-	sortCandidates(out)
-	return out
-}
-
-// sortCandidates orders candidates by score, best first, ties to the lower chunk ID.
-func sortCandidates(out []rag.Candidate) {
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ChunkID < out[j].ChunkID
-	})
 }
 
 // goneChunks returns the chunks of cs that no longer exist.
