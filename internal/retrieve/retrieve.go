@@ -800,12 +800,18 @@ func (c hitCache) hits(ctx context.Context, st rag.Store, p rag.Principal, ids [
 // order): each waits behind the passages of within whose score is at least share of its own and precedes
 // the weaker ones (share ≤ 0: behind all of them).
 func merge(within, over []rag.Hit, share float64) []rag.Hit {
+	return mergeBy(within, over, func(w, o *rag.Hit) bool { return w.Score < share*o.Score })
+}
+
+// mergeBy merges two lists of hits, each in order: the next of over goes before the next of within when
+// first says so, or when within is used up.
+func mergeBy(within, over []rag.Hit, first func(w, o *rag.Hit) bool) []rag.Hit {
 	if len(over) == 0 {
 		return within
 	}
 	out := make([]rag.Hit, 0, len(within)+len(over))
 	for len(within) > 0 || len(over) > 0 {
-		if len(over) > 0 && (len(within) == 0 || within[0].Score < share*over[0].Score) {
+		if len(over) > 0 && (len(within) == 0 || first(&within[0], &over[0])) {
 			out, over = append(out, over[0]), over[1:]
 		} else {
 			out, within = append(out, within[0]), within[1:]
@@ -818,18 +824,9 @@ func merge(within, over []rag.Hit, share float64) []rag.Hit {
 // among the other hits (in order): each waits behind the passages of its own document and those of other
 // documents whose score is at least share of its own.
 func mergeHeaded(hits, headed []rag.Hit, share float64) []rag.Hit {
-	if len(headed) == 0 {
-		return hits
-	}
-	out := make([]rag.Hit, 0, len(hits)+len(headed))
-	for len(hits) > 0 || len(headed) > 0 {
-		if len(headed) > 0 && (len(hits) == 0 || hits[0].DocumentID != headed[0].DocumentID && hits[0].Score < share*headed[0].Score) {
-			out, headed = append(out, headed[0]), headed[1:]
-		} else {
-			out, hits = append(out, hits[0]), hits[1:]
-		}
-	}
-	return out
+	return mergeBy(hits, headed, func(w, o *rag.Hit) bool {
+		return w.DocumentID != o.DocumentID && w.Score < share*o.Score
+	})
 }
 
 // capPerDocument splits ordered hits into those within max per document and the rest (all when max ≤ 0).
