@@ -39,16 +39,9 @@ func (r *Retriever) keywordFeedback(ctx context.Context, p rag.Principal, read h
 	model := map[string]float64{}
 	for _, h := range top {
 		w := math.Exp(score[h.ID] - kw[0].Score)
-		tf := map[string]float64{}
-		var words float64
-		textproc.Analyze(textproc.ContextText(h.Title, h.Section, h.Text), func(t textproc.Term) {
-			if !t.Stop && (t.Kind == textproc.KindWord || t.Kind == textproc.KindStem) {
-				tf[t.Text]++
-				words++
-			}
-		})
-		for t, f := range tf {
-			model[t] += w * f / words
+		f := wordFrequencies(textproc.ContextText(h.Title, h.Section, h.Text))
+		for t, n := range f.tf {
+			model[t] += w * n / f.words
 		}
 	}
 	expansion := heaviest(model, r.opt.KeywordFeedbackTerms)

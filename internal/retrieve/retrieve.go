@@ -931,10 +931,7 @@ func coverageBy(query, text string, degree func(queryWord, map[string]struct{}) 
 	if len(words) == 0 {
 		return 0
 	}
-	have := make(map[string]struct{}, 64)
-	for _, t := range textproc.IndexTerms(text) {
-		have[t] = struct{}{}
-	}
+	have := termSet(text)
 	sum := 0.0
 	for _, w := range words {
 		sum += degree(w, have)
@@ -969,6 +966,10 @@ func (w queryWord) degree(have map[string]struct{}) float64 {
 // queryWords groups the analyzer terms of query by the word they came from, leaving out stop-words (unless
 // nothing else is left) and word-pair terms (a paraphrase need not keep two words adjacent).
 func queryWords(query string) []queryWord {
+	return queryWordMemo.get(query, analyseQueryWords)
+}
+
+func analyseQueryWords(query string) []queryWord {
 	var words, stops []queryWord
 	cur, curStop := -1, false
 	flush := func(w queryWord) {
