@@ -105,6 +105,11 @@ func querySeqs(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]in
 	return seqs, rows.Err()
 }
 
+// docTotalsSQL reads the document count and mean length of the document-level index from the totals its
+// triggers keep (migration 0027): the same figures as count(*) and avg(dl) over doc_lengths.
+const docTotalsSQL = `SELECT r.value, CASE WHEN r.value > 0 THEN CAST(l.value AS REAL) / r.value ELSE 0 END
+	FROM store_meta r, store_meta l WHERE r.key = 'doc_rows' AND l.key = 'doc_length_sum'`
+
 // DocumentCandidates returns up to q.K visible documents matching q.Filter whose naming fields contain any
 // of q.Terms, by BM25 over the document-level index (k1 1.2, b 0.75, the IDF with FTS5's floor), best first.
 func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.KeywordQuery) ([]rag.DocumentCandidate, error) {
@@ -139,7 +144,7 @@ func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.K
 				allowed[s] = true
 			}
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(avg(dl), 0) FROM doc_lengths`).Scan(&n, &avgdl); err != nil {
+		if err := tx.QueryRowContext(ctx, docTotalsSQL).Scan(&n, &avgdl); err != nil {
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT p.term, p.doc_seq, p.tf, l.dl FROM doc_postings p

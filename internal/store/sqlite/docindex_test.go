@@ -45,3 +45,36 @@ func closeWith(t *testing.T, s *sqlite.Store, stmts string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDocumentTotals: the totals the document-level query reads (migration 0027's triggers) stay equal to
+// doc_lengths' own count and sum through ingestion, a new version, a title change, and a deletion that
+// cascades from documents.
+func TestDocumentTotals(t *testing.T) {
+	s := openAt(t, t.TempDir())
+	check := func(when string, wantRows int64) {
+		t.Helper()
+		rows, sum, countedRows, countedSum := sqlite.DocTotals(t, s)
+		if rows != countedRows || sum != countedSum || rows != wantRows {
+			t.Fatalf("%s: totals %d rows / %d terms, doc_lengths %d / %d, want %d rows", when, rows, sum, countedRows, countedSum, wantRows)
+		}
+	}
+	check("empty", 0)
+	a := ingest(t, t.Context(), s, "lighthouse_keeping.txt", []string{"a keeper's log of the lamp and the weather"}, [][]float32{unit(0)})
+	ingest(t, t.Context(), s, "tide_tables.txt", []string{"high water and low water"}, [][]float32{unit(1)})
+	check("two documents", 2)
+	ingest(t, t.Context(), s, "lighthouse_keeping.txt", []string{"a new version: the keeper's log, the lamp, the fog signal and the supply boat"}, [][]float32{unit(2)})
+	check("a new version", 2)
+	title := "The lighthouse keeper's complete daily log"
+	if _, err := s.UpdateDocument(t.Context(), rag.LocalPrincipal, a.ID, rag.DocumentUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	check("a new title", 2)
+	if err := s.DeleteDocument(t.Context(), rag.LocalPrincipal, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("a deletion", 1)
+	got, err := s.DocumentCandidates(t.Context(), rag.LocalPrincipal, rag.KeywordQuery{Terms: textproc.QueryTerms("water"), K: 5})
+	if err != nil || len(got) != 1 || got[0].Score <= 0 {
+		t.Fatalf("DocumentCandidates after the deletion: %+v, %v; want the tide tables scored", got, err)
+	}
+}

@@ -102,3 +102,16 @@ func SetVectorFileLimits(t *testing.T, vacuum, persist int) {
 	vacuumMin, persistMin = vacuum, persist
 	t.Cleanup(func() { vacuumMin, persistMin = v, p })
 }
+
+// DocTotals returns the document-level index's totals as its triggers keep them (store_meta) and as
+// counted from doc_lengths.
+func DocTotals(t *testing.T, s *Store) (rows, sum, countedRows, countedSum int64) {
+	t.Helper()
+	err := s.r.QueryRowContext(t.Context(), `SELECT
+		(SELECT value FROM store_meta WHERE key = 'doc_rows'), (SELECT value FROM store_meta WHERE key = 'doc_length_sum'),
+		(SELECT count(*) FROM doc_lengths), (SELECT coalesce(sum(dl), 0) FROM doc_lengths)`).Scan(&rows, &sum, &countedRows, &countedSum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, sum, countedRows, countedSum
+}
