@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"github.com/ragd/ragd/internal/textproc"
@@ -31,23 +33,34 @@ func newMemo[V any](budget int, size func(string, V) int) *memo[V] {
 
 // get returns f(key), from the memo when it holds key. The value is shared: callers must not modify it.
 func (m *memo[V]) get(key string, f func(string) V) V {
-	m.mu.Lock()
-	if v, ok := m.cur[key]; ok {
-		m.mu.Unlock()
+	if v, ok := m.lookup(key); ok {
 		return v
 	}
-	if v, ok := m.old[key]; ok {
+	v := f(key) // outside the lock: two searches may compute one text at once, both get the same answer
+	m.add(key, v)
+	return v
+}
+
+// lookup returns the value held for key.
+func (m *memo[V]) lookup(key string) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.cur[key]; ok {
+		return v, true
+	}
+	v, ok := m.old[key]
+	if ok {
 		delete(m.old, key)
 		m.put(key, v)
-		m.mu.Unlock()
-		return v
 	}
-	m.mu.Unlock()
-	v := f(key) // outside the lock: two searches may compute one text at once, both get the same answer
+	return v, ok
+}
+
+// add holds v for key.
+func (m *memo[V]) add(key string, v V) {
 	m.mu.Lock()
 	m.put(key, v)
 	m.mu.Unlock()
-	return v
 }
 
 // put adds key to the newer generation; m.mu is held.
@@ -70,12 +83,16 @@ func (m *memo[V]) len() int {
 	return len(m.cur) + len(m.old)
 }
 
-// The budgets: 16 MiB for passages' term sets, 8 MiB for their word frequencies, 1 MiB for queries' words.
+// The budgets: 16 MiB for passages' term sets, 8 MiB for their word frequencies, 1 MiB for queries' words,
+// 4 MiB for a retriever's passage embeddings.
 // A 1,000-character passage's term set is estimated at ~20 KB, so ~800 such passages stay analysed.
 const (
 	termSetBudget   = 16 << 20
 	wordFreqBudget  = 8 << 20
 	queryWordBudget = 1 << 20
+	// passageVectorBudget is a retriever's memo of the passage embeddings feedback reads: 3 KiB for a
+	// 768-d vector, ~1,300 of them.
+	passageVectorBudget = 4 << 20
 	// mapEntryBytes estimates a map entry's cost beyond its key's bytes: the string header, the value,
 	// the map's own slot overhead.
 	mapEntryBytes = 48
@@ -142,4 +159,40 @@ func wordFrequencies(text string) wordFreq {
 		})
 		return f
 	})
+}
+
+func newVectorMemo() *memo[[]float32] {
+	return newMemo(passageVectorBudget, func(key string, v []float32) int { return len(key) + 4*len(v) + 64 })
+}
+
+// embedPassages returns the embeddings of texts as r's embedder makes them for documents, those embedded by
+// an earlier search from r's memo (the embedder is a pure function of the text: the hash embedder's features,
+// a hosted model's fixed weights), the rest in one EmbedDocuments call. The vectors are shared: do not modify
+// them.
+func (r *Retriever) embedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var missing []string
+	var at []int
+	for i, t := range texts {
+		if v, ok := r.vectors.lookup(t); ok {
+			out[i] = v
+		} else {
+			missing, at = append(missing, t), append(at, i)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	vecs, err := r.embedder.EmbedDocuments(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(missing) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(missing))
+	}
+	for j, v := range vecs {
+		out[at[j]] = v
+		r.vectors.add(missing[j], v)
+	}
+	return out, nil
 }

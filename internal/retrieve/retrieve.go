@@ -212,6 +212,7 @@ type Retriever struct {
 	store    rag.Store
 	embedder rag.Embedder
 	opt      Options
+	vectors  *memo[[]float32] // passages' embeddings (embedPassages)
 }
 
 // New returns a Retriever. The embedder's space is the one searched.
@@ -220,7 +221,7 @@ func New(store rag.Store, embedder rag.Embedder, opt Options) (*Retriever, error
 	if err := opt.validate(); err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
-	return &Retriever{store: store, embedder: embedder, opt: opt}, nil
+	return &Retriever{store: store, embedder: embedder, opt: opt, vectors: newVectorMemo()}, nil
 }
 
 // Options returns the retriever's effective options.
@@ -432,7 +433,7 @@ func (r *Retriever) feedback(ctx context.Context, p rag.Principal, read hitCache
 	for i, h := range top {
 		texts[i] = textproc.ContextText(h.Title, h.Section, h.Text)
 	}
-	docs, err := r.embedder.EmbedDocuments(ctx, texts)
+	docs, err := r.embedPassages(ctx, texts)
 	if err != nil {
 		return nil, asCode(err, rag.CodeEmbeddingFailed, "embedding feedback passages failed")
 	}
