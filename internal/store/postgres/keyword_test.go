@@ -32,6 +32,7 @@ func TestKeywordIndexIsExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minutes under -race on PGlite; the full go test stage and the native PostgreSQL stage run it")
 	}
+	skipUntilNative(t)
 	url := testURL(t)
 	one := url + "&pool_max_conns=1"
 	if !strings.Contains(url, "?") {
