@@ -746,3 +746,57 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestDOCX_PlainHeadings: a line in capitals without a heading style reads as a heading, levelled by its
+// numbering; sentences, lead-ins, table of contents entries, lines with small letters or Hangul do not.
+func TestDOCX_PlainHeadings(t *testing.T) {
+	for text, want := range map[string]int{
+		"CHAPTER 1 – INTRODUCTION":             1,
+		"INTRODUCTION":                         1,
+		"II. BACKGROUND":                       1,
+		"A.PURPOSE":                            2,
+		"B. ROLE OF THE UNITED STATES TRUSTEE": 2,
+		"SECTION 4 DEFINITIONS":                2,
+		"1. EVALUATION RECORD":                 3,
+		"1.2 SCOPE OF REVIEW":                  4,
+		"(a) NOTICE":                           0, // a small letter
+		"(1) NOTICE":                           5,
+		"    D. EVALUATION, COMPLIANCE AND TERMINAITON7-4": 0, // a contents entry, page glued on
+		"REPORTS\t7-1":                     0,
+		"REPORTS ........ 12":              0,
+		"THE TRUSTEE SHALL FILE A REPORT.": 0,
+		"NOTE:":                            0,
+		"Chapter 1 – Introduction":         0,
+		"ROAS 계산법":                         0,
+		"A.":                               0,
+		"2024":                             0,
+	} {
+		if got := plainHeadingLevel(text); got != want {
+			t.Errorf("plainHeadingLevel(%q) = %d, want %d", text, got, want)
+		}
+	}
+}
+
+// TestDOCX_HandbookSectionsWithoutStyles: the handbook's second half has no heading styles; its capital
+// headings still set the section path, so a passage of its first chapter is not filed under the first
+// half's last heading.
+func TestDOCX_HandbookSectionsWithoutStyles(t *testing.T) {
+	hb := extractFixture(t, "docx/handbook-872p.docx")
+	var path []string
+	purposes := 0
+	for _, b := range hb.Blocks {
+		if b.Kind == rag.BlockHeading {
+			path = append(path[:min(len(path), b.Level-1)], b.Text)
+			continue
+		}
+		if strings.Contains(b.Text, "The United States Trustee appoints and supervises standing trustees") {
+			purposes++
+			if last := path[len(path)-1]; !strings.Contains(last, "PURPOSE") {
+				t.Errorf("copy %d of the purpose paragraph is under %q, want A. PURPOSE", purposes, strings.Join(path, " > "))
+			}
+		}
+	}
+	if purposes != 4 {
+		t.Errorf("%d copies of the purpose paragraph, the handbook holds 4", purposes)
+	}
+}
