@@ -149,16 +149,18 @@ type wordFreq struct {
 
 // wordFrequencies is text's wordFreq, shared: do not modify it.
 func wordFrequencies(text string) wordFreq {
-	return wordFreqs.get(text, func(text string) wordFreq {
-		f := wordFreq{tf: map[string]float64{}}
-		textproc.Analyze(text, func(t textproc.Term) {
-			if !t.Stop && (t.Kind == textproc.KindWord || t.Kind == textproc.KindStem) {
-				f.tf[t.Text]++
-				f.words++
-			}
-		})
-		return f
+	return wordFreqs.get(text, analyseWordFreq)
+}
+
+func analyseWordFreq(text string) wordFreq {
+	f := wordFreq{tf: map[string]float64{}}
+	textproc.Analyze(text, func(t textproc.Term) {
+		if !t.Stop && (t.Kind == textproc.KindWord || t.Kind == textproc.KindStem) {
+			f.tf[t.Text]++
+			f.words++
+		}
 	})
+	return f
 }
 
 func newVectorMemo() *memo[[]float32] {

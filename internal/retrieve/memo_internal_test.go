@@ -66,7 +66,7 @@ func TestMemoAgreesWithAnalysis(t *testing.T) {
 				if got := termSet(text); !maps.Equal(got, want) {
 					t.Errorf("termSet(%q) differs from IndexTerms", text)
 				}
-				if got, want := wordFrequencies(text), wordFreqOf(text); !maps.Equal(got.tf, want.tf) || got.words != want.words {
+				if got, want := wordFrequencies(text), analyseWordFreq(text); !maps.Equal(got.tf, want.tf) || got.words != want.words {
 					t.Errorf("wordFrequencies(%q) = %v, want %v", text, got, want)
 				}
 				if got, want := fmt.Sprint(queryWords(text)), fmt.Sprint(analyseQueryWords(text)); got != want {
@@ -78,26 +78,13 @@ func TestMemoAgreesWithAnalysis(t *testing.T) {
 	wg.Wait()
 }
 
-func wordFreqOf(text string) wordFreq {
-	f := wordFreq{tf: map[string]float64{}}
-	textproc.Analyze(text, func(t textproc.Term) {
-		if !t.Stop && (t.Kind == textproc.KindWord || t.Kind == textproc.KindStem) {
-			f.tf[t.Text]++
-			f.words++
-		}
-	})
-	return f
-}
-
 // countingEmbedder embeds a text as its length and counts the texts it was asked for; fail makes it err.
 type countingEmbedder struct {
 	texts int
 	fail  bool
 }
 
-func (e *countingEmbedder) Space() rag.Space {
-	return rag.Space{Provider: "test", Model: "len", Dim: 1}
-}
+func (e *countingEmbedder) Space() rag.Space { return rag.Space{Provider: "test", Model: "len", Dim: 1} }
 func (e *countingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	return []float32{float32(len(text))}, nil
 }
