@@ -45,3 +45,25 @@ func TestGenerateReserve(t *testing.T) {
 		t.Errorf("passages not covering the question: %q, want the not-covered reply", gen.Text)
 	}
 }
+
+// TestGenerateReserveByScore: the reserve passages are weighed at the rank their search scores give them
+// among the passages, not after all of them: the cap moved the best document's third passage below other
+// documents' weaker ones.
+func TestGenerateReserveByScore(t *testing.T) {
+	t.Parallel()
+	given := []rag.Passage{
+		{N: 1, Title: "Mozilla", Score: 0.020, Text: "On March 24, 2014, Mozilla promoted Brendan Eich to the role of CEO."},
+		{N: 2, Title: "Mozilla", Score: 0.019, Text: "Protests emerged in 2014 following the announcement of Eich's appointment as CEO."},
+		{N: 3, Title: "Register", Score: 0.012, Text: "The CEO of the company signed on May 2, 2019."},
+		{N: 4, Title: "Handbook", Score: 0.011, Text: "The trustee may step in as CEO on June 1, 2012."},
+		{N: 5, Title: "Handbook", Score: 0.010, Text: "A trustee must step down on October 1, 2012."},
+	}
+	reserve := []rag.Passage{{N: 6, Title: "Mozilla", Score: 0.018, Text: "Due to the controversy, Eich voluntarily stepped down on April 3, 2014."}}
+	gen, err := New(Options{}).Generate(context.Background(), rag.GenerateRequest{Question: "When did Brendan Eich step down as CEO?", Passages: given, Reserve: reserve}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(gen.Text, "April 3, 2014") {
+		t.Errorf("%q, want the reserve's April 3, 2014 [6]", gen.Text)
+	}
+}

@@ -548,8 +548,8 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 // least secondRatio of it and fit in MaxChars. It returns nothing when the chosen sentences do not hold
 // enough of the question's focus words (covered).
 //
-// reserve are further passages (rag.GenerateRequest.Reserve), ranked after passages: once passages cover
-// the question, the sentences are chosen from both, so that the sentence a passage the per-document cap kept
+// reserve are further passages (rag.GenerateRequest.Reserve): once passages cover the question, the
+// sentences are chosen from both, ranked by their search scores, so that the sentence a passage the per-document cap kept
 // out holds can answer; the decision itself reads passages only.
 func (g *Generator) pick(question, previous string, passages, reserve []rag.Passage) []sentence {
 	question, topic := standalone(question, previous)
@@ -558,7 +558,10 @@ func (g *Generator) pick(question, previous string, passages, reserve []rag.Pass
 		return nil
 	}
 	if len(reserve) > 0 {
+		// Ranked by their search scores (rag.Passage.Score), uncapped: a reserve passage the cap moved below
+		// other documents' weaker passages is weighed where its score puts it.
 		all := append(slices.Clip(passages), reserve...)
+		slices.SortStableFunc(all, func(a, b rag.Passage) int { return cmp.Compare(b.Score, a.Score) })
 		if _, s, _ := g.choose(question, previous, topic, all); len(s) > 0 {
 			shown, passages = s, all
 		}
