@@ -41,3 +41,42 @@ func (s *Service) refocus(ctx context.Context, p rag.Principal, req rag.SearchRe
 	addCosts(out, res)
 	return out, nil
 }
+
+// MaxReserve is the most passages of the best passage's document that the per-document cap kept out and
+// that the extractive answerer may quote once the passages it was given cover the question
+// (rag.GenerateRequest.Reserve).
+const MaxReserve = 3
+
+// reserve returns the passages of the best passage's document that the per-document cap kept out of res:
+// those among the first 2k of req searched without the cap that res lacks (at most MaxReserve, in their
+// order), when the cap held that document to rag.AnswerMaxPerDocument passages of res. The passage holding
+// the answer is often the document's third or fourth. A best document with fewer passages than the cap
+// allows was not held back, and its further passages rank below other documents' on their own (a
+// lecture's other paragraph is not its answer). Only for a quoting generator: a hosted model is given
+// the passages it reads.
+func (s *Service) reserve(ctx context.Context, p rag.Principal, req rag.SearchRequest, res *rag.SearchResult) ([]rag.Hit, error) {
+	if q, ok := s.generator.(QuoteOnly); !ok || !q.QuotesOnly() || len(res.Hits) == 0 {
+		return nil, nil
+	}
+	top := res.Hits[0].DocumentID
+	if n := len(slices.DeleteFunc(slices.Clone(res.Hits), func(h rag.Hit) bool { return h.DocumentID != top })); n < rag.AnswerMaxPerDocument {
+		return nil, nil
+	}
+	req.K = 2 * max(req.K, len(res.Hits))
+	req.MaxPerDocument = req.K // no cap
+	out, err := s.retriever.Search(ctx, p, req)
+	if err != nil {
+		return nil, err
+	}
+	var extra []rag.Hit
+	for _, h := range out.Hits {
+		if h.DocumentID != top || slices.ContainsFunc(res.Hits, func(o rag.Hit) bool { return o.ID == h.ID }) {
+			continue
+		}
+		extra = append(extra, h)
+		if len(extra) == MaxReserve {
+			break
+		}
+	}
+	return extra, nil
+}

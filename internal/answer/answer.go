@@ -259,7 +259,8 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		ans.Expansions = sreq.Expansions
 	}
 	var res, wide *rag.SearchResult // wide: the search before refocus, when it refocused
-	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && Comparison(q) {
+	comparing := Comparison(q)      // a comparison's parts are each document's passages (compare.go)
+	if docs := distinct(req.Filter.DocumentIDs); len(docs) >= 2 && comparing {
 		res, err = s.perDocument(ctx, p, sreq, docs)
 	} else if res, err = s.retriever.Search(ctx, p, sreq); err == nil {
 		// A follow-up's "그 보고서" is the conversation's document, which retrieval favours already
@@ -287,9 +288,17 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 	// answerFrom gives the generator the passages of r, streaming the sources and the answer through out.
 	answerFrom := func(r *rag.SearchResult, out func(Event) error) ([]rag.Source, []rag.Passage, *rag.Generation, error) {
 		ans.Retrieval, ans.RetrieveMS = r, r.TotalMS
-		sources := make([]rag.Source, len(r.Hits))
-		passages := make([]rag.Passage, len(r.Hits))
-		for i, h := range r.Hits {
+		var reserve []rag.Hit
+		if len(r.Hits) > 0 && !comparing {
+			var err error
+			if reserve, err = s.reserve(ctx, p, sreq, r); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		hits := append(slices.Clip(r.Hits), reserve...)
+		sources := make([]rag.Source, len(hits))
+		passages := make([]rag.Passage, len(hits))
+		for i, h := range hits {
 			sources[i] = rag.Source{N: i + 1, Hit: h}
 			passages[i] = rag.Passage{N: i + 1, ChunkID: h.ID, Title: h.Title, Section: h.Section,
 				PageStart: h.PageStart, PageEnd: h.PageEnd, Text: h.Text, Score: h.Score}
@@ -297,12 +306,13 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 		if err := out(Event{Type: EventSources, Sources: sources}); err != nil {
 			return nil, nil, nil, err
 		}
-		if err := continueLeadIns(ctx, p, s.opt.Chunks, passages, r.Hits); err != nil {
+		if err := continueLeadIns(ctx, p, s.opt.Chunks, passages, hits); err != nil {
 			return nil, nil, nil, err
 		}
 		if len(passages) == 0 {
 			return sources, nil, nil, nil
 		}
+		given, held := passages[:len(r.Hits)], passages[len(r.Hits):]
 		system, err := s.Prompt(gctx, req.Filter)
 		if err != nil {
 			return nil, nil, nil, err
@@ -311,7 +321,8 @@ func (s *Service) ask(ctx context.Context, p rag.Principal, req rag.AskRequest, 
 			Question:        q,
 			Language:        ans.Language,
 			History:         history,
-			Passages:        passages,
+			Passages:        given,
+			Reserve:         held,
 			SystemPrompt:    system,
 			NotCovered:      prof.Replies.NotCovered,
 			Temperature:     prof.Generation.Temperature,

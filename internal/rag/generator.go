@@ -52,6 +52,12 @@ type GenerateRequest struct {
 	// MaxChars, when set, is the answer length a quoting generator (the extractive answerer) aims for
 	// instead of its own: the answer service sets it for each document's part of a comparison.
 	MaxChars int
+	// Reserve are further passages of the answer's documents (numbered after Passages) that a quoting
+	// generator (the extractive answerer) may quote once Passages cover the question: they do not count in
+	// deciding whether they do, only in choosing the sentences that answer. The answer service sets them to
+	// the passages of the best passage's document that the per-document cap kept out; generators that
+	// write (hosted models) ignore them.
+	Reserve []Passage
 }
 
 // Generation is a generator's answer: markdown with [n] citations referring to GenerateRequest.Passages.

@@ -91,7 +91,7 @@ func (g *Generator) Generate(ctx context.Context, req rag.GenerateRequest, onDel
 		c.opt.MoreChars = 0 // the parts of a comparison share one answer's length
 		gen = &c
 	}
-	pieces := compose(gen.pick(req.Question, followup.Previous(req.History), req.Passages))
+	pieces := compose(gen.pick(req.Question, followup.Previous(req.History), req.Passages, req.Reserve))
 	if len(pieces) == 0 {
 		pieces = []string{generate.NotCovered(req.NotCovered, lang)}
 	}

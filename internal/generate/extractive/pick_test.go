@@ -129,7 +129,7 @@ func TestGenerateJoinedWords(t *testing.T) {
 		"Firefox Mobile (codenamed Fennec) is the build of the Firefox web browser for smartphones.")
 	q := "What is the code name of Firefox Mobile?"
 	answerHolds(t, passages, q, "codenamed Fennec")
-	if picked := New(Options{}).pick(q, "", passages); len(picked) == 0 || !strings.Contains(picked[0].text, "codenamed") {
+	if picked := New(Options{}).pick(q, "", passages, nil); len(picked) == 0 || !strings.Contains(picked[0].text, "codenamed") {
 		t.Errorf("picked %+v: want the code name's sentence best", picked)
 	}
 }

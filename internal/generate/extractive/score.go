@@ -547,11 +547,24 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 // for a question asking how or why, the sentence that continues it; then the next best while they score at
 // least secondRatio of it and fit in MaxChars. It returns nothing when the chosen sentences do not hold
 // enough of the question's focus words (covered).
-func (g *Generator) pick(question, previous string, passages []rag.Passage) []sentence {
+//
+// reserve are further passages (rag.GenerateRequest.Reserve): once passages cover the question, the
+// sentences are chosen from both, ranked by their search scores, so that the sentence a passage the per-document cap kept
+// out holds can answer; the decision itself reads passages only.
+func (g *Generator) pick(question, previous string, passages, reserve []rag.Passage) []sentence {
 	question, topic := standalone(question, previous)
 	r, shown, picked := g.choose(question, previous, topic, passages)
 	if len(shown) == 0 || g.refusal(question, r, picked, shown, passages) != "" {
 		return nil
+	}
+	if len(reserve) > 0 {
+		// Ranked by their search scores (rag.Passage.Score), uncapped: a reserve passage the cap moved below
+		// other documents' weaker passages is weighed where its score puts it.
+		all := append(slices.Clip(passages), reserve...)
+		slices.SortStableFunc(all, func(a, b rag.Passage) int { return cmp.Compare(b.Score, a.Score) })
+		if _, s, _ := g.choose(question, previous, topic, all); len(s) > 0 {
+			shown, passages = s, all
+		}
 	}
 	if g.opt.MoreChars > 0 {
 		shown = g.more(question, previous, topic, passages, shown)
