@@ -108,6 +108,21 @@ func ranked(scores map[int64]float64, nc int) []rag.Candidate {
 	return out
 }
 
+// withoutCompounds is terms without the whole forms of hyphenated alphabet compounds
+// (textproc.HyphenCompound), whose parts the analyzer gives as terms too, unless nothing else is left.
+func withoutCompounds(terms []string) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if !textproc.HyphenCompound(t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return terms
+	}
+	return out
+}
+
 // heaviest returns the n terms of m with the largest weights, heaviest first (ties by term).
 func heaviest(m map[string]float64, n int) []string {
 	out := make([]string, 0, len(m))

@@ -154,8 +154,13 @@ func wordFrequencies(text string) wordFreq {
 
 func analyseWordFreq(text string) wordFreq {
 	f := wordFreq{tf: map[string]float64{}}
+	compound := -1 // the word index of the last hyphenated compound
 	textproc.Analyze(text, func(t textproc.Term) {
-		if !t.Stop && (t.Kind == textproc.KindWord || t.Kind == textproc.KindStem) {
+		if t.Kind == textproc.KindWord && textproc.HyphenCompound(t.Text) {
+			compound = t.Word
+			return
+		}
+		if !t.Stop && (t.Kind == textproc.KindWord || t.Kind == textproc.KindStem || t.Kind == textproc.KindPart && t.Word == compound) {
 			f.tf[t.Text]++
 			f.words++
 		}

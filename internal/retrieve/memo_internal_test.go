@@ -84,7 +84,9 @@ type countingEmbedder struct {
 	fail  bool
 }
 
-func (e *countingEmbedder) Space() rag.Space { return rag.Space{Provider: "test", Model: "len", Dim: 1} }
+func (e *countingEmbedder) Space() rag.Space {
+	return rag.Space{Provider: "test", Model: "len", Dim: 1}
+}
 func (e *countingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	return []float32{float32(len(text))}, nil
 }

@@ -274,6 +274,7 @@ func (r *Retriever) search(ctx context.Context, p rag.Principal, req rag.SearchR
 	for _, v := range queries[1:] {
 		terms = union(terms, textproc.QueryTerms(v))
 	}
+	terms = withoutCompounds(terms)
 	var vec, kw []rag.Candidate
 	var qvec []float32
 	g, gctx := errgroup.WithContext(ctx)

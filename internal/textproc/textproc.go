@@ -92,3 +92,25 @@ func DetectLanguage(s string) string {
 	}
 	return "en"
 }
+
+// HyphenCompound reports whether term is alphabet words joined by hyphens ("boundari-layer" of
+// "boundary-layer", "non-linear"). The analyzer gives such a token whole and as its parts; the whole form
+// is a spelling — the same documents write "boundary layer" — whose rarity in the index would reward the
+// hyphen rather than the words, so searches use the parts alone (docs/retrieval.md, branch cran).
+func HyphenCompound(term string) bool {
+	hyphen, letter := false, false
+	for i, r := range term {
+		switch {
+		case r == '-':
+			if i == 0 || !letter {
+				return false
+			}
+			hyphen, letter = true, false
+		case unicode.IsLetter(r) && !unicode.Is(unicode.Hangul, r) && !isCJK(r):
+			letter = true
+		default:
+			return false
+		}
+	}
+	return hyphen && letter
+}

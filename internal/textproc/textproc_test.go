@@ -191,3 +191,15 @@ func TestKoreanQuestionForms(t *testing.T) {
 		}
 	}
 }
+
+func TestHyphenCompound(t *testing.T) {
+	for term, want := range map[string]bool{
+		"boundari-layer": true, "non-linear": true, "a-b-c": true, "вихре-вой": true,
+		"boundari": false, "-layer": false, "layer-": false, "a--b": false, "25-180-12": false, "mp3-player": false,
+		"a/b": false, "코로나-바이러스": false, "e.g": false,
+	} {
+		if got := HyphenCompound(term); got != want {
+			t.Errorf("HyphenCompound(%q) = %v, want %v", term, got, want)
+		}
+	}
+}
