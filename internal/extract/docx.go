@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/rag"
@@ -377,9 +376,6 @@ func (d *docxReader) end(t xml.EndElement) {
 		} else if d.pStyle != "" {
 			level = headingLevel(d.styles, d.pStyle)
 		}
-		if level == 0 {
-			level = plainHeadingLevel(text)
-		}
 		if level > 0 && strings.TrimSpace(text) != "" {
 			d.out.heading(0, level, text)
 			return
@@ -411,60 +407,3 @@ func (d *docxReader) end(t xml.EndElement) {
 		}
 	}
 }
-
-// A document set without heading styles — typed by hand, or converted by a tool that kept the words and
-// lost the styles — still marks its headings, most often in capitals on a line of their own: "CHAPTER 1 –
-// INTRODUCTION", "B. ROLE OF THE UNITED STATES TRUSTEE". Read as paragraphs, the section path stays at the
-// last styled heading for the rest of the document (the shared 872-page handbook's second half carried
-// "CHAPTER 7 > … > 2. REMEDIAL AND ENFORCEMENT ACTIONS" for 400 pages), and every passage is indexed and
-// cited under it. plainHeadingLevel reads such a line as a heading:
-//
-//   - 2 to 100 characters, with at least three letters, every one of them a capital of a cased script (a
-//     line with a Hangul or Han word, which has no capitals, never is one);
-//   - not ending like a sentence or a lead-in (. , ; : ! ?) and not an entry of a table of contents (a page
-//     number glued to the title or after a dot leader or a tab, as in "D. EVALUATION7-4");
-//
-// its level from its numbering: CHAPTER, PART, TITLE, BOOK or a Roman numeral 1; SECTION, ARTICLE or a
-// capital letter 2; an Arabic number 3 (one more per dotted part, "1.2" 4); a parenthesised one 5; none 1.
-func plainHeadingLevel(text string) int {
-	t := strings.TrimSpace(normInline(text))
-	n := utf8.RuneCountInString(t)
-	if n < 2 || n > 100 || strings.ContainsAny(t[len(t)-1:], ".,;:!?") || strings.HasSuffix(t, "…") {
-		return 0
-	}
-	if tocEntryRe.MatchString(t) || tocPageRe.MatchString(t) || tocTabRe.MatchString(text) {
-		return 0
-	}
-	upper := 0
-	for _, r := range t {
-		switch {
-		case unicode.IsUpper(r):
-			upper++
-		case unicode.IsLetter(r):
-			return 0 // a small letter, or a letter of an uncased script
-		}
-	}
-	if upper < 3 {
-		return 0
-	}
-	switch m := plainNumberRe.FindStringSubmatch(t); {
-	case m == nil || m[1] != "" || m[2] != "":
-		return 1
-	case m[3] != "" || m[4] != "":
-		return 2
-	case m[5] != "":
-		return min(3+strings.Count(strings.TrimRight(m[5], "."), "."), 6)
-	default:
-		return 5
-	}
-}
-
-var (
-	// plainNumberRe is a heading's numbering: 1 CHAPTER/PART/TITLE/BOOK n, 2 a Roman numeral, 3 SECTION/
-	// ARTICLE n, 4 a capital letter, 5 an Arabic number (dotted parts), 6 a parenthesised number or letter.
-	plainNumberRe = regexp.MustCompile(`^(?:((?:CHAPTER|PART|TITLE|BOOK)\s+[0-9IVXLC]+\b)|([IVX]+\.)\s*|((?:SECTION|ARTICLE)\s+[0-9IVXLC]+\b)|([A-Z][.)])\s*|(\d+(?:\.\d+)*\.?)\s+|(\(\w{1,3}\)))`)
-	// tocPageRe is a table of contents entry's page number glued to its title ("TERMINATION7-4").
-	tocPageRe = regexp.MustCompile(`\p{Lu}\d+(?:[-–]\d+)?$`)
-	// tocTabRe is a page number after a tab.
-	tocTabRe = regexp.MustCompile(`\t\s*[\dIVXLCivxlc]+(?:[-–]\d+)?\s*$`)
-)
