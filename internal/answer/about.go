@@ -58,8 +58,13 @@ func (s *Service) reserve(ctx context.Context, p rag.Principal, req rag.SearchRe
 	if q, ok := s.generator.(QuoteOnly); !ok || !q.QuotesOnly() || len(res.Hits) == 0 {
 		return nil, nil
 	}
-	top := res.Hits[0].DocumentID
-	if n := len(slices.DeleteFunc(slices.Clone(res.Hits), func(h rag.Hit) bool { return h.DocumentID != top })); n < rag.AnswerMaxPerDocument {
+	top, n := res.Hits[0].DocumentID, 0
+	for _, h := range res.Hits {
+		if h.DocumentID == top {
+			n++
+		}
+	}
+	if n < rag.AnswerMaxPerDocument {
 		return nil, nil
 	}
 	req.K = 2 * max(req.K, len(res.Hits))
