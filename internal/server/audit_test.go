@@ -47,19 +47,6 @@ func TestAudit(t *testing.T) {
 		{name: "ErrReadMissing", method: "GET", path: "/api/documents/nope", status: 404},
 		{name: "Delete", method: "DELETE", path: "/api/documents/" + gales.ID, status: 204},
 	})
-	var events []audit.Event
-	testkitWait(t, func() bool {
-		var err error
-		events, err = b.store.ListAudit(context.Background(), audit.Query{})
-		return err == nil && len(events) >= 6
-	})
-	byAction := map[string]audit.Event{}
-	for _, e := range events {
-		byAction[e.Action+" "+e.Outcome] = e
-		if e.Principal != rag.LocalPrincipal.ID || e.Client != "127.0.0.1" || e.At.IsZero() {
-			t.Errorf("event %+v: principal, client or time missing", e)
-		}
-	}
 	want := map[string][]string{
 		"search ok":            {tides.ID, gales.ID},
 		"chat ok":              {tides.ID},
@@ -67,6 +54,12 @@ func TestAudit(t *testing.T) {
 		"document.download ok": {tides.ID},
 		"document.read failed": {"nope"},
 		"document.delete ok":   {gales.ID},
+	}
+	events, byAction := waitAudit(t, b, audit.Query{}, func(e audit.Event) string { return e.Action + " " + e.Outcome }, slices.Collect(maps.Keys(want))...)
+	for _, e := range events {
+		if e.Principal != rag.LocalPrincipal.ID || e.Client != "127.0.0.1" || e.At.IsZero() {
+			t.Errorf("event %+v: principal, client or time missing", e)
+		}
 	}
 	for key, docs := range want {
 		e, ok := byAction[key]
@@ -107,15 +100,29 @@ func TestAuditAdminOnly(t *testing.T) {
 	}
 }
 
-func testkitWait(t testing.TB, cond func() bool) {
+// waitAudit waits until the audit log holds an event for every wanted key (key names an event, e.g. its
+// action and outcome), or ten seconds pass, and returns the events by key. The log is written after the
+// response and holds other events too, so a test waits for the events it checks, never for a count.
+// On timeout it returns what is there and the caller's checks name what is missing.
+func waitAudit(t testing.TB, b *bundle, q audit.Query, key func(audit.Event) string, wanted ...string) ([]audit.Event, map[string]audit.Event) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
+	var events []audit.Event
+	got := map[string]audit.Event{}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if events, err = b.store.ListAudit(context.Background(), q); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		clear(got)
+		for _, e := range events {
+			got[key(e)] = e
+		}
+		if !slices.ContainsFunc(wanted, func(w string) bool { _, ok := got[w]; return !ok }) || time.Now().After(deadline) {
+			return events, got
+		}
 	}
 }
+
 
 // BenchmarkSearchAudit measures what recording a search in the audit log adds to it: the same searches
 // through the whole handler stack, without and with the audit log, reporting the p50 and p95 latency of
@@ -178,24 +185,18 @@ func TestAuditRefusedKeys(t *testing.T) {
 		{name: "BadKey", method: "GET", path: "/api/documents", headers: bearer("ragd_000000000000_not-the-key"), status: 401, code: rag.CodeUnauthorized},
 		{name: "NoScope", method: "GET", path: "/api/admin/users", headers: bearer(key), status: 403, code: rag.CodeForbidden},
 	})
-	var events []audit.Event
-	testkitWait(t, func() bool {
-		var err error
-		events, err = b.store.ListAudit(context.Background(), audit.Query{})
-		return err == nil && len(events) >= 3
-	})
-	got := map[string]audit.Event{}
+	wanted := map[string]audit.Event{
+		"login.failure POST /api/search: no key":                  {Status: 401},
+		"login.failure GET /api/documents: invalid key":           {Status: 401},
+		"access.denied GET /api/admin/users: missing scope admin": {Status: 403, Principal: "user:olive"},
+	}
+	events, got := waitAudit(t, b, audit.Query{}, func(e audit.Event) string { return e.Action + " " + e.Detail }, slices.Collect(maps.Keys(wanted))...)
 	for _, e := range events {
-		got[e.Action+" "+e.Detail] = e
 		if strings.Contains(e.Detail, "not-the-key") || e.Outcome != audit.Denied || e.Client != "127.0.0.1" {
 			t.Errorf("event %+v", e)
 		}
 	}
-	for k, want := range map[string]audit.Event{
-		"login.failure POST /api/search: no key":                  {Status: 401},
-		"login.failure GET /api/documents: invalid key":           {Status: 401},
-		"access.denied GET /api/admin/users: missing scope admin": {Status: 403, Principal: "user:olive"},
-	} {
+	for k, want := range wanted {
 		if e, ok := got[k]; !ok || e.Status != want.Status || e.Principal != want.Principal {
 			t.Errorf("%s: %+v (have %v)", k, e, events)
 		}
@@ -222,17 +223,11 @@ func TestAuditKeyCreated(t *testing.T) {
 			}},
 	})
 	b.run(t, []scenario{{name: "Revoke", method: "DELETE", path: "/api/admin/keys/" + made.Prefix, headers: admin, status: 200}})
-	var events []audit.Event
-	testkitWait(t, func() bool {
-		var err error
-		events, err = b.store.ListAudit(context.Background(), audit.Query{Target: made.Prefix})
-		return err == nil && len(events) >= 2
-	})
-	actions := map[string]bool{}
-	for _, e := range events {
-		actions[e.Action] = true
+	events, actions := waitAudit(t, b, audit.Query{Target: made.Prefix}, func(e audit.Event) string { return e.Action }, "key.created", "key.revoked")
+	if _, ok := actions["key.created"]; !ok {
+		t.Errorf("events with target %s: %+v", made.Prefix, events)
 	}
-	if !actions["key.created"] || !actions["key.revoked"] {
+	if _, ok := actions["key.revoked"]; !ok {
 		t.Errorf("events with target %s: %+v", made.Prefix, events)
 	}
 }
@@ -274,20 +269,7 @@ func TestAuditOpenAIAndMCP(t *testing.T) {
 		t.Fatal("MCP with a wrong key connected")
 	}
 
-	var events []audit.Event
-	testkitWait(t, func() bool {
-		var err error
-		events, err = b.store.ListAudit(context.Background(), audit.Query{Limit: 1000})
-		return err == nil && len(events) >= 8
-	})
-	got := map[string]audit.Event{}
-	for _, e := range events {
-		got[e.Action+" "+e.Outcome+" "+e.Detail] = e
-		if e.Client != "127.0.0.1" || strings.Contains(e.Detail, "not-the-key") {
-			t.Errorf("event %+v: client missing or key material", e)
-		}
-	}
-	for k, want := range map[string]audit.Event{
+	wanted := map[string]audit.Event{
 		"chat ok POST /v1/chat/completions":                      {Principal: admin.ID, Documents: []string{tides.ID}},
 		"login.failure denied POST /v1/chat/completions: no key": {},
 		"login.failure denied GET /v1/models: invalid key":       {},
@@ -296,7 +278,15 @@ func TestAuditOpenAIAndMCP(t *testing.T) {
 		"document.read ok mcp get_document":                      {Principal: admin.ID, Documents: []string{tides.ID}, Target: tides.ID},
 		"document.read failed mcp get_document: not_found":       {Principal: admin.ID},
 		"login.failure denied POST /mcp: invalid key":            {},
-	} {
+	}
+	events, got := waitAudit(t, b, audit.Query{Limit: 1000}, func(e audit.Event) string { return e.Action + " " + e.Outcome + " " + e.Detail },
+		slices.Collect(maps.Keys(wanted))...)
+	for _, e := range events {
+		if e.Client != "127.0.0.1" || strings.Contains(e.Detail, "not-the-key") {
+			t.Errorf("event %+v: client missing or key material", e)
+		}
+	}
+	for k, want := range wanted {
 		e, ok := got[k]
 		if !ok {
 			t.Errorf("no event %q; have %v", k, slices.Collect(maps.Keys(got)))

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,23 +109,17 @@ func TestSourcesAccess(t *testing.T) {
 		{name: "Gone", method: "GET", path: one, headers: admin, status: 404, code: rag.CodeNotFound},
 	})
 	// Adding, syncing and removing are audited with the source as target; a refused sync too.
-	var events []audit.Event
-	testkitWait(t, func() bool {
-		var err error
-		events, err = b.store.ListAudit(ctx, audit.Query{Target: src.ID})
-		return err == nil && len(events) >= 5
-	})
-	got := map[string]bool{}
-	for _, e := range events {
+	wanted := []string{"source.added ok the configured key", "source.sync ok user:olive", "source.sync denied user:mina",
+		"source.removed ok user:olive", "source.removed denied user:mina"}
+	_, got := waitAudit(t, b, audit.Query{Target: src.ID}, func(e audit.Event) string {
 		if strings.HasPrefix(e.Principal, "key:") {
 			e.Principal = "the configured key"
 		}
-		got[e.Action+" "+e.Outcome+" "+e.Principal] = true
-	}
-	for _, want := range []string{"source.added ok the configured key", "source.sync ok user:olive", "source.sync denied user:mina",
-		"source.removed ok user:olive", "source.removed denied user:mina"} {
-		if !got[want] {
-			t.Errorf("no audit event %q among %v", want, got)
+		return e.Action + " " + e.Outcome + " " + e.Principal
+	}, wanted...)
+	for _, want := range wanted {
+		if _, ok := got[want]; !ok {
+			t.Errorf("no audit event %q among %v", want, slices.Collect(maps.Keys(got)))
 		}
 	}
 	page, err := b.store.ListDocuments(ctx, rag.LocalPrincipal, rag.DocumentQuery{})

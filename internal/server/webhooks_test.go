@@ -1,8 +1,8 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -21,7 +21,6 @@ func TestWebhooksAccess(t *testing.T) {
 	b := setupUsers(t)
 	b.deps.Webhooks = webhooks.New(b.store, nil, webhooks.Options{AllowPrivate: true})
 	withAudit(t, b)
-	ctx := context.Background()
 	teamCollections(t, b)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) }))
 	t.Cleanup(receiver.Close)
@@ -68,26 +67,12 @@ func TestWebhooksAccess(t *testing.T) {
 		{name: "LeadRemoves", method: "DELETE", path: one, headers: lead, status: 204},
 		{name: "Gone", method: "POST", path: one + "/ping", headers: lead, status: 404, code: rag.CodeNotFound},
 	})
-	// The audit log is written after the response: wait for every event asked for, not for a count (the
-	// log holds request events too, so four of them could be there before the removal's).
 	wanted := []string{"webhook.added ok user:olive", "webhook.ping ok user:olive", "webhook.removed ok user:olive",
 		"webhook.removed denied user:mina"}
-	var events []audit.Event
-	got := map[string]bool{}
-	testkitWait(t, func() bool {
-		var err error
-		if events, err = b.store.ListAudit(ctx, audit.Query{Target: hook.ID}); err != nil {
-			return false
-		}
-		clear(got)
-		for _, e := range events {
-			got[e.Action+" "+e.Outcome+" "+e.Principal] = true
-		}
-		return !slices.ContainsFunc(wanted, func(w string) bool { return !got[w] })
-	})
+	events, got := waitAudit(t, b, audit.Query{Target: hook.ID}, func(e audit.Event) string { return e.Action + " " + e.Outcome + " " + e.Principal }, wanted...)
 	for _, want := range wanted {
-		if !got[want] {
-			t.Errorf("no audit event %q among %v", want, got)
+		if _, ok := got[want]; !ok {
+			t.Errorf("no audit event %q among %v", want, slices.Collect(maps.Keys(got)))
 		}
 	}
 	for _, e := range events {
