@@ -123,7 +123,6 @@ func waitAudit(t testing.TB, b *bundle, q audit.Query, key func(audit.Event) str
 	}
 }
 
-
 // BenchmarkSearchAudit measures what recording a search in the audit log adds to it: the same searches
 // through the whole handler stack, without and with the audit log, reporting the p50 and p95 latency of
 // each (ms). go test ./internal/server -run '^$' -bench SearchAudit -benchtime 2000x
