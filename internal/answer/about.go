@@ -45,7 +45,7 @@ func (s *Service) refocus(ctx context.Context, p rag.Principal, req rag.SearchRe
 // MaxReserve is the most passages of the best passage's document that the per-document cap kept out and
 // that the extractive answerer may quote once the passages it was given cover the question
 // (rag.GenerateRequest.Reserve).
-const MaxReserve = 3
+const MaxReserve = 6
 
 // reserve returns the passages of the best passage's document that the per-document cap kept out of res:
 // those among the first 2k of req searched without the cap that res lacks (at most MaxReserve, in their

@@ -35,7 +35,9 @@ func TestGivenNames(t *testing.T) {
 
 // TestGenerateMissingName: a name or year the question gives that a passage holds but the answer's
 // sentences (and their passage's title) do not is not covered — the answer would be about another thing or
-// year; held by the answer, or by no passage at all, it does not refuse. A Latin name in a Korean question
+// year; held by the answer, or (a name) by no passage at all, it does not refuse. A year no passage of the
+// answer holds refuses wherever else it is, and a line of another document holding the year alone does not
+// make the answer hold it. A Latin name in a Korean question
 // is held by the passage the answer quotes (Korean sentences drop the subject their passage named).
 func TestGenerateMissingName(t *testing.T) {
 	t.Parallel()
@@ -46,7 +48,16 @@ func TestGenerateMissingName(t *testing.T) {
 	checkCovered(t, mozilla, []coverCase{
 		{"What was Mozilla's total revenue for 2011?", true},
 		{"What was Mozilla's total revenue for 2020?", false}, // 2020 is in passage 2; the revenue sentence is of 2011
-		{"What was Mozilla's total revenue for 2031?", true},  // no passage has 2031: the coverage share decides
+		{"What was Mozilla's total revenue for 2031?", false}, // no passage has 2031: a year is spelt one way
+		{"What was Thunderbird's total revenue?", true},       // no passage has Thunderbird: the share decides
+	})
+	notice := []rag.Passage{
+		{N: 1, Title: "Mozilla", Text: "In a report released in November 2012, Mozilla reported that its total revenue for 2011 was $163 million. Mozilla noted that 85% of its revenue comes from Google."},
+		{N: 2, Title: "Federal Register", Text: "The FAA proposes to adopt a new airworthiness directive.\n\nIssued on August 3, 2020."},
+	}
+	checkCovered(t, notice, []coverCase{
+		{"What is Mozilla's revenue for 2011?", true},
+		{"What is Mozilla's revenue for 2020?", false}, // the notice's date is not Mozilla's revenue
 	})
 	thunderbird := []rag.Passage{
 		{N: 1, Title: "Mozilla", Text: "In 2003 the Mozilla Foundation was founded to steward the project."},

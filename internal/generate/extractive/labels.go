@@ -85,6 +85,11 @@ func labelOf(text string) (string, string) {
 var (
 	wherePlace = regexp.MustCompile(`\b(?:from|in|at|near)\s+(?:the\s+)?([A-Z][\p{L}-]+)`)
 	asksWhere  = regexp.MustCompile(`(?i)^\s*where\b`)
+	// asksName is a question for what a thing is called ("무엇이라고 부르나요?", "뭐라고 하나요?", "What is
+	// … called?"), and namesThing a sentence that gives a thing its name ("…를 업데이터 함수라고 부릅니다",
+	// "… is called a closure", "… known as …").
+	asksName   = regexp.MustCompile(`(?i)(?:무엇|뭐|무어|어떻게)(?:이)?라고\s*(?:부르|부릅|불러|불리|하나|합니|해요|하는|칭하)|what\s+(?:is|are|was|were)\b.*\b(?:called|known\s+as|named|termed)\b`)
+	namesThing = regexp.MustCompile(`(?i)[\p{L}\p{N})\]]\s*(?:이)?라고\s*(?:부르|부릅|불러|불리|불린|한다|합니다|하며|하고|칭한|칭하)|(?:이)?라\s*(?:부르|부릅|불린|칭한)|\b(?:called|known\s+as|named|termed|referred\s+to\s+as)\b`)
 )
 
 // asksForm returns a test of whether a sentence shows the kind of value question asks for by its form, or
@@ -92,6 +97,8 @@ var (
 func asksForm(question string) func(text string) bool {
 	q := textproc.Normalize(question)
 	switch {
+	case asksName.MatchString(q):
+		return namesThing.MatchString
 	case asksWhere.MatchString(q):
 		lower := strings.ToLower(q)
 		return func(text string) bool {

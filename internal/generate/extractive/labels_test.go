@@ -70,3 +70,29 @@ func answerOpens(t *testing.T, question, opening string, texts ...string) {
 		t.Errorf("%q: answer %q does not open with %q", question, text, opening)
 	}
 }
+
+// TestGenerateNamingQuestion: a question for what a thing is called is answered first by the sentence that
+// gives it its name ("…라고 부릅니다"), not by the first one that mentions the name.
+func TestGenerateNamingQuestion(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{
+		{N: 1, Title: "state 업데이트 큐", Text: "React는 큐에 \"5로 바꾸기\"를 추가합니다. setNumber(n => n + 1) : n => n + 1는 업데이터 함수입니다. React는 해당 함수를 큐에 추가합니다."},
+		{N: 2, Title: "state 업데이트 큐", Text: "여기서 n => n + 1 은 업데이터 함수(updater function)라고 부릅니다. 이를 state 설정자 함수에 전달할 때 React는 큐에 넣습니다."},
+	}
+	q := "n => n + 1 같은 함수를 무엇이라고 부르나요?"
+	if got := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: passages}); !strings.HasPrefix(got, "여기서 n => n + 1 은 업데이터 함수(updater function)라고 부릅니다.") {
+		t.Errorf("%q: answer %q, want it to open with the sentence that names the function", q, got)
+	}
+	for q, want := range map[string]bool{"n => n + 1 같은 함수를 무엇이라고 부르나요?": true, "이걸 뭐라고 하나요?": true,
+		"What is this function called?": true, "Who called the meeting?": false, "무엇을 기다리나요?": false} {
+		if got := asksName.MatchString(q); got != want {
+			t.Errorf("asksName(%q) = %v, want %v", q, got, want)
+		}
+	}
+	for text, want := range map[string]bool{"이를 업데이터 함수라고 부릅니다.": true, "이를 batching 이라고 합니다.": true,
+		"Such a function is called a closure.": true, "React는 해당 함수를 큐에 추가합니다.": false} {
+		if got := namesThing.MatchString(text); got != want {
+			t.Errorf("namesThing(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -799,8 +799,19 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 // refusal names the rule by which the chosen sentences do not cover the question (package doc, "Not
 // covered"), or returns "" when they do.
 func (g *Generator) refusal(question string, r ranking, picked, shown []sentence, passages []rag.Passage) string {
+	// A name or number is held by the answer when a sentence of its best one's document holds it, or a
+	// sentence that holds more of the question than names: a line of another document that the answer
+	// weighs for the year alone ("Issued on August 3, 2020." of a notice, for Mozilla's revenue in 2020)
+	// does not make it an answer about that year.
+	quoted := picked
+	if len(shown) > 0 && shown[0].rank < len(passages) {
+		doc := passages[shown[0].rank].Title
+		quoted = slices.DeleteFunc(slices.Clone(picked), func(s sentence) bool {
+			return s.rank < len(passages) && passages[s.rank].Title != doc && !holdsMoreThanNames(s, r.qw)
+		})
+	}
 	switch share, words := g.covered(picked, r, passages); {
-	case missingName(picked, r, passages):
+	case missingName(quoted, r, passages):
 		return "missingName"
 	case share < g.opt.MinCoverage && words < g.p.minWords:
 		return "share"
@@ -1202,7 +1213,9 @@ func quantifier(w qword) bool {
 // title or section of their passages. A Latin-script name in a Korean question is held by the whole
 // passage a picked sentence comes from: Korean sentences leave out the subject their passage has named
 // ("React" of a page on React's rendering), English ones name it. A name no passage holds is left to the
-// share: the question may spell it otherwise.
+// share: the question may spell it otherwise — except a year, which a document writes as the question
+// does: one that no picked sentence's passage holds makes the answer one about another year, whatever the
+// other passages hold.
 func missingName(picked []sentence, r ranking, passages []rag.Passage) bool {
 	qw := r.qw
 	korean := slices.ContainsFunc(qw, func(w qword) bool { return !w.history && isHangulWord(w.terms[0]) })
@@ -1228,6 +1241,9 @@ func missingName(picked []sentence, r ranking, passages []rag.Passage) bool {
 		}) {
 			continue
 		}
+		if year(w) && !slices.ContainsFunc(picked, func(s sentence) bool { return holds(s.rank, w, true) }) {
+			return true // the year is no other spelling of a word the passages hold: the answer is of another year
+		}
 		for rank := range passages {
 			if holds(rank, w, true) {
 				return true
@@ -1235,6 +1251,24 @@ func missingName(picked []sentence, r ranking, passages []rag.Passage) bool {
 		}
 	}
 	return false
+}
+
+// holdsMoreThanNames reports whether s holds a focus word of the question other than the names and
+// numbers it gives.
+func holdsMoreThanNames(s sentence, qw []qword) bool {
+	for i, w := range qw {
+		if w.focus && !w.name && !w.given && !w.history && i < len(s.deg) && s.deg[i] >= askFound {
+			return true
+		}
+	}
+	return false
+}
+
+// year reports whether the question word w is a year written in digits ("2020", "1998").
+func year(w qword) bool {
+	t := w.terms[0]
+	return len(t) == 4 && (strings.HasPrefix(t, "1") || strings.HasPrefix(t, "20")) &&
+		!strings.ContainsFunc(t, func(r rune) bool { return r < '0' || r > '9' })
 }
 
 // neighbourHolds reports whether a sentence next to s in its paragraph holds the question word r.qw[i]: a
