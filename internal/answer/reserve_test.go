@@ -95,3 +95,28 @@ func TestAnswerReserve(t *testing.T) {
 		t.Errorf("one passage of the best document given: reserve %+v, %d searches, want none and 1", g.reserve, len(s.requests))
 	}
 }
+
+// TestAnswerReserveAtMost: with more of the best document's passages kept out than answer.MaxReserve, the
+// reserve holds exactly the first MaxReserve of them, in their order.
+func TestAnswerReserveAtMost(t *testing.T) {
+	var hits []rag.Hit
+	for i := int64(1); i <= 12; i++ {
+		hits = append(hits, hit(i, "handbook", "The standing trustee files a report.", false))
+	}
+	s := &cappedSearcher{docSearcher{hits: hits}}
+	g := &reserveQuoter{}
+	if _, err := answer.New(s, g, answer.Options{Passages: 5}).Ask(context.Background(), rag.LocalPrincipal,
+		rag.AskRequest{Question: "What does the standing trustee file?"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var held, want []int64
+	for _, p := range g.reserve {
+		held = append(held, p.ChunkID)
+	}
+	for i := range int64(answer.MaxReserve) {
+		want = append(want, 3+i) // passages 1 and 2 are given (the cap); 3… were kept out
+	}
+	if !slices.Equal(held, want) {
+		t.Errorf("reserve %v, want the first %d kept out: %v", held, answer.MaxReserve, want)
+	}
+}

@@ -33,3 +33,13 @@ func citation(line string) bool {
 	}
 	return retrieved.MatchString(line) || authorDateTitle.MatchString(line) || titleSite.MatchString(line) || titleOnly.MatchString(line)
 }
+
+// maxCitationPiece is the longest sentence read as a piece of a reference entry on its own (citePiece).
+const maxCitationPiece = 80
+
+// citePiece reports whether a sentence is the dating piece of a reference entry — "Archived from the
+// original on 2007-09-14.", "Retrieved 2013-06-10." — inside a line too long to be read as an entry
+// (citation): a page's reference list run together with the prose a cited page quotes.
+func citePiece(sentence string) bool {
+	return utf8.RuneCountInString(sentence) <= maxCitationPiece && retrieved.MatchString(sentence)
+}

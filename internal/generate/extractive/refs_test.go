@@ -65,3 +65,35 @@ func checkBool(t *testing.T, name string, f func(string) bool, cases map[string]
 		}
 	}
 }
+
+// TestCitationPiece: the dating piece of a reference entry run together with quoted prose into a line
+// longer than an entry ("… IBPhoenix. Archived from the original on 2007-09-14. Retrieved 2013-06-10. We
+// at IBPhoenix think …") is no answer sentence, though it may hold a word of the question ("originally");
+// the prose around it is.
+func TestCitationPiece(t *testing.T) {
+	t.Parallel()
+	quote := strings.Repeat("We at IBPhoenix think that having a browser and a database named alike confuses users. ", 4)
+	line := "\"Mozilla browser becomes Firebird\". IBPhoenix. Archived from the original on 2007-09-14. Retrieved 2013-06-10. " + quote
+	if citation(line) {
+		t.Fatalf("the whole line (%d runes) is read as an entry; the test needs one longer than maxCitation", len([]rune(line)))
+	}
+	seen := 0
+	for _, s := range units(line) {
+		piece := strings.HasPrefix(s.text, "Archived") || strings.HasPrefix(s.text, "Retrieved")
+		if piece {
+			seen++
+		}
+		if got := answerable(s, typeNone); got == piece {
+			t.Errorf("answerable(%q) = %v, want %v", s.text, got, !piece)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("units of the line held %d dating pieces, want 2", seen)
+	}
+	for s, want := range map[string]bool{"Archived from the original on 2007-09-14.": true, "Retrieved 2013-06-10.": true,
+		"The copy was retrieved from the archive on the day it was published, as the original had been lost.": false} {
+		if got := citePiece(s); got != want {
+			t.Errorf("citePiece(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -799,19 +799,8 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 // refusal names the rule by which the chosen sentences do not cover the question (package doc, "Not
 // covered"), or returns "" when they do.
 func (g *Generator) refusal(question string, r ranking, picked, shown []sentence, passages []rag.Passage) string {
-	// A name or number is held by the answer when a sentence of its best one's document holds it, or a
-	// sentence that holds more of the question than names: a line of another document that the answer
-	// weighs for the year alone ("Issued on August 3, 2020." of a notice, for Mozilla's revenue in 2020)
-	// does not make it an answer about that year.
-	quoted := picked
-	if len(shown) > 0 && shown[0].rank < len(passages) {
-		doc := passages[shown[0].rank].Title
-		quoted = slices.DeleteFunc(slices.Clone(picked), func(s sentence) bool {
-			return s.rank < len(passages) && passages[s.rank].Title != doc && !holdsMoreThanNames(s, r.qw)
-		})
-	}
 	switch share, words := g.covered(picked, r, passages); {
-	case missingName(quoted, r, passages):
+	case missingName(picked, r, passages):
 		return "missingName"
 	case share < g.opt.MinCoverage && words < g.p.minWords:
 		return "share"
@@ -1215,9 +1204,17 @@ func quantifier(w qword) bool {
 // ("React" of a page on React's rendering), English ones name it. A name no passage holds is left to the
 // share: the question may spell it otherwise — except a year, which a document writes as the question
 // does: one that no picked sentence's passage holds makes the answer one about another year, whatever the
-// other passages hold.
+// other passages hold. A sentence of another document than the best one's (picked[0]) that holds nothing
+// of the question but its names does not hold them for the answer: a notice's "Issued on August 3, 2020."
+// weighed beside Mozilla's revenue for 2011 does not make it the revenue of 2020.
 func missingName(picked []sentence, r ranking, passages []rag.Passage) bool {
 	qw := r.qw
+	if len(picked) > 0 && picked[0].rank < len(passages) {
+		doc := passages[picked[0].rank].Title
+		picked = slices.DeleteFunc(slices.Clone(picked), func(s sentence) bool {
+			return s.rank < len(passages) && passages[s.rank].Title != doc && !holdsMoreThanNames(s, qw)
+		})
+	}
 	korean := slices.ContainsFunc(qw, func(w qword) bool { return !w.history && isHangulWord(w.terms[0]) })
 	// heads[rank] are the terms of a passage's title and section, whole[rank] those with its text.
 	heads, whole := map[int]map[string]bool{}, map[int]map[string]bool{}
@@ -1241,7 +1238,7 @@ func missingName(picked []sentence, r ranking, passages []rag.Passage) bool {
 		}) {
 			continue
 		}
-		if year(w) && !slices.ContainsFunc(picked, func(s sentence) bool { return holds(s.rank, w, true) }) {
+		if isYear(w.terms[0]) && !strings.ContainsFunc(w.terms[0], notDigit) && !slices.ContainsFunc(picked, func(s sentence) bool { return holds(s.rank, w, true) }) {
 			return true // the year is no other spelling of a word the passages hold: the answer is of another year
 		}
 		for rank := range passages {
@@ -1264,12 +1261,8 @@ func holdsMoreThanNames(s sentence, qw []qword) bool {
 	return false
 }
 
-// year reports whether the question word w is a year written in digits ("2020", "1998").
-func year(w qword) bool {
-	t := w.terms[0]
-	return len(t) == 4 && (strings.HasPrefix(t, "1") || strings.HasPrefix(t, "20")) &&
-		!strings.ContainsFunc(t, func(r rune) bool { return r < '0' || r > '9' })
-}
+// notDigit reports whether r is no ASCII digit.
+func notDigit(r rune) bool { return r < '0' || r > '9' }
 
 // neighbourHolds reports whether a sentence next to s in its paragraph holds the question word r.qw[i]: a
 // Korean text states the year or name once, and the sentence after it goes on without it ("2018년 … 수상했다.

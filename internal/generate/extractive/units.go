@@ -159,8 +159,9 @@ func units(text string) []sentence {
 		spans := joinNumbers(l.text, chunk.Sentences(l.text))
 		cite := citation(l.text)
 		for j, sp := range spans {
-			out = append(out, sentence{text: l.text[sp.Start:sp.End], line: i, item: l.item, heading: l.heading,
-				lineEnd: j == len(spans)-1, whole: len(spans) == 1, cite: cite, code: codeLine(l.text)})
+			text := l.text[sp.Start:sp.End]
+			out = append(out, sentence{text: text, line: i, item: l.item, heading: l.heading,
+				lineEnd: j == len(spans)-1, whole: len(spans) == 1, cite: cite || citePiece(text), code: codeLine(l.text)})
 		}
 	}
 	for k := range out {
