@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -64,15 +65,17 @@ func TestFollowUpInChat(t *testing.T) {
 	}
 }
 
-// TestDocumentPicker: two documents are ingested; the chat's document picker lists them, and with one checked
-// the question is sent with its id in document_ids and answered from it alone: every cited source is that
-// document (asked over both, the same question's answer also cites the other one, tested first).
+// TestDocumentPicker: two documents are ingested; the chat's document picker lists them, and with the
+// import/export page checked each question is sent with its id in document_ids and answered from it alone. A
+// question about rendering, answered from the rendering page when asked over both (tested first), cites nothing of
+// the rendering page with the import/export page picked; the import question cites only the picked page.
 func TestDocumentPicker(t *testing.T) {
 	ctx, _ := browser(t)
 	srv := serveIngested(t, "md/ko_react_render-and-commit.md", "md/ko_react_importing-and-exporting-components.md")
-	const question = "컴포넌트를 내보내고 가져오는 방법은 무엇인가요?"
-	// Asked over both documents, the answer cites the rendering page too: the picker's restriction shows.
-	body, _ := json.Marshal(map[string]any{"question": question})
+	const renderQ = "React가 화면을 업데이트하는 세 단계는 무엇인가요?"
+	const importQ = "컴포넌트를 다른 파일로 이동하는 세 가지 단계는 무엇인가요?"
+	// Asked over both documents, the rendering question cites the rendering page: the picker's restriction shows.
+	body, _ := json.Marshal(map[string]any{"question": renderQ})
 	resp, err := http.Post(srv.URL+"/api/chat", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +92,7 @@ func TestDocumentPicker(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.ContainsFunc(open.Sources, func(s source) bool { return !strings.Contains(s.Title, "import") }) {
-		t.Fatalf("over both documents the answer cites only %+v: this question does not show the restriction", open.Sources)
+		t.Fatalf("over both documents the rendering question cites only %+v: it does not show the restriction", open.Sources)
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("question")),
 		chromedp.Click(`#doc-picker summary`, chromedp.NodeVisible)); err != nil {
@@ -109,20 +112,24 @@ func TestDocumentPicker(t *testing.T) {
 	if got := eval[string](t, ctx, `document.getElementById('doc-picked').textContent`); got != "(1)" {
 		t.Fatalf("picker says %q, want (1)", got)
 	}
-	eval[bool](t, ctx, `(() => { window.__bodies = []; const f = window.fetch; window.fetch = (u, o) => { if (String(u).includes('/api/chat')) window.__bodies.push(JSON.parse(o.body)); return f(u, o); }; return true; })()`)
-	ask(t, ctx, question)
-	ids := eval[[]string](t, ctx, `window.__bodies[0].document_ids || []`)
 	want := eval[string](t, ctx, `document.querySelector('#doc-options input:checked').value`)
-	if len(ids) != 1 || ids[0] != want {
-		t.Fatalf("sent document_ids %v, want [%s]", ids, want)
-	}
-	if eval[int](t, ctx, `document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite').length`) == 0 {
-		t.Fatal("the answer cites nothing")
-	}
-	got := eval[[]string](t, ctx, `[...document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite')].map((b) => { b.click(); return document.getElementById('source-title').textContent; })`)
-	for _, src := range got {
-		if !strings.Contains(title, src) {
-			t.Fatalf("the cited sources are %q, want only the picked document %q", got, title)
+	eval[bool](t, ctx, `(() => { window.__bodies = []; const f = window.fetch; window.fetch = (u, o) => { if (String(u).includes('/api/chat')) window.__bodies.push(JSON.parse(o.body)); return f(u, o); }; return true; })()`)
+	const cited = `[...document.querySelectorAll('.msg-assistant[data-state="done"] .answer button.cite')].map((b) => { b.click(); return document.getElementById('source-title').textContent; })`
+	for i, q := range []string{renderQ, importQ} {
+		ask(t, ctx, q)
+		if ids := eval[[]string](t, ctx, fmt.Sprintf(`window.__bodies[%d].document_ids || []`, i)); len(ids) != 1 || ids[0] != want {
+			t.Fatalf("%q was sent with document_ids %v, want [%s]", q, ids, want)
 		}
+		got := eval[[]string](t, ctx, cited)
+		for _, src := range got {
+			if !strings.Contains(title, src) {
+				t.Fatalf("%q cites %q, want only the picked document %q", q, got, title)
+			}
+		}
+		if q == importQ && len(got) == 0 {
+			t.Fatalf("%q, answered from the picked page, cites nothing: %q", q, eval[string](t, ctx, `document.querySelector('.msg-assistant[data-state="done"] .answer').textContent`))
+		}
+		// The next question's answer is the one marked done.
+		eval[bool](t, ctx, `(() => { document.querySelector('.msg-assistant[data-state="done"]').dataset.state = 'seen'; return true; })()`)
 	}
 }
