@@ -408,3 +408,50 @@ func TestGenerateModalVerbNeitherSide(t *testing.T) {
 		{"교육 교재는 언제 받을 수 있어요?", true},
 	})
 }
+
+// TestGenerateNestedList: a list item that a list of the other kind follows (a bulleted recap's item over
+// numbered steps) introduces those steps: asked for the steps, the answer is that item with each of them,
+// not the paragraph's last sentence before the recap, nor the recap's other items.
+func TestGenerateNestedList(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "렌더링 그리고 커밋", Text: "에필로그: 브라우저 페인트\n\n" +
+		"렌더링이 완료되고 React가 DOM을 업데이트한 후 브라우저는 화면을 다시 그립니다. 이 단계를 \"브라우저 렌더링\"이라고 하지만 " +
+		"이 문서의 나머지 부분에서 혼동을 피하고자 \"페인팅\"이라고 부를 것입니다.\n\n" +
+		"- React 앱의 모든 화면 업데이트는 세 단계로 이루어집니다.\n\n1. 트리거\n\n2. 렌더링\n\n3. 커밋\n\n" +
+		"- Strict Mode를 사용하여 컴포넌트에서 실수를 찾을 수 있습니다.\n\n" +
+		"- 렌더링 결과가 이전과 같으면 React는 DOM을 건드리지 않습니다."}}
+	q := "React가 화면을 업데이트하는 세 단계는 무엇인가요?"
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: passages})
+	if !strings.HasPrefix(strings.TrimPrefix(text, "- "), "React 앱의 모든 화면 업데이트는 세 단계로 이루어집니다.") {
+		t.Errorf("%q: answer %q does not open with the item that introduces the steps", q, text)
+	}
+	for _, step := range []string{"\n1. 트리거", "\n2. 렌더링", "\n3. 커밋"} {
+		if !strings.Contains(text, step) {
+			t.Errorf("%q: answer %q lacks the step %q on a line of its own", q, text, step)
+		}
+	}
+	for _, other := range []string{"페인팅", "Strict Mode"} {
+		if strings.Contains(text, other) {
+			t.Errorf("%q: answer %q quotes %q, which is not one of the steps", q, text, other)
+		}
+	}
+	checkGrounded(t, text, passages)
+}
+
+func TestNestedAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		want int // the items the first unit introduces
+	}{
+		{"- 세 단계가 있습니다.\n1. 하나\n2. 둘\n- 다음 항목", 2},
+		{"1. 첫 단계입니다.\n- 세부 하나\n- 세부 둘\n2. 둘째 단계", 2},
+		{"- 같은 종류입니다.\n- 다음 항목\n- 또 다음", 0},
+		{"- 끝 항목입니다.\n\n문단이 이어집니다.", 0},
+	} {
+		us := units(tc.text)
+		if got := len(us[0].block); got != tc.want || us[0].lead != (tc.want > 0) {
+			t.Errorf("units(%q)[0]: block %v lead %v, want %d items", tc.text, us[0].block, us[0].lead, tc.want)
+		}
+	}
+}

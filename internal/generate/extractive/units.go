@@ -16,6 +16,7 @@ const maxHeadingChars = 40
 type line struct {
 	text    string // without the markdown marker that opened it
 	item    bool   // a list item ("- …", "• …", "1. …" among other numbered lines)
+	num     bool   // a numbered item ("1. …", "① …", "가. …"), not a bulleted one
 	heading bool   // a heading: "# …", or a short line without closing punctuation that a paragraph follows
 	table   bool   // a markdown table row or separator
 	blank   bool
@@ -71,7 +72,7 @@ func layout(text string) []line {
 		n, num := listMarker(l)
 		switch {
 		case num:
-			out[i] = line{text: l, item: true} // the number stays: it orders the steps
+			out[i] = line{text: l, item: true, num: true} // the number stays: it orders the steps
 		case n > 0:
 			out[i] = line{text: strings.TrimSpace(l[n:]), item: true}
 		default:
@@ -86,7 +87,7 @@ func layout(text string) []line {
 		// A numbered line is an item when a neighbouring line is one too; alone ("4. 제출 서류"), it is
 		// a numbered heading.
 		if numbered[i] && !neighbourItem(out, i) {
-			out[i].item = false
+			out[i].item, out[i].num = false, false
 		}
 		if !out[i].item && headingLike(out[i].text) && followedByText(out, i) {
 			out[i].heading = true
@@ -166,6 +167,13 @@ func units(text string) []sentence {
 	}
 	for k := range out {
 		s := &out[k]
+		if s.item && s.lineEnd {
+			// "- React 앱의 모든 화면 업데이트는 세 단계로 이루어집니다." over "1. 트리거", "2. 렌더링", …: an item
+			// that the items of the other kind follow introduces them, a list nested in its list.
+			s.block = nestedAfter(out, ls, s.line)
+			s.lead = len(s.block) > 0
+			continue
+		}
 		if !s.lineEnd || s.item || s.header != "" {
 			continue
 		}
@@ -212,6 +220,23 @@ func nextIsItem(ls []line, i int) bool {
 		}
 	}
 	return false
+}
+
+// nestedAfter returns the positions (in units) of the items after item line i that are of the other kind
+// (numbered under a bulleted item, bulleted under a numbered one), up to the next line that is not one.
+func nestedAfter(units []sentence, ls []line, i int) []int {
+	var out []int
+	for k := range units {
+		u := units[k]
+		if u.line <= i {
+			continue
+		}
+		if l := ls[u.line]; !l.item || l.num == ls[i].num {
+			break
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // blockAfter returns the positions (in units) of what line i introduces: for a lead-in the list items that
