@@ -222,3 +222,59 @@ func TestGenerateMissingValue(t *testing.T) {
 	bid := []rag.Passage{{N: 1, Title: "메타 경매와 입찰 전략", Text: "메타 광고의 입찰가는 보통 목표 CPA 근처에서 시작합니다."}}
 	checkCovered(t, bid, []coverCase{{"메타 광고 입찰가는 보통 얼마부터 시작하나요?", true}})
 }
+
+// TestGenerateValueInPassage: a when question whose best sentence (the minutes' title line, naming the
+// committee and the meeting) gives no date is answered by the line of its passage that does ("일 시
+// 2024년5월7일(화)"), not by the title lines.
+func TestGenerateValueInPassage(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "assembly_minutes_21_414_1_env_labor", Text: "제414회국회\n\n(임시회)\n\n" +
+		"환경노동위원회회의록 제 1 호\n\n국 회 사 무 처\n\n일 시 2024년5월7일(화)\n\n장 소 환경노동위원회회의실\n\n의사일정\n\n" +
+		"1. 2023년도 국정감사 결과보고서 채택의 건\n\n2. 가축분뇨의 관리 및 이용에 관한 법률 일부개정법률안(송기헌 의원 대표발의)"}}
+	q := "환경노동위원회 회의는 언제 열렸나요?"
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: passages})
+	if !strings.HasPrefix(text, "일 시 2024년5월7일(화)") {
+		t.Errorf("%q: answer %q does not open with the meeting's date", q, text)
+	}
+	checkGrounded(t, text, passages)
+}
+
+// TestAsksPrice: a how-much question about a noun of money asks for a sum; one about a count, a length of
+// time or a noun that only ends like one of money does not.
+func TestAsksPrice(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]bool{
+		"신림 도담마을의 월세는 얼마인가요?":         true,
+		"보증금이 얼마예요?":                  true,
+		"입장료는 얼마죠?":                   true,
+		"관리비는 얼마나 나오나요?":              true,
+		"이 강의 수강료가 몇 원인가요?":           true,
+		"How much is the rent?":       true,
+		"총 몇 세대를 공급하나요?":              false,
+		"준비는 얼마나 걸리나요?":               false,
+		"인구는 얼마인가요?":                  false,
+		"How much time does it take?": false,
+	} {
+		if got := answerType(q) == typeNumber && asksPrice(q); got != want {
+			t.Errorf("asksPrice(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// TestGeneratePriceNearby: asked the rent of an estate, the answer is the sentence naming the estate with
+// the line of its section that states the sums, though that line says "월 임대료" for the question's "월세";
+// a count ("총 96세대") is no price.
+func TestGeneratePriceNearby(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "관악구 신림동 통합공공임대주택 입주자 모집공고", Text: "1. 공급 개요\n\n" +
+		"신림 도담마을은 서울특별시 관악구 신림동 관악가상로 55에 자리한 통합공공임대 단지이며, 이번 공고로 총 96세대를 공급합니다. " +
+		"주택형별 공급 물량은 전용 26m2 40세대, 전용 36m2 36세대, 전용 46m2 20세대입니다.\n\n" +
+		"- 임대조건: 임대보증금 950만원(9,500,000원), 월 임대료 15만원(150,000원), 전용 26m2 기준\n\n" +
+		"- 신청 기간: 2027-01-11 ~ 2027-01-20\n\n2. 신청 자격\n\n무주택세대구성원이어야 하며 월세 지원을 받는 분은 제외됩니다."}}
+	q := "신림 도담마을의 월세는 얼마인가요?"
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: passages})
+	if !strings.Contains(text, "월 임대료 15만원(150,000원)") {
+		t.Errorf("%q: answer %q lacks the line stating the rent", q, text)
+	}
+	checkGrounded(t, text, passages)
+}

@@ -45,6 +45,9 @@ type params struct {
 	// remedyReach is how many sentences away from the best one, in its paragraph, the instruction a
 	// what-to-do question needs may stand.
 	remedyReach int
+	// valueShare is the share of the best sentence's score that a sentence of its passage giving what a
+	// when/how-many question asks for needs to answer in its place, when the best one gives none.
+	valueShare float64
 }
 
 // wordJoiners may join letters and digits into one word ("25-180-12", "0.7m", "c++"), as in the analyzer.
@@ -58,7 +61,7 @@ const maxFollowUpWords = 3
 
 var defaultParams = params{rankDecay: 0.1, secondRatio: 0.4, context: 0.5, title: 0.5, frame: 0.3,
 	history: 0.3, typeBonus: 0.1, dfCut: 0.5, trimAt: 200, margin: 1, listBonus: 0.25, listChars: 600, given: 0.1, minWords: 1.5, otherDoc: 0.7, topicBonus: 0.15,
-	remedyReach: 5, window: 2, phrase: 0.1}
+	remedyReach: 5, window: 2, phrase: 0.1, valueShare: 0.8}
 
 // qword is a content word of the question with its analyzer terms.
 type qword struct {
@@ -325,6 +328,7 @@ type ranking struct {
 	qw    []qword
 	at    map[[2]int]sentence // by passage rank and position
 	want  ansType             // what the question asks for, when it asks for a value
+	price bool                // the value is a sum of money (asksPrice)
 }
 
 // rank scores the passages' sentences for the question.
@@ -340,6 +344,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	}
 	markTopic(qw, followTopic)
 	want := answerType(question)
+	price := want == typeNumber && asksPrice(question) // a sum of money is the value it asks for
 	cue, list := wantsList(question)
 	formula := hasCue(question, formulaCues)
 	topic := -1
@@ -487,7 +492,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		if total > 0 {
 			s.score = ctx / total
 		}
-		if want != typeNone && hasNewType(s.text, want, qTypes) {
+		if want != typeNone && hasNewType(s.text, want, qTypes) && (!price || holdsMoney(s.text)) {
 			s.value = true
 			s.score += g.p.typeBonus
 		}
@@ -540,7 +545,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		byPos[[2]int{s.rank, s.pos}] = s
 	}
 	slices.SortStableFunc(sents, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
-	return ranking{sents: sents, qw: qw, at: byPos, want: want}
+	return ranking{sents: sents, qw: qw, at: byPos, want: want, price: price}
 }
 
 // pick chooses the sentences of the answer, best first: the best one with the list it introduces or,
@@ -630,6 +635,18 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 			return r, nil, nil
 		}
 	}
+	var displaced []sentence // at most one
+	if r.want != typeNone && !best.value {
+		// "환경노동위원회 회의는 언제 열렸나요?": the minutes' title line names the committee and the meeting, the
+		// line under it gives the date ("일 시 2024년5월7일(화)"). A sentence of the best one's passage that gives
+		// what the question asks for, scoring near it, answers in its place; the one it displaces still
+		// counts in deciding whether the passages cover the question.
+		if j := slices.IndexFunc(r.sents, func(s sentence) bool {
+			return s.value && s.rank == best.rank && !s.heading && answerable(s, r.want) && s.score >= g.p.valueShare*best.score
+		}); j >= 0 {
+			displaced, best = []sentence{best}, r.sents[j]
+		}
+	}
 	// A when/how-many question whose best sentence gives a value is answered by it; another sentence joins
 	// only when it gives a value too and holds the words around the question word that the best one holds
 	// (another answer to the same question: "언제부터 시행되나요?" asks when the law takes effect, not when
@@ -645,6 +662,15 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 	}
 	take(g.trim(best, r.qw))
 	used := length(best)
+	if r.price && !best.value {
+		// "신림 도담마을의 월세는 얼마인가요?": the sentence naming the estate says nothing of money; the
+		// notice's line a few lines on does, in its own words ("임대조건: … 월 임대료 15만원"). The nearest
+		// sentence of its section that states a sum, before the next heading, joins it.
+		if u, ok := r.nearest(best, g.p.window+1, func(u sentence) bool { return u.value }); ok {
+			take(g.trim(u, r.qw))
+			used += length(u)
+		}
+	}
 	// takeBlock takes what lead introduces, each unit shown as a line of its block, up to listChars.
 	takeBlock := func(lead sentence) {
 		for _, pos := range lead.block {
@@ -793,7 +819,32 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 	}
 	shown = picked
 	picked = append(slices.Clip(picked), unshown...)
+	if len(displaced) > 0 && !taken[[2]int{displaced[0].rank, displaced[0].pos}] {
+		picked = append(picked, displaced[0])
+	}
 	return r, shown, picked
+}
+
+// nearest returns the sentence of best's passage nearest to it, at most reach positions away and with no
+// heading between, for which ok holds; after it before before it at the same distance.
+func (r ranking) nearest(best sentence, reach int, ok func(sentence) bool) (sentence, bool) {
+	open := [2]bool{true, true} // the way after, and before, is not closed by a heading
+	for d := 1; d <= reach; d++ {
+		for i, sign := range []int{1, -1} {
+			if !open[i] {
+				continue
+			}
+			u, found := r.at[[2]int{best.rank, best.pos + sign*d}]
+			if !found || u.heading {
+				open[i] = false
+				continue
+			}
+			if ok(u) {
+				return u, true
+			}
+		}
+	}
+	return sentence{}, false
 }
 
 // refusal names the rule by which the chosen sentences do not cover the question (package doc, "Not

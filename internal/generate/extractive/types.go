@@ -58,6 +58,52 @@ func answerType(question string) ansType {
 	return typeNone
 }
 
+// priceNouns name an amount of money; a how-much question about one ("월세는 얼마인가요?", "What is the
+// fee?") asks for a sum, which a count ("총 96세대") or an area ("전용 26m2") does not give.
+var priceNouns = []string{"가격", "값", "비용", "요금", "금액", "임대료", "월세", "전세", "보증금", "관리비", "수수료", "급여", "월급", "연봉",
+	"시급", "예산", "세금", "상금", "지원금", "계약금", "납부액", "매출", "price", "cost", "fee", "fees", "rent", "salary", "budget"}
+
+// priceSuffixes end Korean nouns of money: 입장료, 수강료, 교통비, 장학금 (and others: 자료, 준비, 지금, which
+// a question asks "얼마" of less often).
+var priceSuffixes = []string{"료", "비", "금"}
+
+// asksPrice reports whether question asks how much something costs: a how-much word ("얼마", "how much",
+// "몇 원") beside a noun of money, or "몇 원"/"몇 달러" itself.
+func asksPrice(question string) bool {
+	q := strings.ToLower(textproc.Normalize(question))
+	if strings.Contains(q, "몇 원") || strings.Contains(q, "몇원") || strings.Contains(q, "몇 달러") {
+		return true
+	}
+	if !strings.Contains(q, "얼마") && !strings.Contains(q, "how much") {
+		return false
+	}
+	for _, w := range splitWords(q) {
+		stem := w
+		for _, p := range []string{"은", "는", "이", "가", "을", "를", "도", "의"} {
+			if st, ok := strings.CutSuffix(w, p); ok && utf8.RuneCountInString(st) >= 1 {
+				stem = st
+				break
+			}
+		}
+		if slices.Contains(priceNouns, stem) || slices.Contains(priceNouns, w) {
+			return true
+		}
+		if n := utf8.RuneCountInString(stem); n >= 2 && n <= 4 && unicode.Is(unicode.Hangul, []rune(stem)[0]) &&
+			slices.ContainsFunc(priceSuffixes, func(x string) bool { return strings.HasSuffix(stem, x) }) &&
+			strings.Contains(strings.ReplaceAll(q, "얼마나", ""), "얼마") {
+			// "얼마나" asks how long or how far as well ("준비는 얼마나 걸리나요?"); "입장료는 얼마예요?" asks a price.
+			return true
+		}
+	}
+	return false
+}
+
+// moneyRe matches a sum of money: "15만원", "150,000원", "950만 원", "$3.5", "€20", "25 dollars", "10,000 KRW".
+var moneyRe = regexp.MustCompile(`(?i)\d[\d,.]*\s?(?:[천만억조]\s?)*(?:원|달러|엔|유로|위안)|[$€£¥₩]\s?\d|\d[\d,.]*\s?(?:dollars?|usd|krw|won|euros?|yen)\b`)
+
+// holdsMoney reports whether text states a sum of money.
+func holdsMoney(text string) bool { return moneyRe.MatchString(text) }
+
 // wordCues are the Korean cues that must open a word: inside one they are a part of another noun ("선수는",
 // "교수는", "대규모", "피해는").
 var wordCues = map[string]bool{"수는": true, "규모": true, "해는": true, "해에": true}
