@@ -278,3 +278,21 @@ func TestGeneratePriceNearby(t *testing.T) {
 	}
 	checkGrounded(t, text, passages)
 }
+
+// TestTimeValues: a length of time answers when as a date does ("45 days after the end of the fiscal year",
+// "30일 이내"); a bare count does not ("45 trustees"), nor a year-like number naming a thing.
+func TestTimeValues(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"The report is due 45 days after the end of the fiscal year.": true,
+		"Comments must be received within 2 weeks.":                   true,
+		"신청일로부터 30일 이내에 내야 합니다.":                                      true,
+		"no later than June 1 of every year":                          true,
+		"There are 45 trustees in the region.":                        false,
+		"2050 탄소중립위원회를 둔다.":                                           false,
+	} {
+		if got := hasNewType(text, typeTime, nil); got != want {
+			t.Errorf("hasNewType(%q, typeTime) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -128,8 +128,12 @@ var (
 )
 
 // wantsList reports whether the question asks for a set of things (its answer is a list), and the cue
-// that says so ("서류", "steps").
+// that says so ("서류", "steps"). A question asking when does not, whatever it names: "서류제출 대상자에게는
+// 언제 안내하나요?" asks for a date, not for the documents.
 func wantsList(q string) (string, bool) {
+	if answerType(q) == typeTime {
+		return "", false
+	}
 	lq := " " + strings.ToLower(q) + " "
 	for _, c := range listCues {
 		if hasCue(q, []string{c}) {

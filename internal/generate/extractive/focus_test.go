@@ -455,3 +455,21 @@ func TestNestedAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateWhenNotList: a question asking when, though it names documents ("서류제출 대상자에게는 언제
+// 안내하나요?"), asks for a date: the list of documents under its lead-in is no answer, the sentence giving
+// the date is.
+func TestGenerateWhenNotList(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{noticePassages[0], {N: 2, Title: noticePassages[0].Title, Text: "3. 신청 방법\n\n" +
+		"한 세대는 한 건만 신청할 수 있고 중복 신청은 모두 무효입니다. 서류제출 대상자는 2026-12-04에 개별 문자로 안내합니다."}}
+	q := "서류제출 대상자에게는 언제 안내하나요?"
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: q, Passages: passages})
+	if !strings.Contains(text, "2026-12-04") || strings.Contains(text, "주민등록표등본") {
+		t.Errorf("%q: answer %q, want the date and not the list of documents", q, text)
+	}
+	if _, list := wantsList(q); list {
+		t.Errorf("wantsList(%q) = true", q)
+	}
+	checkGrounded(t, text, passages)
+}

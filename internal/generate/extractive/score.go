@@ -45,7 +45,7 @@ type params struct {
 	// remedyReach is how many sentences away from the best one, in its paragraph, the instruction a
 	// what-to-do question needs may stand.
 	remedyReach int
-	// valueShare is the share of the best sentence's score that a sentence of its passage giving what a
+	// valueShare is the share of the best sentence's score that a sentence of its document giving what a
 	// when/how-many question asks for needs to answer in its place, when the best one gives none.
 	valueShare float64
 }
@@ -638,11 +638,12 @@ func (g *Generator) choose(question, previous, topic string, passages []rag.Pass
 	var displaced []sentence // at most one
 	if r.want != typeNone && !best.value {
 		// "환경노동위원회 회의는 언제 열렸나요?": the minutes' title line names the committee and the meeting, the
-		// line under it gives the date ("일 시 2024년5월7일(화)"). A sentence of the best one's passage that gives
-		// what the question asks for, scoring near it, answers in its place; the one it displaces still
+		// line under it gives the date ("일 시 2024년5월7일(화)"). A sentence of the best one's document that
+		// gives what the question asks for, scoring near it, answers in its place; the one it displaces still
 		// counts in deciding whether the passages cover the question.
 		if j := slices.IndexFunc(r.sents, func(s sentence) bool {
-			return s.value && s.rank == best.rank && !s.heading && answerable(s, r.want) && s.score >= g.p.valueShare*best.score
+			return s.value && passages[s.rank].Title == passages[best.rank].Title && !s.heading && answerable(s, r.want) &&
+				s.score >= g.p.valueShare*best.score
 		}); j >= 0 {
 			displaced, best = []sentence{best}, r.sents[j]
 		}

@@ -109,7 +109,9 @@ func holdsMoney(text string) bool { return moneyRe.MatchString(text) }
 var wordCues = map[string]bool{"수는": true, "규모": true, "해는": true, "해에": true}
 
 var (
-	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(?:[천만억]\s?)?(년대|년|개월|월|주|일|세기|시간|시|분|초)?`)
+	// numberRe's group is the unit of a date or length of time: "2023년", "45일", "45 days", "six months"
+	// is no number.
+	numberRe = regexp.MustCompile(`\d[\d,.]*\s?(?:[천만억]\s?)?(년대|년|개월|월|주|일|세기|시간|시|분|초|days?\b|weeks?\b|months?\b|years?\b|hours?\b|minutes?\b)?`)
 	monthRe  = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d`)
 )
 
