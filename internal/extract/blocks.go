@@ -74,6 +74,13 @@ func (l *blockList) err() error {
 	return nil
 }
 
+// extend replaces the text of block i with text, which holds it and more (a paragraph going on).
+func (l *blockList) extend(i int, text string) {
+	if l.budget.addChars(utf8.RuneCountInString(text)-utf8.RuneCountInString(l.blocks[i].Text)) == nil {
+		l.blocks[i].Text = text
+	}
+}
+
 func (l *blockList) paragraph(page int, text string) {
 	if t := normText(text); t != "" {
 		l.add(rag.Block{Kind: rag.BlockParagraph, Page: page, Text: t})

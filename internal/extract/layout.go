@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/textproc"
 )
 
 // pchar is one character read from a PDF page, with its loose box (font ascent to descent, origin to
@@ -380,6 +381,9 @@ type para struct {
 	text  string
 	h     float64
 	lines int
+	// full: it has two lines or more and the last one runs to the flow's right edge, as a justified
+	// paragraph's lines do until its last.
+	full bool
 }
 
 // formParagraphs joins a flow's lines into paragraphs: a paragraph ends at a wider vertical gap, a change of
@@ -415,9 +419,11 @@ func formParagraphs(lines []line, st *spacing) []para {
 	var out []para
 	var b strings.Builder
 	cur := para{}
+	last := 0 // the index of the line read last
 	flush := func() {
 		if cur.lines > 0 {
 			cur.text = b.String()
+			cur.full = cur.lines >= 2 && !shortAt(lines[last])
 			out = append(out, cur)
 		}
 		b.Reset()
@@ -444,9 +450,65 @@ func formParagraphs(lines []line, st *spacing) []para {
 		}
 		b.WriteString(l.text)
 		cur.lines++
+		last = i
 	}
 	flush()
 	return out
+}
+
+// continues reports whether next, a paragraph of the same size as prev, goes on with prev's sentence: the
+// text flowed on into the next column or page. prev ends no sentence and either runs full to its last line
+// and is followed by a line that opens no list item and no sentence of its own (lower case, a digit, or an
+// acronym going on with an English sentence: "… per sensed high" | "AOA event."), or ends with an English
+// function word ("… A subsequent activation of" | "MCAS would be possible …").
+func continues(prev, next para, prevText, nextText string) bool {
+	// Sizes are compared loosely: a line's size is its characters' median box, which a column's last line
+	// of capitals and short words measures smaller ("AOA event. A subsequent activation of").
+	if math.Abs(prev.h-next.h) > 0.25*max(prev.h, next.h) || isListStart(nextText) || endsSentence(prevText) {
+		return false
+	}
+	pr, _ := utf8.DecodeLastRuneInString(prevText)
+	nr, _ := utf8.DecodeRuneInString(nextText)
+	if !unicode.IsLetter(pr) && pr != ',' || !unicode.IsLetter(nr) && !unicode.IsDigit(nr) || footnoteStartRe.MatchString(nextText) {
+		return false
+	}
+	words := strings.Fields(prevText)
+	lastWord := strings.ToLower(strings.TrimRight(words[len(words)-1], ","))
+	latin := pr < unicode.MaxLatin1 && nr < unicode.MaxLatin1
+	first := strings.TrimRight(strings.Fields(nextText)[0], ".,;:")
+	// goesOn: next opens as the middle of a sentence does — lower case, a number, an acronym ("AOA"), not a
+	// line in capitals ("ESTIMATED COSTS").
+	goesOn := unicode.IsLower(nr) || unicode.IsDigit(nr) || acronym(first) && strings.ToUpper(nextText) != nextText
+	if latin && len(words) >= 4 && textproc.EnglishStopWord(lastWord) && lastWord != "i" &&
+		(goesOn || lastWord == "of" || lastWord == "the") {
+		return true // "… A subsequent activation of" | "MCAS would …", "U.S. Department of" | "Transportation"
+	}
+	if !prev.full {
+		return false
+	}
+	switch {
+	case isHangul(pr) && isHangul(nr):
+		return true // endsSentence has ruled out "…다", "…음", "…함"
+	case latin:
+		return goesOn && unicode.IsLower(pr)
+	}
+	return false
+}
+
+// footnoteStartRe matches a footnote set below a column ("1Preliminary KNKT.18.10.35.04 …", "5Stall warning
+// …") or a footnote number on a line of its own ("12").
+var footnoteStartRe = regexp.MustCompile(`^\d{1,3}(?:\p{Lu}|$)`)
+
+// acronym reports whether w is written in capitals, two to five of them: "AOA", "MCAS", "FAA".
+func acronym(w string) bool {
+	n := 0
+	for _, r := range w {
+		if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+			return false
+		}
+		n++
+	}
+	return n >= 2 && n <= 5
 }
 
 // joinSep returns what goes between the text so far and the next line: "" to rejoin a wrapped word, " "
@@ -529,6 +591,11 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 	}
 	var heads []headCand
 	var cont continued
+	type openPara struct {
+		idx  int // the block it became
+		para para
+	}
+	prev := openPara{idx: -1}
 	for p, rows := range pages {
 		for _, it := range pageItems(rows, st) {
 			if it.table != nil {
@@ -551,7 +618,16 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 						l.heading(p+1, 1, t)
 						continue
 					}
+					if n := len(l.blocks); n > 0 && prev.idx == n-1 && l.blocks[n-1].Kind == rag.BlockParagraph &&
+						l.blocks[n-1].Page == p+1 && continues(prev.para, pa, l.blocks[n-1].Text, t) {
+						// The sentence flowed on into the next column: one paragraph. (Across a page break it
+						// stays two: a block is on one page, which citations name.)
+						l.extend(n-1, normText(joinText(l.blocks[n-1].Text, t, st)))
+						prev.para = pa
+						continue
+					}
 					l.paragraph(p+1, t)
+					prev = openPara{len(l.blocks) - 1, pa}
 				}
 			}
 		}

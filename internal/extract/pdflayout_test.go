@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,50 @@ func TestPDF_ColumnsAboveATableReadInOrder(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("page 5 lacks %q", want)
+		}
+	}
+}
+
+// A sentence of the Federal Register that runs on from the foot of one column into the next is one
+// paragraph, not three ("… per sensed high" | "AOA event. A subsequent activation of" | "MCAS would be …"); a
+// footnote under a column does not join the sentence it interrupts.
+func TestPDF_ParagraphAcrossColumns(t *testing.T) {
+	x := extractFixture(t, "pdf/federal-register-2020-17221.pdf")
+	const want = "only one activation of MCAS per sensed high AOA event. A subsequent activation of MCAS would be possible"
+	if !slices.ContainsFunc(x.Blocks, func(b rag.Block) bool { return strings.Contains(b.Text, want) }) {
+		t.Errorf("no block holds %q", want)
+	}
+	for _, b := range x.Blocks {
+		if strings.Contains(b.Text, "airspeed disagree alert, and 1Preliminary") {
+			t.Errorf("a footnote joined the body: %q", b.Text)
+		}
+	}
+}
+
+// continues joins a paragraph that ends mid-sentence to the next of its size that goes on with it.
+func TestContinues(t *testing.T) {
+	full := para{h: 9, lines: 5, full: true}
+	short := para{h: 9, lines: 1}
+	for _, tc := range []struct {
+		prev     para
+		prevText string
+		next     para
+		nextText string
+		want     bool
+	}{
+		{full, "the revised flight control laws would permit only one activation of MCAS per sensed high", para{h: 7}, "AOA event. A subsequent activation of", true},
+		{short, "AOA event. A subsequent activation of", para{h: 9}, "MCAS would be possible only after", true},
+		{short, "Mail: U.S. Department of", para{h: 9}, "Transportation, Docket Operations", true},
+		{full, "지방탄소중립위원회(이하 “지방탄소중립위원회”라 함)를 둘 수 있도록 하고, 지방탄소중립위원", para{h: 9}, "회의 위원 위촉의 경우에도", true},
+		{full, "the FCC would disable the speed trim system.", para{h: 9}, "and more", false},                                 // a sentence ends
+		{full, "clude stall warning activation, airspeed disagree alert, and", para{h: 7}, "1Preliminary KNKT report", false}, // a footnote
+		{full, "the FAA will post the draft Boeing 737 Flight Standardization", para{h: 9}, "ESTIMATED COSTS", false},         // a heading in capitals
+		{short, "Related Service Information", para{h: 9}, "the FAA reviewed", false},                                         // a short line ends no sentence that goes on
+		{full, "the report of the standing trustee", para{h: 14}, "annual report", false},                                     // another size
+		{full, "주요 내용은 다음과 같음", para{h: 9}, "1. 위원 후보 추천", false},                                                             // a list item
+	} {
+		if got := continues(tc.prev, tc.next, tc.prevText, tc.nextText); got != tc.want {
+			t.Errorf("continues(%q, %q) = %v, want %v", tc.prevText, tc.nextText, got, tc.want)
 		}
 	}
 }

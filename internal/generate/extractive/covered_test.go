@@ -146,14 +146,16 @@ func TestGenerateOtherValue(t *testing.T) {
 func TestAnswerType(t *testing.T) {
 	t.Parallel()
 	for q, want := range map[string]ansType{
-		"대회 참가자 수는?":                     typeNumber,
-		"올림픽에서 우승한 선수는?":                 typeNone,
-		"감사원의 대규모 징계 요청에 반대한 것은 누구인가?":   typeNone,
-		"회담 기간 중 합의하여 실시하기로 한 행사는 무엇인가?": typeNone,
-		"회담 기간은 며칠인가?":                   typeTime,
-		"몇 명이 참가한 대회는 무엇인가?":             typeNumber,
-		"개포주공아파트가 지어진 해는?":               typeTime,
-		"태풍의 피해는 어땠나?":                   typeNone,
+		"대회 참가자 수는?":                                          typeNumber,
+		"올림픽에서 우승한 선수는?":                                      typeNone,
+		"감사원의 대규모 징계 요청에 반대한 것은 누구인가?":                        typeNone,
+		"회담 기간 중 합의하여 실시하기로 한 행사는 무엇인가?":                      typeNone,
+		"회담 기간은 며칠인가?":                                        typeTime,
+		"몇 명이 참가한 대회는 무엇인가?":                                  typeNumber,
+		"개포주공아파트가 지어진 해는?":                                    typeTime,
+		"태풍의 피해는 어땠나?":                                        typeNone,
+		"What is the docket number of the FAA proposed rule?": typeNumber, // an identifier, as "번호" asks
+		"What is the numbering scheme?":                       typeNone,
 	} {
 		if got := answerType(q); got != want {
 			t.Errorf("answerType(%q) = %v, want %v", q, got, want)

@@ -29,7 +29,7 @@ var typeCues = []struct {
 		"when", "what year", "which year", "what date", "what day", "what month", "what century", "what time", "what period",
 		"which period"}},
 	{typeNumber, []string{"몇", "얼마", "수는", "개수", "갯수", "숫자", "인원", "규모", "비율", "퍼센트", "금액", "가격", "번호",
-		"오래 걸", "how many", "how much", "what number", "what percentage", "how long", "how far", "how old", "how tall",
+		"오래 걸", "how many", "how much", "what number", "number", "numbers", "what percentage", "how long", "how far", "how old", "how tall",
 		"how big", "how large", "how high", "how fast"}},
 }
 
