@@ -323,8 +323,11 @@ func missingValue(question string, r ranking, shown []sentence) bool {
 		return false
 	}
 	seen := typedTokens(question)
+	// A date is no count of people or things ("몇 명인가요?" over "2023년 11월 9일 … 회부되었음"). Other
+	// counters may be answered by one: "몇 개월", and "몇대 대통령 선거" by "2016년 대통령 선거".
+	dates := slices.ContainsFunc(askedUnits(question), thingCounter)
 	states := func(s sentence) bool {
-		return hasNewType(s.text, typeNumber, seen) || numeralWord.MatchString(s.text)
+		return hasNewCount(s.text, seen, dates) || numeralWord.MatchString(s.text)
 	}
 	for _, s := range shown {
 		if states(s) {

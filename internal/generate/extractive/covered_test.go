@@ -223,6 +223,12 @@ func TestGenerateMissingValue(t *testing.T) {
 	})
 	bid := []rag.Passage{{N: 1, Title: "메타 경매와 입찰 전략", Text: "메타 광고의 입찰가는 보통 목표 CPA 근처에서 시작합니다."}}
 	checkCovered(t, bid, []coverCase{{"메타 광고 입찰가는 보통 얼마부터 시작하나요?", true}})
+	// A date, or a year that opens a name, is no count of people; a count of them is.
+	report := []rag.Passage{{N: 1, Title: "검토보고서", Text: "2023년 11월 9일 이수진 의원이 대표 발의한 일부개정법률안은 " +
+		"2023년 11월 10일 우리 위원회에 회부되었음. 현행법은 2050 탄소중립녹색성장위원회를 두도록 하고 있음."}}
+	checkCovered(t, report, []coverCase{{"탄소중립녹색성장위원회 위원은 몇 명인가요?", false}})
+	members := []rag.Passage{{N: 1, Title: "검토보고서", Text: "2050 탄소중립녹색성장위원회의 위원은 위원장을 포함하여 79명이었음."}}
+	checkCovered(t, members, []coverCase{{"탄소중립녹색성장위원회 위원은 몇 명인가요?", true}})
 }
 
 // TestGenerateValueInPassage: a when question whose best sentence (the minutes' title line, naming the
@@ -295,6 +301,23 @@ func TestTimeValues(t *testing.T) {
 	} {
 		if got := hasNewType(text, typeTime, nil); got != want {
 			t.Errorf("hasNewType(%q, typeTime) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestThingCounter: a count of people or things is never a date's; a count of months, of days or of states
+// may be written with one.
+func TestThingCounter(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]bool{
+		"위원은 몇 명인가요?":          true,
+		"법률안은 몇 건인가요?":         true,
+		"몇 개월 동안 수입을 금지하였는가?":  false,
+		"미국의 몇개주에서 판매를 금지하나요?": false,
+		"몇 달 만에 이루어졌나?":        false,
+	} {
+		if got := slices.ContainsFunc(askedUnits(q), thingCounter); got != want {
+			t.Errorf("%q: units %v count things = %v, want %v", q, askedUnits(q), got, want)
 		}
 	}
 }

@@ -134,6 +134,9 @@ func hasNewType(text string, t ansType, seen map[string]bool) bool {
 		}
 		switch t {
 		case typeNumber:
+			if ix[2] < 0 && isYear(strings.TrimRight(tok, ".,")) && nameAfter(text[ix[1]:]) {
+				continue // "2050 탄소중립녹색성장위원회" is a name, not a count of it
+			}
 			return true
 		case typeTime:
 			// A bare year names a thing when a Korean noun follows it ("2050 탄소중립위원회"); as a date it
@@ -144,6 +147,41 @@ func hasNewType(text string, t ansType, seen map[string]bool) bool {
 		}
 	}
 	return t == typeTime && monthRe.MatchString(text)
+}
+
+// hasNewCount reports whether text holds a number the question (its tokens in seen) does not, as
+// hasNewType does for typeNumber, a year opening a name ("2050 탄소중립위원회") aside; with skipDates, a
+// number with a unit of time ("2023년", "9일", "45 days") does not count either.
+func hasNewCount(text string, seen map[string]bool, skipDates bool) bool {
+	for _, ix := range numberRe.FindAllStringSubmatchIndex(text, -1) {
+		tok := strings.ReplaceAll(text[ix[0]:ix[1]], " ", "")
+		if seen[tok] || skipDates && ix[2] >= 0 || ix[2] < 0 && isYear(strings.TrimRight(tok, ".,")) && nameAfter(text[ix[1]:]) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// thingCounter reports whether u counts people or things, which no date gives the number of. The general
+// counter 개 is not one: it opens counts of months (개월) and of countries or states (개국, 개주), which a
+// question may ask beside something else ("몇개주에서 … 법을 뭐라고 하나요?").
+func thingCounter(u string) bool {
+	return slices.Contains([]string{"명", "건", "가지", "곳", "세대", "가구", "권", "마리", "채", "표", "석"}, u)
+}
+
+// nameAfter reports whether rest (the text after a number) goes on with a Hangul word of three syllables or
+// more: the rest of a name the number opens ("2050 탄소중립위원회"), not a counter ("명", "세대", "달러").
+func nameAfter(rest string) bool {
+	rest = strings.TrimLeft(rest, " ")
+	n := 0
+	for _, r := range rest {
+		if !unicode.Is(unicode.Hangul, r) {
+			break
+		}
+		n++
+	}
+	return n >= 3
 }
 
 // beforeHangul reports whether rest (the text after a number) goes on with a Hangul word after a space.
