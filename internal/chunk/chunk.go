@@ -106,6 +106,7 @@ func Split(ex *rag.Extracted, opt Options) []rag.Chunk {
 type unit struct {
 	start, end int // rune offsets in the document text
 	page       int
+	turns      []rag.PageBreak // later pages the unit goes on to, at rune offsets in the document text
 	ocr        ocrMark
 	heading    bool
 	level      int
@@ -177,7 +178,19 @@ func (s *splitter) paragraph(b rag.Block, off int) {
 	path := s.pathNames()
 	for _, sp := range Sentences(b.Text) {
 		for _, p := range s.pieces(b.Text, sp, off) {
-			s.add(unit{start: p.Start, end: p.End, page: b.Page, ocr: markOf(b), path: path})
+			u := unit{start: p.Start, end: p.End, page: b.Page, ocr: markOf(b), path: path}
+			// A paragraph that runs on across a page break: each piece is on the page it starts on and
+			// notes the pages it turns to.
+			for _, t := range b.PageTurns {
+				at := off + t.Offset
+				switch {
+				case at <= u.start:
+					u.page = t.Page
+				case at < u.end:
+					u.turns = append(u.turns, rag.PageBreak{Offset: at, Page: t.Page})
+				}
+			}
+			s.add(u)
 		}
 	}
 }
@@ -223,11 +236,13 @@ func (s *splitter) cutWords(start, end, limit int) []Span {
 	return out
 }
 
-// add appends u to the chunk being filled, closing the chunk first when u would not fit — or when u starts a
-// new page and the chunk is already half full: a chunk then cites one page rather than two, and the next one
+// add appends u to the chunk being filled, closing the chunk first when u would not fit — or when u starts
+// or turns to a new page and the chunk is already half full: a chunk then cites one page rather than two, and the next one
 // starts on the page without repeating the previous page's last sentences.
 func (s *splitter) add(u unit) {
-	if s.pageBreak(u) {
+	// A sentence that runs on to the next page opens the chunk of that page rather than closing a full one
+	// (the title page's chunk stays on the title page).
+	if s.pageBreak(u) || len(u.turns) > 0 && len(s.cur) > 0 {
 		n := len(s.cur)
 		for n > 0 && s.cur[n-1].heading {
 			n--
@@ -300,12 +315,25 @@ func (s *splitter) captions(b rag.Block, off, n int) bool {
 // past: a title page (a report's title, committee and date; a bill's number and sponsors) is a passage of
 // its own, however short, rather than the head of one that runs on into the table of contents or the body.
 func titlePage(units []unit, u unit) bool {
-	return units[0].page == 1 && units[len(units)-1].page == 1 && u.page > 1
+	return units[0].page == 1 && units[len(units)-1].lastPage() == 1 && u.lastPage() > 1
 }
 
-// pageBreak reports whether u is on a later page than the chunk being filled.
+// pageBreak reports whether u is on a later page than the chunk being filled, or follows a sentence that
+// turned the page: a chunk then ends with the sentence that runs on to the next page.
 func (s *splitter) pageBreak(u unit) bool {
-	return len(s.cur) > 0 && u.page > 0 && s.cur[len(s.cur)-1].page > 0 && u.page != s.cur[len(s.cur)-1].page
+	if len(s.cur) == 0 || u.page <= 0 {
+		return false
+	}
+	last := s.cur[len(s.cur)-1]
+	return last.page > 0 && (u.page != last.lastPage() || len(last.turns) > 0)
+}
+
+// lastPage is the page u ends on.
+func (u unit) lastPage() int {
+	if len(u.turns) > 0 {
+		return u.turns[len(u.turns)-1].Page
+	}
+	return u.page
 }
 
 // flush closes the chunk being filled. A chunk of nothing but headings is dropped unless keepHeadings: before
@@ -358,7 +386,7 @@ func (s *splitter) emitText(units []unit) {
 	var mark ocrMark
 	for _, u := range units {
 		c.PageStart = minPage(c.PageStart, u.page)
-		c.PageEnd = max(c.PageEnd, u.page)
+		c.PageEnd = max(c.PageEnd, u.lastPage())
 		mark = mark.join(u.ocr)
 		if u.heading && !s.allHeadings(units) {
 			continue
@@ -380,15 +408,21 @@ func (s *splitter) emitText(units []unit) {
 // page than the sentence before it.
 func pageBreaks(units []unit, start int) []rag.PageBreak {
 	var out []rag.PageBreak
-	for _, u := range units {
-		if u.page <= 0 || len(out) > 0 && out[len(out)-1].Page == u.page {
-			continue
+	turn := func(at, page int) {
+		if page <= 0 || len(out) > 0 && out[len(out)-1].Page == page {
+			return
 		}
 		off := 0
 		if len(out) > 0 {
-			off = u.start - start
+			off = at - start
 		}
-		out = append(out, rag.PageBreak{Offset: off, Page: u.page})
+		out = append(out, rag.PageBreak{Offset: off, Page: page})
+	}
+	for _, u := range units {
+		turn(u.start, u.page)
+		for _, t := range u.turns {
+			turn(t.Offset, t.Page)
+		}
 	}
 	if len(out) < 2 {
 		return nil

@@ -58,3 +58,52 @@ func TestSplitPageBreaks(t *testing.T) {
 		t.Error("a bad pair decodes")
 	}
 }
+
+// A paragraph that runs on across a page break (rag.Block.PageTurns) makes a chunk of both pages whose page
+// breaks fall inside the sentence that turns the page; a chunk half full when such a sentence comes ends
+// before it, so that the sentence opens the next page's chunk whole.
+func TestSplitParagraphAcrossPages(t *testing.T) {
+	text := "The harbour opened in 1901. Its pier runs from the old town to the lighthouse on the point. The keeper retired in 1987."
+	turn := utf8.RuneCountInString(text[:strings.Index(text, "lighthouse")])
+	ex := &rag.Extracted{Pages: 3, Blocks: []rag.Block{
+		{Kind: rag.BlockParagraph, Page: 2, Text: text, PageTurns: []rag.PageBreak{{Offset: turn, Page: 3}}},
+		{Kind: rag.BlockParagraph, Page: 3, Text: "A lamp replaced him."},
+	}}
+	cs := Split(ex, Options{})
+	if len(cs) != 1 {
+		t.Fatalf("%d chunks, want 1", len(cs))
+	}
+	c := cs[0]
+	if c.PageStart != 2 || c.PageEnd != 3 {
+		t.Fatalf("pages %d–%d, want 2–3", c.PageStart, c.PageEnd)
+	}
+	at := func(s string) int { return utf8.RuneCountInString(c.Text[:strings.Index(c.Text, s)]) }
+	want := []rag.PageBreak{{Offset: 0, Page: 2}, {Offset: at("lighthouse"), Page: 3}}
+	if !slices.Equal(c.PageBreaks, want) {
+		t.Fatalf("page breaks %v, want %v", c.PageBreaks, want)
+	}
+	for _, tc := range []struct {
+		sentence    string
+		first, last int
+	}{
+		{"The harbour opened in 1901.", 2, 2},
+		{"Its pier runs from the old town to the lighthouse on the point.", 2, 3},
+		{"The keeper retired in 1987.", 3, 3},
+		{"A lamp replaced him.", 3, 3},
+	} {
+		start := at(tc.sentence)
+		if p, q := c.PagesOf(start, start+utf8.RuneCountInString(tc.sentence)); p != tc.first || q != tc.last {
+			t.Errorf("%q: pages %d–%d, want %d–%d", tc.sentence, p, q, tc.first, tc.last)
+		}
+	}
+
+	// With chunks of 60 characters, the first sentence fills half of one: the turning sentence opens the
+	// next chunk, which runs on to page 3.
+	cs = Split(ex, Options{Size: 60, Overlap: -1})
+	if len(cs) < 2 || cs[0].Text != "The harbour opened in 1901." || cs[0].PageEnd != 2 {
+		t.Fatalf("chunks %+v", cs)
+	}
+	if c := cs[1]; !strings.HasPrefix(c.Text, "Its pier runs") || c.PageStart != 2 || c.PageEnd != 3 {
+		t.Errorf("second chunk %q on pages %d–%d, want the turning sentence on 2–3", c.Text, c.PageStart, c.PageEnd)
+	}
+}

@@ -81,6 +81,17 @@ func (l *blockList) extend(i int, text string) {
 	}
 }
 
+// extendPage is extend for a paragraph going on at the top of page: more, the text on that page, ends text.
+func (l *blockList) extendPage(i int, text, more string, page int) {
+	old := l.blocks[i].Text
+	l.extend(i, text)
+	if l.blocks[i].Text == old {
+		return // the budget is spent
+	}
+	off := max(utf8.RuneCountInString(text)-utf8.RuneCountInString(more), 0)
+	l.blocks[i].PageTurns = append(l.blocks[i].PageTurns, rag.PageBreak{Offset: off, Page: page})
+}
+
 func (l *blockList) paragraph(page int, text string) {
 	if t := normText(text); t != "" {
 		l.add(rag.Block{Kind: rag.BlockParagraph, Page: page, Text: t})

@@ -137,8 +137,8 @@ func squash(s string) string {
 func pageText(x *rag.Extracted, page int) string {
 	var b strings.Builder
 	for _, bl := range x.Blocks {
-		if bl.Page == page {
-			b.WriteString(bl.Text)
+		if text := bl.TextOn(page); text != "" {
+			b.WriteString(text)
 			b.WriteString("\n")
 		}
 	}
@@ -205,8 +205,8 @@ func TestPDF_PagesMatchPdftotext(t *testing.T) {
 				// words must still all be there.
 				var tableChars, allChars int
 				for _, b := range x.Blocks {
-					if b.Page == p {
-						n := utf8.RuneCountInString(b.Text)
+					if text := b.TextOn(p); text != "" {
+						n := utf8.RuneCountInString(text)
 						allChars += n
 						if b.Kind == rag.BlockTable {
 							tableChars += n

@@ -495,6 +495,28 @@ func continues(prev, next para, prevText, nextText string) bool {
 	return false
 }
 
+// continuesPage reports whether next, the first paragraph of a page, goes on with prev, the last one of
+// the page before, in Latin script: as continues, or prev runs full to its last line, ends with a letter and no sentence,
+// and next opens with a word in capitals that is no heading in capitals (a name wrapped at its hyphen,
+// "… takeoff from Soekarno-" | "Hatta International Airport …"). Running heads and feet are gone by then.
+func continuesPage(prev, next para, prevText, nextText string) bool {
+	pr, _ := utf8.DecodeLastRuneInString(prevText)
+	nr, _ := utf8.DecodeRuneInString(nextText)
+	if pr >= unicode.MaxLatin1 || nr >= unicode.MaxLatin1 {
+		// Korean pages stay apart: measured on the assembly minutes, a speech joined across its page
+		// break moved the answers of questions about either page to the wrong sentence.
+		return false
+	}
+	if continues(prev, next, prevText, nextText) {
+		return true
+	}
+	if !prev.full || math.Abs(prev.h-next.h) > 0.25*max(prev.h, next.h) || isListStart(nextText) ||
+		endsSentence(prevText) || footnoteStartRe.MatchString(nextText) {
+		return false
+	}
+	return unicode.IsLower(pr) && unicode.IsUpper(nr) && strings.ToUpper(nextText) != nextText && len(strings.Fields(prevText)) >= 8
+}
+
 // footnoteStartRe matches a footnote set below a column ("1Preliminary KNKT.18.10.35.04 …", "5Stall warning
 // …") or a footnote number on a line of its own ("12").
 var footnoteStartRe = regexp.MustCompile(`^\d{1,3}(?:\p{Lu}|$)`)
@@ -618,13 +640,25 @@ func layoutDocument(name string, doc *pdfDoc, b *budget) (*rag.Extracted, error)
 						l.heading(p+1, 1, t)
 						continue
 					}
-					if n := len(l.blocks); n > 0 && prev.idx == n-1 && l.blocks[n-1].Kind == rag.BlockParagraph &&
-						l.blocks[n-1].Page == p+1 && continues(prev.para, pa, l.blocks[n-1].Text, t) {
-						// The sentence flowed on into the next column: one paragraph. (Across a page break it
-						// stays two: a block is on one page, which citations name.)
-						l.extend(n-1, normText(joinText(l.blocks[n-1].Text, t, st)))
-						prev.para = pa
-						continue
+					if n := len(l.blocks); n > 0 && prev.idx == n-1 && l.blocks[n-1].Kind == rag.BlockParagraph {
+						last := l.blocks[n-1]
+						lastPage := last.Page
+						if k := len(last.PageTurns); k > 0 {
+							lastPage = last.PageTurns[k-1].Page
+						}
+						switch {
+						case lastPage == p+1 && continues(prev.para, pa, last.Text, t):
+							// The sentence flowed on into the next column: one paragraph.
+							l.extend(n-1, normText(joinText(last.Text, t, st)))
+							prev.para = pa
+							continue
+						case lastPage == p && continuesPage(prev.para, pa, last.Text, t):
+							// It flowed on from the foot of the previous page: one paragraph, whose
+							// sentences say the page they start on.
+							l.extendPage(n-1, normText(joinText(last.Text, t, st)), t, p+1)
+							prev.para = pa
+							continue
+						}
 					}
 					l.paragraph(p+1, t)
 					prev = openPara{len(l.blocks) - 1, pa}

@@ -162,3 +162,57 @@ func TestContinues(t *testing.T) {
 		}
 	}
 }
+
+// A Federal Register sentence that runs on from the foot of page 1 to the top of page 2 ("… after takeoff
+// from Soekarno-" | "Hatta International Airport …, resulting in 189 fatalities.") is one paragraph that
+// starts on page 1 and says where page 2 starts in it; each page's part stays its page's text.
+func TestPDF_ParagraphAcrossPages(t *testing.T) {
+	x := extractFixture(t, "pdf/federal-register-2020-17221.pdf")
+	i := slices.IndexFunc(x.Blocks, func(b rag.Block) bool {
+		return strings.Contains(b.Text, "operated by Lion Air") && strings.Contains(b.Text, "resulting in 189 fatalities")
+	})
+	if i < 0 {
+		t.Fatal("no block holds the Lion Air sentence from page 1 to page 2")
+	}
+	b := x.Blocks[i]
+	if b.Page != 1 || len(b.PageTurns) != 1 || b.PageTurns[0].Page != 2 {
+		t.Fatalf("block on page %d with turns %v, want page 1 turning to 2", b.Page, b.PageTurns)
+	}
+	if on1, on2 := b.TextOn(1), b.TextOn(2); !strings.HasSuffix(on1, "Soekarno") || !strings.HasPrefix(on2, "Hatta International Airport") {
+		t.Errorf("page 1 part ends %q, page 2 part starts %q", on1[max(0, len(on1)-30):], on2[:min(40, len(on2))])
+	}
+	// Korean pages stay apart: no block of the bill turns a page.
+	for _, b := range extractFixture(t, "pdf/bill_2125318_original.pdf").Blocks {
+		if len(b.PageTurns) > 0 {
+			t.Errorf("a Korean paragraph was joined across pages: %q", b.Text)
+		}
+	}
+}
+
+// continuesPage joins the first paragraph of a page to the last of the page before when the sentence runs
+// on, also when the page opens with a capital (a name wrapped at its hyphen); Hangul pages stay apart.
+func TestContinuesPage(t *testing.T) {
+	full := para{h: 9, lines: 5, full: true}
+	long := "a Boeing Model 737–8 airplane operated by Lion Air was involved in an accident after takeoff from Soekarno"
+	for _, tc := range []struct {
+		prev     para
+		prevText string
+		next     para
+		nextText string
+		want     bool
+	}{
+		{full, long, para{h: 9}, "Hatta International Airport in Jakarta", true},
+		{full, long, para{h: 9}, "the airport", true},                          // continues' own rule
+		{para{h: 9, lines: 1}, long, para{h: 9}, "Hatta International", false}, // a short last line ends the paragraph
+		{full, long + ".", para{h: 9}, "Hatta International", false},           // a sentence ends
+		{full, long, para{h: 9}, "ESTIMATED COSTS", false},                     // a heading in capitals
+		{full, long, para{h: 9}, "5Stall warning indication", false},           // a footnote
+		{full, "from Soekarno", para{h: 9}, "Hatta International", false},      // too short to tell
+		{full, long, para{h: 14}, "Hatta International", false},                // another size
+		{full, "지방탄소중립위원회(이하 “지방탄소중립위원회”라 함)를 둘 수 있도록 하고, 지방탄소중립위원", para{h: 9}, "회의 위원 위촉의 경우에도", false},
+	} {
+		if got := continuesPage(tc.prev, tc.next, tc.prevText, tc.nextText); got != tc.want {
+			t.Errorf("continuesPage(%q, %q) = %v, want %v", tc.prevText, tc.nextText, got, tc.want)
+		}
+	}
+}

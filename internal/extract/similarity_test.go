@@ -208,7 +208,8 @@ func TestPDF_SimilarityToPdftotext(t *testing.T) {
 func plainPageText(x *rag.Extracted, page int) string {
 	var b strings.Builder
 	for _, bl := range x.Blocks {
-		if bl.Page != page {
+		text := bl.TextOn(page)
+		if text == "" {
 			continue
 		}
 		if bl.Kind == rag.BlockTable {
@@ -218,7 +219,7 @@ func plainPageText(x *rag.Extracted, page int) string {
 			}
 			continue
 		}
-		b.WriteString(bl.Text)
+		b.WriteString(text)
 		b.WriteString("\n")
 	}
 	if utf8.RuneCountInString(b.String()) == 0 {

@@ -22,6 +22,9 @@ type Block struct {
 	Kind BlockKind `json:"kind"`
 	// Page is the 1-based page the block starts on; 0 for formats without pages.
 	Page int `json:"page"`
+	// PageTurns say where a paragraph that runs on across a page break ("… takeoff from Soekarno-" |
+	// "Hatta International Airport …") goes on to a later page: Offset is a rune offset in Text.
+	PageTurns []PageBreak `json:"page_turns,omitempty"`
 	// Level is the heading level (1 = top) for headings; 0 otherwise.
 	Level int `json:"level,omitempty"`
 	// Text is the block's text. For tables it is the markdown rendering of Rows (header first).

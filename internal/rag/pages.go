@@ -56,3 +56,25 @@ func DecodePageBreaks(s string) ([]PageBreak, error) {
 	}
 	return out, nil
 }
+
+// TextOn returns the part of the block's text that is on page: all of it for a block on that one page,
+// "" for a block elsewhere, and for a paragraph running on across pages (PageTurns) that page's part.
+func (b Block) TextOn(page int) string {
+	if len(b.PageTurns) == 0 {
+		if b.Page == page {
+			return b.Text
+		}
+		return ""
+	}
+	rs := []rune(b.Text)
+	var out []rune
+	at, on := 0, b.Page
+	for _, t := range append(b.PageTurns, PageBreak{Offset: len(rs)}) {
+		end := min(max(t.Offset, at), len(rs))
+		if on == page {
+			out = append(out, rs[at:end]...)
+		}
+		at, on = end, t.Page
+	}
+	return strings.TrimSpace(string(out))
+}
