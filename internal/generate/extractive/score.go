@@ -116,6 +116,8 @@ type sentence struct {
 	// value marks a sentence holding what a when/how-many question asks for: a date or number the
 	// question does not.
 	value bool
+	// keep is 1 + the byte offset in text of what the question asks for, which trimming keeps; 0 for none.
+	keep int
 }
 
 // questionWords splits the question into words and keeps those with non-stop terms. A short question may be
@@ -352,6 +354,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		topic = topicWord(question, qw)
 	}
 	qTypes := typedTokens(question)
+	counted := englishCounted(question) // "how many people": what is counted
 	labels, form := askedLabels(question), asksForm(question)
 	korean := proseKorean(question)
 	asksIn := askedUnits(question)
@@ -492,9 +495,17 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		if total > 0 {
 			s.score = ctx / total
 		}
-		if want != typeNone && hasNewType(s.text, want, qTypes) && (!price || holdsMoney(s.text)) {
+		if at := newTypeAt(s.text, want, qTypes); want != typeNone && at >= 0 && (!price || holdsMoney(s.text)) &&
+			(counted == "" || countsIn(s.text, qTypes, "")) {
 			s.value = true
 			s.score += g.p.typeBonus
+			s.keep = at + 1
+			if at := countAt(s.text, qTypes, counted); counted != "" && at >= 0 {
+				// "How many people died …?" is answered by a number of something: "189 fatalities",
+				// which a trimmed sentence keeps.
+				s.score += g.p.typeBonus
+				s.keep = at + 1
+			}
 		}
 		if labelsValue(s.text, labels) {
 			// "장 소 환경노동위원회회의실" says where (labels.go).
@@ -567,9 +578,12 @@ func (g *Generator) pick(question, previous string, passages, reserve []rag.Pass
 		// other documents' weaker passages is weighed where its score puts it.
 		all := append(slices.Clip(passages), reserve...)
 		slices.SortStableFunc(all, func(a, b rag.Passage) int { return cmp.Compare(b.Score, a.Score) })
-		if _, s, _ := g.choose(question, previous, topic, all); len(s) > 0 {
-			shown, passages = s, all
+		if r2, s, _ := g.choose(question, previous, topic, all); len(s) > 0 {
+			r, shown, passages = r2, s, all
 		}
+	}
+	if otherEvent(question, r, shown) {
+		return nil // decided on what is shown, the reserve's sentences included
 	}
 	if g.opt.MoreChars > 0 {
 		shown = g.more(question, previous, topic, passages, shown)
@@ -1433,22 +1447,30 @@ func clauses(text string) []chunk.Span {
 	return out
 }
 
-// trim cuts a sentence longer than trimAt down to the clauses that match the question's content words, with
-// margin clauses around them, and marks each cut with an ellipsis. Table rows stay whole.
+// trim cuts a sentence longer than trimAt down to the clauses that match the question's content words and the
+// one holding what it asks for (sentence.keep), with margin clauses around them, and marks each cut with an
+// ellipsis. Table rows stay whole.
 func (g *Generator) trim(s sentence, qw []qword) sentence {
 	if g.p.trimAt > 0 && utf8.RuneCountInString(s.text) > g.p.trimAt && !strings.HasPrefix(s.text, "|") {
-		s.text = g.trimText(s.text, qw)
+		s.text = g.trimText(s.text, qw, s.keep-1)
 	}
 	return s
 }
 
-func (g *Generator) trimText(text string, qw []qword) string {
+func (g *Generator) trimText(text string, qw []qword, keep int) string {
 	cl := clauses(text)
 	if len(cl) < 2 {
 		return text
 	}
 	first, last := -1, -1
 	for i, c := range cl {
+		if keep >= c.Start && keep < c.End {
+			if first < 0 {
+				first = i // the clause of what the question asks for
+			}
+			last = i
+			continue
+		}
 		terms := termSet(text[c.Start:c.End])
 		for _, w := range qw {
 			if !w.frame && !w.history && w.idf > 0 && degree(w, terms) >= 0.5 {

@@ -127,6 +127,11 @@ func typedTokens(text string) map[string]bool {
 
 // hasNewType reports whether text holds a token of type t that the question (its tokens in seen) does not.
 func hasNewType(text string, t ansType, seen map[string]bool) bool {
+	return newTypeAt(text, t, seen) >= 0
+}
+
+// newTypeAt is hasNewType that returns the byte offset of the token in text, or -1.
+func newTypeAt(text string, t ansType, seen map[string]bool) int {
 	for _, ix := range numberRe.FindAllStringSubmatchIndex(text, -1) {
 		tok := strings.ReplaceAll(text[ix[0]:ix[1]], " ", "")
 		if seen[tok] {
@@ -137,16 +142,22 @@ func hasNewType(text string, t ansType, seen map[string]bool) bool {
 			if ix[2] < 0 && isYear(strings.TrimRight(tok, ".,")) && nameAfter(text[ix[1]:]) {
 				continue // "2050 탄소중립녹색성장위원회" is a name, not a count of it
 			}
-			return true
+			return ix[0]
 		case typeTime:
 			// A bare year names a thing when a Korean noun follows it ("2050 탄소중립위원회"); as a date it
 			// takes "년" or stands alone ("in 2014").
 			if ix[2] >= 0 || isYear(strings.TrimRight(tok, ".,")) && !beforeHangul(text[ix[1]:]) {
-				return true
+				if m := monthRe.FindStringIndex(text); m != nil && m[0] < ix[0] {
+					return m[0] // "October 29, 2018" starts at its month
+				}
+				return ix[0]
 			}
 		}
 	}
-	return t == typeTime && monthRe.MatchString(text)
+	if m := monthRe.FindStringIndex(text); t == typeTime && m != nil {
+		return m[0]
+	}
+	return -1
 }
 
 // hasNewCount reports whether text holds a number the question (its tokens in seen) does not, as
