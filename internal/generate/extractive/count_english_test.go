@@ -74,3 +74,37 @@ func TestGenerateOtherEvent(t *testing.T) {
 	warn := []rag.Passage{{N: 1, Title: "WARN-Report", Text: "WARN Report Summary\n\n07/01/2015 - 03/25/2016"}}
 	checkCovered(t, warn, []coverCase{{"What period does the WARN report cover?", true}})
 }
+
+// A which-question asking for a kind of thing ("Which office …?") is answered with the line that names one
+// in capitals ("Executive Office for United States Trustees"), which the title lines round it only echo;
+// a heading in capitals or a sentence that uses the word ("Office rent …") names none.
+func TestGenerateEnglishClass(t *testing.T) {
+	t.Parallel()
+	passages := []rag.Passage{{N: 1, Title: "handbook-872p", Text: "U.S. Department of Justice\n\nExecutive Office for United States Trustees\n\n" +
+		"Handbook for\n\nChapter 13\n\nStanding Trustees\n\nOctober 1, 2012\n\nTable of Contents"},
+		{N: 2, Title: "handbook-872p", Text: "SAFETY OF OFFICE AND EMPLOYEES\n\nOffice rent for the standing trustee should be reasonable. " +
+			"The standing trustee of a chapter 13 case may not delegate the duty."},
+		{N: 3, Title: "handbook-872p", Text: "This handbook publishes the duties of the chapter 13 standing trustee. " +
+			"The standing trustee handbook applies to every chapter 13 case. The chapter 13 standing trustee reads the handbook."}}
+	text := generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "Which office publishes the Chapter 13 standing trustee handbook?", Passages: passages})
+	if !strings.Contains(text, "Executive Office for United States Trustees") {
+		t.Errorf("answer %q, want the office", text)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Executive Office for United States Trustees", true},
+		{"SAFETY OF OFFICE AND EMPLOYEES", false},
+		{"Office rent for the standing trustee should be reasonable.", false},
+		{"the Office of the Standing Trustee", false}, // only the question's own words
+	} {
+		if got := namesEnglishInstance(tc.text, "office", "Which office publishes the Chapter 13 standing trustee handbook?"); got != tc.want {
+			t.Errorf("namesEnglishInstance(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	qw := questionWords("What is the office of the trustee?", "")
+	if c := englishClass("What is the office of the trustee?", qw); c != "" {
+		t.Errorf("englishClass of a what-is question = %q", c)
+	}
+}

@@ -176,3 +176,75 @@ func englishQuestion(question string) bool {
 	}
 	return latin
 }
+
+// whichNounRe finds the kind of thing an English which-question asks for: "Which office publishes …?",
+// "What agency …?" (not "What is …?", "Which does …?").
+var whichNounRe = regexp.MustCompile(`(?i)^\s*(?:which|what)\s+([a-z]{3,})\b`)
+
+// englishClass returns the lower-cased noun an English which-question asks an instance of ("office"), when
+// the question words hold it as a focus word, or "".
+func englishClass(question string, qw []qword) string {
+	m := whichNounRe.FindStringSubmatch(question)
+	if m == nil || !englishQuestion(question) {
+		return ""
+	}
+	w := strings.ToLower(m[1])
+	if textproc.EnglishStopWord(w) || slices.Contains([]string{"kind", "type", "sort", "part", "year", "date", "time", "day", "month", "number", "way"}, w) {
+		return ""
+	}
+	if !slices.ContainsFunc(qw, func(q qword) bool { return q.focus && !q.frame && strings.HasPrefix(w, q.terms[0]) }) {
+		return ""
+	}
+	return w
+}
+
+// namesEnglishInstance reports whether text names an instance of class by a name in capitals that holds
+// the class word and a capitalised word the question does not give: "Executive Office for United States
+// Trustees" names an office, "Office rent for the standing trustee" does not.
+func namesEnglishInstance(text, class, question string) bool {
+	asked := map[string]bool{}
+	for _, w := range strings.Fields(strings.ToLower(question)) {
+		asked[strings.Trim(w, ".,;:?!()\"'")] = true
+	}
+	words := strings.Fields(text)
+	for i, w := range words {
+		if t := strings.Trim(w, ".,;:()\"'"); strings.ToLower(t) != class || !titleCase(t) {
+			continue // "SAFETY OF OFFICE AND EMPLOYEES" is a heading in capitals, no name
+		}
+		// The run of capitalised words round it, through "of", "for", "the", "and".
+		other := false
+		for _, dir := range []int{-1, 1} {
+			for j := i + dir; j >= 0 && j < len(words); j += dir {
+				c := strings.Trim(words[j], ".,;:()\"'")
+				if c == "" {
+					break
+				}
+				if len(c) > 3 && strings.ToUpper(c) == c {
+					break
+				}
+				if r := []rune(c)[0]; !unicode.IsUpper(r) {
+					if slices.Contains([]string{"of", "for", "the", "and", "on"}, c) {
+						continue
+					}
+					break
+				}
+				if !asked[strings.ToLower(c)] && !asked[strings.ToLower(strings.TrimSuffix(c, "s"))] {
+					other = true
+				}
+				if strings.ContainsAny(words[j], ".,;:") && dir > 0 {
+					break
+				}
+			}
+		}
+		if other {
+			return true
+		}
+	}
+	return false
+}
+
+// titleCase reports whether w is written with a capital and then small letters: "Office", not "OFFICE".
+func titleCase(w string) bool {
+	rs := []rune(w)
+	return len(rs) > 1 && unicode.IsUpper(rs[0]) && strings.ToLower(string(rs[1:])) == string(rs[1:])
+}

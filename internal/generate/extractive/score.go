@@ -359,9 +359,9 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 	korean := proseKorean(question)
 	asksIn := askedUnits(question)
 	qLetters := letters(question)
-	class := ""
+	class, enClass := "", ""
 	if want == typeNone {
-		class = askedClass(question, qw)
+		class, enClass = askedClass(question, qw), englishClass(question, qw)
 	}
 	var sents, repeats []sentence
 	seen := map[string]bool{}
@@ -525,6 +525,11 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 		if class != "" && matchesFocus(*s, qw) && namesInstance(s.text, class, question) {
 			// "강정호의 출신 고등학교는?" asks for a 고등학교: "광주제일고등학교" names one.
 			s.score += g.p.typeBonus
+		}
+		if enClass != "" && namesEnglishInstance(s.text, enClass, question) {
+			// "Which office publishes …?" asks for an office: "Executive Office for United States Trustees"
+			// names one, which the lines round it ("Handbook for", "Chapter 13") only echo the question.
+			s.score += 2 * g.p.typeBonus
 		}
 		if len(asksIn) > 0 && matchesFocus(*s, qw) && statesUnit(s.text, asksIn) {
 			// "몇 개의 동으로 구성되었나?" asks for a number of 동: "24개동" states one.
