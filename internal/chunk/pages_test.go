@@ -32,21 +32,13 @@ func TestSplitPageBreaks(t *testing.T) {
 	if !slices.Equal(c.PageBreaks, want) {
 		t.Fatalf("page breaks %v, want %v", c.PageBreaks, want)
 	}
-	for _, tc := range []struct {
-		sentence    string
-		first, last int
-	}{
+	checkPagesOf(t, c, []sentencePages{
 		{"Its pier is stone.", 2, 2},
 		{"The keeper retired in 1987.", 3, 3},
 		{"A lamp replaced him.", 3, 3},
 		{"The museum opened in 2001.", 4, 4},
 		{"Its pier is stone.\n\nThe keeper", 2, 3},
-	} {
-		start := at(tc.sentence)
-		if p, q := c.PagesOf(start, start+utf8.RuneCountInString(tc.sentence)); p != tc.first || q != tc.last {
-			t.Errorf("%q: pages %d–%d, want %d–%d", tc.sentence, p, q, tc.first, tc.last)
-		}
-	}
+	})
 	one := Split(&rag.Extracted{Pages: 1, Blocks: ex.Blocks[:1]}, Options{})
 	if len(one) != 1 || one[0].PageBreaks != nil {
 		t.Errorf("a chunk on one page: %+v", one)
@@ -82,20 +74,12 @@ func TestSplitParagraphAcrossPages(t *testing.T) {
 	if !slices.Equal(c.PageBreaks, want) {
 		t.Fatalf("page breaks %v, want %v", c.PageBreaks, want)
 	}
-	for _, tc := range []struct {
-		sentence    string
-		first, last int
-	}{
+	checkPagesOf(t, c, []sentencePages{
 		{"The harbour opened in 1901.", 2, 2},
 		{"Its pier runs from the old town to the lighthouse on the point.", 2, 3},
 		{"The keeper retired in 1987.", 3, 3},
 		{"A lamp replaced him.", 3, 3},
-	} {
-		start := at(tc.sentence)
-		if p, q := c.PagesOf(start, start+utf8.RuneCountInString(tc.sentence)); p != tc.first || q != tc.last {
-			t.Errorf("%q: pages %d–%d, want %d–%d", tc.sentence, p, q, tc.first, tc.last)
-		}
-	}
+	})
 
 	// With chunks of 60 characters, the first sentence fills half of one: the turning sentence opens the
 	// next chunk, which runs on to page 3.
@@ -105,5 +89,22 @@ func TestSplitParagraphAcrossPages(t *testing.T) {
 	}
 	if c := cs[1]; !strings.HasPrefix(c.Text, "Its pier runs") || c.PageStart != 2 || c.PageEnd != 3 {
 		t.Errorf("second chunk %q on pages %d–%d, want the turning sentence on 2–3", c.Text, c.PageStart, c.PageEnd)
+	}
+}
+
+// sentencePages is a sentence of a chunk and the pages it is on.
+type sentencePages struct {
+	sentence    string
+	first, last int
+}
+
+// checkPagesOf checks the pages c.PagesOf gives each sentence of cases.
+func checkPagesOf(t *testing.T, c rag.Chunk, cases []sentencePages) {
+	t.Helper()
+	for _, tc := range cases {
+		start := utf8.RuneCountInString(c.Text[:strings.Index(c.Text, tc.sentence)])
+		if p, q := c.PagesOf(start, start+utf8.RuneCountInString(tc.sentence)); p != tc.first || q != tc.last {
+			t.Errorf("%q: pages %d–%d, want %d–%d", tc.sentence, p, q, tc.first, tc.last)
+		}
 	}
 }

@@ -135,17 +135,20 @@ func TestPDF_ParagraphAcrossColumns(t *testing.T) {
 	}
 }
 
+// joinCase is a pair of paragraphs and whether they are one.
+type joinCase struct {
+	prev     para
+	prevText string
+	next     para
+	nextText string
+	want     bool
+}
+
 // continues joins a paragraph that ends mid-sentence to the next of its size that goes on with it.
 func TestContinues(t *testing.T) {
 	full := para{h: 9, lines: 5, full: true}
 	short := para{h: 9, lines: 1}
-	for _, tc := range []struct {
-		prev     para
-		prevText string
-		next     para
-		nextText string
-		want     bool
-	}{
+	for _, tc := range []joinCase{
 		{full, "the revised flight control laws would permit only one activation of MCAS per sensed high", para{h: 7}, "AOA event. A subsequent activation of", true},
 		{short, "AOA event. A subsequent activation of", para{h: 9}, "MCAS would be possible only after", true},
 		{short, "Mail: U.S. Department of", para{h: 9}, "Transportation, Docket Operations", true},
@@ -194,13 +197,7 @@ func TestPDF_ParagraphAcrossPages(t *testing.T) {
 func TestContinuesPage(t *testing.T) {
 	full := para{h: 9, lines: 5, full: true}
 	long := "a Boeing Model 737–8 airplane operated by Lion Air was involved in an accident after takeoff from Soekarno"
-	for _, tc := range []struct {
-		prev     para
-		prevText string
-		next     para
-		nextText string
-		want     bool
-	}{
+	for _, tc := range []joinCase{
 		{full, long, para{h: 9}, "Hatta International Airport in Jakarta", true},
 		{full, long, para{h: 9}, "the airport", true},                          // continues' own rule
 		{para{h: 9, lines: 1}, long, para{h: 9}, "Hatta International", false}, // a short last line ends the paragraph
