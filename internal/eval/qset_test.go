@@ -55,7 +55,10 @@ func TestQuestionSets(t *testing.T) {
 				}
 				pages[f] = map[int]string{}
 				for _, bl := range ex.Blocks {
-					pages[f][bl.Page] += bl.Text + "\n"
+					pages[f][bl.Page] += bl.TextOn(bl.Page) + "\n"
+					for _, turn := range bl.PageTurns {
+						pages[f][turn.Page] += bl.TextOn(turn.Page) + "\n"
+					}
 				}
 			}
 			cited := map[string]bool{}
