@@ -199,13 +199,15 @@ func TestContinuesPage(t *testing.T) {
 	long := "a Boeing Model 737–8 airplane operated by Lion Air was involved in an accident after takeoff from Soekarno"
 	for _, tc := range []joinCase{
 		{full, long, para{h: 9}, "Hatta International Airport in Jakarta", true},
-		{full, long, para{h: 9}, "the airport", true},                          // continues' own rule
-		{para{h: 9, lines: 1}, long, para{h: 9}, "Hatta International", false}, // a short last line ends the paragraph
-		{full, long + ".", para{h: 9}, "Hatta International", false},           // a sentence ends
-		{full, long, para{h: 9}, "ESTIMATED COSTS", false},                     // a heading in capitals
-		{full, long, para{h: 9}, "5Stall warning indication", false},           // a footnote
-		{full, "from Soekarno", para{h: 9}, "Hatta International", false},      // too short to tell
-		{full, long, para{h: 14}, "Hatta International", false},                // another size
+		{full, long, para{h: 9}, "the airport", true},                                                          // continues' own rule
+		{para{h: 9, lines: 1}, long, para{h: 9}, "Hatta International", false},                                 // a short last line ends the paragraph
+		{full, long + ".", para{h: 9}, "Hatta International", false},                                           // a sentence ends
+		{full, long, para{h: 9}, "ESTIMATED COSTS", false},                                                     // a heading in capitals
+		{full, long, para{h: 9}, "5Stall warning indication", false},                                           // a footnote
+		{full, "from Soekarno", para{h: 9}, "Hatta International", false},                                      // too short to tell
+		{full, "an accident after takeoff from the airport Soekarno", para{h: 9}, "Hatta International", true}, // 8 words
+		{full, "an accident after takeoff from airport Soekarno", para{h: 9}, "Hatta International", false},    // 7 words
+		{full, long, para{h: 14}, "Hatta International", false},                                                // another size
 		{full, "지방탄소중립위원회(이하 “지방탄소중립위원회”라 함)를 둘 수 있도록 하고, 지방탄소중립위원", para{h: 9}, "회의 위원 위촉의 경우에도", false},
 	} {
 		if got := continuesPage(tc.prev, tc.next, tc.prevText, tc.nextText); got != tc.want {

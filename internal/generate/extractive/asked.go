@@ -333,10 +333,8 @@ func missingValue(question string, r ranking, shown []sentence) bool {
 		if states(s) {
 			return false
 		}
-		for _, d := range []int{-1, 1} {
-			if u, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && u.line == s.line && states(u) {
-				return false
-			}
+		if slices.ContainsFunc(r.lineNeighbours(s), states) {
+			return false
 		}
 	}
 	return true

@@ -47,7 +47,7 @@ func englishCounted(question string) string {
 }
 
 var (
-	// countNumberRe is a number with the two words after it: "189 fatalities", "3 new members", "150".
+	// countNumberRe is a number: "189", "1,500", "2.5" (countAt reads the words after it).
 	countNumberRe = regexp.MustCompile(`\d+(?:,\d{3})*(?:\.\d+)?`)
 	wordRe        = regexp.MustCompile(`^[\s(]*([A-Za-z]+)`)
 )
@@ -58,7 +58,8 @@ var labelWords = map[string]bool{"flight": true, "model": true, "no": true, "vol
 	"fig": true, "rule": true, "docket": true, "room": true, "number": true, "version": true, "route": true,
 	"step": true, "phase": true, "level": true, "grade": true, "class": true, "unit": true, "suite": true}
 
-// measureWords are units a number measures in, rather than things it counts.
+// measureWords are units a number measures in, rather than things it counts; "of" ends the search for the
+// counted noun ("189 of the passengers" says a part, not what the number counts).
 var measureWords = map[string]bool{"seconds": true, "minutes": true, "hours": true, "days": true, "weeks": true,
 	"months": true, "years": true, "feet": true, "foot": true, "meters": true, "metres": true, "miles": true,
 	"kilometers": true, "km": true, "knots": true, "pounds": true, "lbs": true, "kilograms": true, "kg": true,
@@ -149,13 +150,7 @@ func otherEvent(question string, r ranking, shown []sentence) bool {
 	}
 	named := false
 	for _, s := range shown {
-		near := []sentence{s}
-		for _, d := range []int{-1, 1} {
-			if u, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && u.line == s.line {
-				near = append(near, u)
-			}
-		}
-		for _, u := range near {
+		for _, u := range append([]sentence{s}, r.lineNeighbours(s)...) {
 			if holds(u, event) {
 				return false
 			}

@@ -1339,12 +1339,18 @@ func notDigit(r rune) bool { return r < '0' || r > '9' }
 // Korean text states the year or name once, and the sentence after it goes on without it ("2018년 … 수상했다.
 // 특히 베스트 팬덤상은 …").
 func neighbourHolds(r ranking, s sentence, i int) bool {
+	return slices.ContainsFunc(r.lineNeighbours(s), func(o sentence) bool { return o.deg != nil && o.deg[i] >= askFound })
+}
+
+// lineNeighbours returns the sentences just before and after s on its line of its passage.
+func (r ranking) lineNeighbours(s sentence) []sentence {
+	var out []sentence
 	for _, d := range []int{-1, 1} {
-		if o, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && o.line == s.line && o.deg != nil && o.deg[i] >= askFound {
-			return true
+		if o, ok := r.at[[2]int{s.rank, s.pos + d}]; ok && o.line == s.line {
+			out = append(out, o)
 		}
 	}
-	return false
+	return out
 }
 
 // givenNames returns the words (lower-cased, as questionWords splits them) that the question writes as
