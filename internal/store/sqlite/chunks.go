@@ -410,28 +410,60 @@ const hitsSQL = `SELECT ` + chunkCols + `, d.collection_id, coalesce(d.external_
 	FROM chunks c JOIN documents d ON d.seq = c.doc_seq WHERE c.id IN (SELECT value FROM json_each(?))`
 
 // Hits returns the chunks with those IDs and their documents' facts, in the order of ids; IDs that no
-// longer exist, or whose documents p does not see, are skipped. It is one statement (the IDs go in as a
-// JSON array) on the point-lookup pool, prepared once for an admin; a non-admin's has the visibility
-// predicate. A search calls it once or more after its candidate queries.
+// longer exist, or whose documents p does not see, are skipped (an ID given twice yields one hit). The
+// passages read before are kept in memory for later calls while the database does not change under them
+// (hitcache.go); the others are read by one statement (the IDs go in as a JSON array) on the point-lookup
+// pool. For a principal other than an admin, the IDs it sees are asked for first. A search calls it once or
+// more after its candidate queries.
 func (s *Store) Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.Hit, error) {
 	if len(ids) == 0 {
 		return []rag.Hit{}, nil
 	}
-	list := make([]byte, 0, 8*len(ids)+2)
-	list = append(list, '[')
-	for i, id := range ids {
-		if i > 0 {
-			list = append(list, ',')
-		}
-		list = strconv.AppendInt(list, id, 10)
+	ver, err := s.readHitVersion(ctx)
+	if err != nil {
+		return nil, dbError(err, "hits")
 	}
-	list = append(list, ']')
-	rows, err := s.hitRows(ctx, p, string(list))
+	if !p.Admin {
+		if ids, err = s.visibleChunks(ctx, p, ids); err != nil {
+			return nil, dbError(err, "hits")
+		}
+	}
+	found, missing := s.hitc.take(ver, ids)
+	if len(missing) > 0 {
+		read, err := s.readHits(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		s.hitc.keep(ver, read)
+		if found == nil {
+			found = make(map[int64]rag.Hit, len(read))
+		}
+		for _, h := range read {
+			found[h.ID] = h
+		}
+	}
+	out := make([]rag.Hit, 0, len(found))
+	for _, id := range ids {
+		if h, ok := found[id]; ok {
+			out = append(out, h)
+			delete(found, id)
+		}
+	}
+	return out, nil
+}
+
+// readHits reads the passages of ids from the database, whoever may see them, in no particular order.
+func (s *Store) readHits(ctx context.Context, ids []int64) ([]rag.Hit, error) {
+	st, err := s.qstmts.get(ctx, hitsSQL)
+	if err != nil {
+		return nil, dbError(err, "hits")
+	}
+	rows, err := st.QueryContext(ctx, idList(ids))
 	if err != nil {
 		return nil, dbError(err, "hits")
 	}
 	defer rows.Close()
-	found := make(map[int64]*rag.Hit, len(ids))
+	out := make([]rag.Hit, 0, len(ids))
 	for rows.Next() {
 		var h rag.Hit
 		var meta string
@@ -445,34 +477,56 @@ func (s *Store) Hits(ctx context.Context, p rag.Principal, ids []int64) ([]rag.H
 			return nil, dbError(err, "hits")
 		}
 		h.UpdatedAt = fromMicro(updated)
-		found[c.ID] = &h
+		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, dbError(err, "hits")
 	}
-	out := make([]rag.Hit, 0, len(found))
+	return out, nil
+}
+
+// visibleChunks is the IDs of ids (in their order, each once) whose documents p sees.
+func (s *Store) visibleChunks(ctx context.Context, p rag.Principal, ids []int64) ([]int64, error) {
+	var w where
+	w.visible(p)
+	rows, err := s.q.QueryContext(ctx, `SELECT c.id FROM chunks c JOIN documents d ON d.seq = c.doc_seq
+		WHERE c.id IN (SELECT value FROM json_each(?)) AND `+w.sql(), append([]any{idList(ids)}, w.args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	seen := make(map[int64]bool, len(ids))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		seen[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]int64, 0, len(seen))
 	for _, id := range ids {
-		if h, ok := found[id]; ok {
-			out = append(out, *h)
-			delete(found, id) // an ID given twice yields one hit
+		if seen[id] {
+			out = append(out, id)
+			delete(seen, id)
 		}
 	}
 	return out, nil
 }
 
-// hitRows runs Hits' statement over the JSON array list: the prepared one for an admin, with the
-// visibility predicate for anyone else.
-func (s *Store) hitRows(ctx context.Context, p rag.Principal, list string) (*sql.Rows, error) {
-	if p.Admin {
-		st, err := s.qstmts.get(ctx, hitsSQL)
-		if err != nil {
-			return nil, err
+// idList is ids as a JSON array, for json_each.
+func idList(ids []int64) string {
+	list := make([]byte, 0, 8*len(ids)+2)
+	list = append(list, '[')
+	for i, id := range ids {
+		if i > 0 {
+			list = append(list, ',')
 		}
-		return st.QueryContext(ctx, list)
+		list = strconv.AppendInt(list, id, 10)
 	}
-	var w where
-	w.visible(p)
-	return s.q.QueryContext(ctx, hitsSQL+` AND `+w.sql(), append([]any{list}, w.args...)...)
+	return string(append(list, ']'))
 }
 
 // PutBlob stores raw bytes under their sha256 hex hash (idempotent). CodeInvalid if hash is not data's.

@@ -125,7 +125,12 @@ func (s *Store) UpdateCollection(ctx context.Context, c *rag.Collection) error {
 
 // ListCollections returns all collections ordered by name.
 func (s *Store) ListCollections(ctx context.Context) ([]*rag.Collection, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+collectionCols+` FROM collections ORDER BY name`)
+	// Every search lists the collections (for their synonyms): the statement is prepared once.
+	st, err := s.qstmts.get(ctx, `SELECT `+collectionCols+` FROM collections ORDER BY name`)
+	if err != nil {
+		return nil, dbError(err, "list collections")
+	}
+	rows, err := st.QueryContext(ctx)
 	if err != nil {
 		return nil, dbError(err, "list collections")
 	}

@@ -115,3 +115,6 @@ func DocTotals(t *testing.T, s *Store) (rows, sum, countedRows, countedSum int64
 	}
 	return rows, sum, countedRows, countedSum
 }
+
+// KeptHits is the number of passages s keeps in memory for Hits (hitcache.go).
+func KeptHits(s *Store) int { return s.hitc.len() }

@@ -84,6 +84,9 @@ type Options struct {
 	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 10,000; negative:
 	// always FTS5).
 	KeywordIndexMin int
+	// HitCacheBytes is the memory, in bytes, of the passages Hits keeps between searches (hitcache.go;
+	// default 32 MiB; negative: none, every Hits reads the database).
+	HitCacheBytes int
 	// Keys seals the blobs and chunk texts written and opens those read (nil: written in the clear). Open
 	// refuses a database holding data sealed with a key Keys lacks.
 	Keys *sealing.Keyring
@@ -113,6 +116,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeywordIndexMin == 0 {
 		o.KeywordIndexMin = 10_000
+	}
+	if o.HitCacheBytes == 0 {
+		o.HitCacheBytes = 32 << 20
 	}
 	if o.KeywordMergeDelay == 0 {
 		o.KeywordMergeDelay = 5 * time.Second
@@ -144,6 +150,7 @@ type Store struct {
 	q      *sql.DB
 	qstmts stmtCache
 	vecs   *vectorCache
+	hitc   hitCache
 	terms  termStats
 	kw     keywordIndex
 	merger merger
@@ -218,6 +225,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.q = readPool(file, common, quickConns)
 	s.qstmts.db = s.q
 	s.vecs = newVectorCache(s)
+	s.hitc.budget = opts.HitCacheBytes
 	s.terms.changed = s.kickMerge
 	s.kw.start()
 	s.startMerger()
