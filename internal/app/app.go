@@ -227,7 +227,8 @@ func (a *App) openStore(ctx context.Context) error {
 	}
 	st, err := sqlite.Open(ctx, filepath.Join(a.Config.DataDir, "ragd.db"),
 		sqlite.Options{VectorIndexMin: a.Config.VectorIndexMin, VectorMemory: a.Config.VectorMemory, VectorHeap: a.Config.VectorHeap,
-			KeywordIndexMin: a.Config.KeywordIndexMin, Keys: keys})
+			KeywordIndexMin: a.Config.KeywordIndexMin, HitCacheBytes: a.Config.HitCache,
+			VectorColumns: a.Config.VectorColumns, Keys: keys})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", a.Config.DataDir, err)
 	}

@@ -250,7 +250,8 @@ const benchLoadBatch = 100
 // benchStoreOptions are the embedded store's settings of cfg that `ragd bench search` applies.
 func benchStoreOptions(cfg config.Config) sqlite.Options {
 	return sqlite.Options{VectorIndexMin: cfg.VectorIndexMin, VectorMemory: cfg.VectorMemory, VectorHeap: cfg.VectorHeap,
-		KeywordIndexMin: cfg.KeywordIndexMin}
+		KeywordIndexMin: cfg.KeywordIndexMin, HitCacheBytes: cfg.HitCache,
+		VectorColumns: cfg.VectorColumns}
 }
 
 // benchStore is what loadBenchCorpus needs of a store (the embedded one or PostgreSQL).

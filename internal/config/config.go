@@ -172,6 +172,14 @@ type Config struct {
 	// copy of its keyword index's postings (RAGD_KEYWORD_INDEX_MIN, default 0: the store's, 10,000; -1:
 	// always the store's own query, FTS5's bm25() or PostgreSQL's MaxScore statement). See docs/performance.md.
 	KeywordIndexMin int
+	// VectorColumns is the most memory in bytes of the column-major copy of one space's vectors the
+	// embedded store keeps for sparse query vectors, such as the hash embedder's (RAGD_VECTOR_COLUMNS,
+	// default 0: the store's, 256 MiB; -1: none). See docs/performance.md.
+	VectorColumns int64
+	// HitCache is the memory in bytes of the passages the embedded store keeps between searches, valid
+	// until the database changes under them (RAGD_HIT_CACHE, default 0: the store's, 32 MiB; -1: none). See
+	// docs/performance.md.
+	HitCache int
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string
 	// RateLimitChat/RateLimitSearch are requests per minute per key or client IP
@@ -353,6 +361,8 @@ func Load(getenv func(string) string) (Config, error) {
 	e.int(&c.VectorIndexMin, "RAGD_VECTOR_INDEX_MIN")
 	e.int64(&c.VectorMemory, "RAGD_VECTOR_MEMORY")
 	e.int64(&c.VectorHeap, "RAGD_VECTOR_HEAP")
+	e.int(&c.HitCache, "RAGD_HIT_CACHE")
+	e.int64(&c.VectorColumns, "RAGD_VECTOR_COLUMNS")
 	e.int(&c.KeywordIndexMin, "RAGD_KEYWORD_INDEX_MIN")
 	e.list(&c.CORSOrigins, "RAGD_CORS_ORIGINS")
 	e.int(&c.RateLimitChat, "RAGD_RATE_LIMIT_CHAT")
@@ -448,6 +458,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_KEYWORD_INDEX_MIN must be -1 (always the store's query), 0 (the default) or a chunk count (got %d)", c.KeywordIndexMin)
 	case c.VectorMemory < 0:
 		return fmt.Errorf("RAGD_VECTOR_MEMORY must not be negative (0: no limit; got %d)", c.VectorMemory)
+	case c.VectorColumns < -1:
+		return fmt.Errorf("RAGD_VECTOR_COLUMNS must be -1 (none), 0 (the default) or a byte count (got %d)", c.VectorColumns)
+	case c.HitCache < -1:
+		return fmt.Errorf("RAGD_HIT_CACHE must be -1 (none), 0 (the default) or a byte count (got %d)", c.HitCache)
 	case c.VectorHeap < -1:
 		return fmt.Errorf("RAGD_VECTOR_HEAP must be -1 (vectors read from their file), 0 (the default) or a byte count (got %d)", c.VectorHeap)
 	case c.QA.Interval < time.Second:

@@ -183,6 +183,18 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("RAGD_VECTOR_HEAP=%s: got %d %v", v, c.VectorHeap, err)
 			}
 		}
+		for v, want := range map[string]int64{"-1": -1, "0": 0, "1": 1, "536870912": 512 << 20} {
+			c, err = Load(envOf(map[string]string{"RAGD_VECTOR_COLUMNS": v}))
+			if err != nil || c.VectorColumns != want {
+				t.Fatalf("RAGD_VECTOR_COLUMNS=%s: got %d %v", v, c.VectorColumns, err)
+			}
+		}
+		for v, want := range map[string]int{"-1": -1, "0": 0, "1": 1, "67108864": 64 << 20} {
+			c, err = Load(envOf(map[string]string{"RAGD_HIT_CACHE": v}))
+			if err != nil || c.HitCache != want {
+				t.Fatalf("RAGD_HIT_CACHE=%s: got %d %v", v, c.HitCache, err)
+			}
+		}
 		for v, want := range map[string]int{"-1": -1, "1": 1, "100000": 100000} {
 			c, err = Load(envOf(map[string]string{"RAGD_KEYWORD_INDEX_MIN": v}))
 			if err != nil || c.KeywordIndexMin != want {
@@ -201,6 +213,8 @@ func TestLoad(t *testing.T) {
 		"VectorIndexMinLow": {"RAGD_VECTOR_INDEX_MIN": "-2"},
 		"NegativeVecMemory": {"RAGD_VECTOR_MEMORY": "-1"},
 		"VectorHeapLow":     {"RAGD_VECTOR_HEAP": "-2"},
+		"HitCacheLow":       {"RAGD_HIT_CACHE": "-2"},
+		"VectorColumnsLow":  {"RAGD_VECTOR_COLUMNS": "-2"},
 		"KeywordIndexLow":   {"RAGD_KEYWORD_INDEX_MIN": "-2"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},
 		"UnknownEmbedder":   {"RAGD_EMBEDDER": "word2vec"},

@@ -75,7 +75,7 @@ func TestSearchBatch(t *testing.T) {
 		q := v.vecs[r.IntN(len(v.ids))*16:][:16]
 		reqs = append(reqs, &scanReq{q: q, allowed: allowed, k: 1 + j*7, snap: v, done: make(chan struct{})})
 	}
-	v.searchBatch(reqs, 2)
+	v.searchBatch(reqs, nil, 2)
 	for j, req := range reqs {
 		want := v.search(req.q, req.allowed, req.k, 1)
 		if !reflect.DeepEqual(req.out, want) {
@@ -172,8 +172,8 @@ func TestSearchBatchFromFile(t *testing.T) {
 			memReqs = append(memReqs, &scanReq{q: q, allowed: allowed, k: 1 + j*5, snap: mem, done: make(chan struct{})})
 			fileReqs = append(fileReqs, &scanReq{q: q, allowed: allowed, k: 1 + j*5, snap: file, done: make(chan struct{})})
 		}
-		mem.searchBatch(memReqs, 2)
-		file.searchBatch(fileReqs, 2)
+		mem.searchBatch(memReqs, nil, 2)
+		file.searchBatch(fileReqs, nil, 2)
 		for j := range memReqs {
 			if fileReqs[j].err != nil || !reflect.DeepEqual(fileReqs[j].out, memReqs[j].out) || len(memReqs[j].out) == 0 {
 				t.Fatalf("filtered %v, query %d: from the file %v (%v), in memory %v", filtered, j, fileReqs[j].out, fileReqs[j].err, memReqs[j].out)
@@ -183,7 +183,7 @@ func TestSearchBatchFromFile(t *testing.T) {
 	// A read failure is the queries' error, not a wrong result.
 	vf.close()
 	req := &scanReq{q: mem.vecs[:dim], k: 3, snap: file, done: make(chan struct{})}
-	file.searchBatch([]*scanReq{req}, 1)
+	file.searchBatch([]*scanReq{req}, nil, 1)
 	if req.err == nil {
 		t.Fatalf("scan of a closed vector file: %v, no error", req.out)
 	}

@@ -84,6 +84,9 @@ type Options struct {
 	// of the keyword index's postings (kwindex.go) instead of FTS5's bm25() (default 10,000; negative:
 	// always FTS5).
 	KeywordIndexMin int
+	// VectorColumns is the most memory, in bytes, of the column-major copy of one space's vectors kept for
+	// sparse queries (columns.go; default 256 MiB; negative: none).
+	VectorColumns int64
 	// HitCacheBytes is the memory, in bytes, of the passages Hits keeps between searches (hitcache.go;
 	// default 32 MiB; negative: none, every Hits reads the database).
 	HitCacheBytes int
@@ -116,6 +119,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeywordIndexMin == 0 {
 		o.KeywordIndexMin = 10_000
+	}
+	if o.VectorColumns == 0 {
+		o.VectorColumns = 256 << 20
 	}
 	if o.HitCacheBytes == 0 {
 		o.HitCacheBytes = 32 << 20

@@ -151,7 +151,11 @@ type spaceVectors struct {
 	// (vecpersist.go).
 	lock     atomic.Pointer[os.File]
 	building atomic.Bool // an index build is running
-	saving   atomic.Bool // a save (or vacuum) of the space's files is running
+	// cols is the column copy of the space's vectors for sparse queries (columns.go), nil until one is
+	// made; colBuilding says that one is being made.
+	cols        atomic.Pointer[colBlocks]
+	colBuilding atomic.Bool
+	saving      atomic.Bool // a save (or vacuum) of the space's files is running
 	// persist serialises saves and vacuums of the space's files.
 	persist sync.Mutex
 	savedMu sync.Mutex
@@ -569,7 +573,10 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 	if err != nil {
 		return nil, dbError(err, "load vectors of %s", q.Space.ID())
 	}
-	if v.ann != nil {
+	// A sparse query is searched exactly when the column copy covers the space (columns.go): it costs
+	// less than the index's search, and the index's lists were made for dense neighbours.
+	sv := s.vecs.get(q.Space)
+	if v.ann != nil && !sv.sparseCovered(v, q.Vector, s.opts.VectorColumns) {
 		if err := s.turn(ctx); err != nil {
 			return nil, err
 		}
@@ -582,7 +589,7 @@ func (s *Store) VectorCandidates(ctx context.Context, p rag.Principal, q rag.Vec
 			return out, nil
 		}
 	}
-	out, err := s.scan(ctx, s.vecs.get(q.Space), &scanReq{q: q.Vector, allowed: allowed, k: q.K, snap: v, done: make(chan struct{})})
+	out, err := s.scan(ctx, sv, &scanReq{q: q.Vector, allowed: allowed, k: q.K, snap: v, done: make(chan struct{})})
 	if err != nil {
 		return nil, dbError(err, "vector candidates")
 	}
@@ -698,19 +705,24 @@ func (s *Store) scorePending(sv *spaceVectors, req *scanReq) {
 		if s.waiting.Load() > 0 || len(sv.pending) > 0 {
 			workers = 1 // searches are queueing for the cores: splitting this pass would only add switches
 		}
-		v.searchBatch(batch, workers)
+		v.searchBatch(batch, sv.columns(v, s.opts.VectorColumns), workers)
 	}
 }
 
 // search scores one query (for tests and benchmarks).
 func (v *vecSnapshot) search(q []float32, allowed docSet, k, workers int) []rag.Candidate {
+	return v.searchWith(nil, q, allowed, k, workers)
+}
+
+// searchWith scores one query with the column copy cols (for tests and benchmarks).
+func (v *vecSnapshot) searchWith(cols *colBlocks, q []float32, allowed docSet, k, workers int) []rag.Candidate {
 	r := &scanReq{q: q, allowed: allowed, k: k, snap: v, done: make(chan struct{})}
-	v.searchBatch([]*scanReq{r}, workers)
+	v.searchBatch([]*scanReq{r}, cols, workers)
 	return r.out
 }
 
 // searchBatch scores every query of reqs against v in one pass and sets their results.
-func (v *vecSnapshot) searchBatch(reqs []*scanReq, workers int) {
+func (v *vecSnapshot) searchBatch(reqs []*scanReq, cols *colBlocks, workers int) {
 	n := len(v.ids)
 	if workers < 1 || n < minParallelRows {
 		workers = 1
@@ -723,7 +735,7 @@ func (v *vecSnapshot) searchBatch(reqs []*scanReq, workers int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			parts[w], errs[w] = v.scan(reqs, lo, hi)
+			parts[w], errs[w] = v.scan(reqs, cols, lo, hi)
 		}()
 	}
 	wg.Wait()
@@ -757,27 +769,23 @@ func (v *vecSnapshot) searchBatch(reqs []*scanReq, workers int) {
 // scan scores rows [lo, hi) against each query of reqs and returns the best k of each. Only the rows some
 // query may return are read: removed rows and, when every query has a filter, rows of documents none of
 // them allows are skipped before their vector is read (from memory, or from the space's vector file).
-func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) ([]topK, error) {
+// A sparse query is scored over the blocks of cols inside [lo, hi) by its columns (columns.go), and over
+// the other rows as the dense ones are.
+func (v *vecSnapshot) scan(reqs []*scanReq, cols *colBlocks, lo, hi int) ([]topK, error) {
 	hs := make([]topK, len(reqs))
 	filtered := true
 	for j, r := range reqs {
 		hs[j] = make(topK, 0, r.k)
 		filtered = filtered && r.allowed != nil
 	}
-	score := func(i int, row []float32) {
+	score := func(i int, row []float32, which []int) {
 		doc := v.docs[i]
-		for j, r := range reqs {
+		for _, j := range which {
+			r := reqs[j]
 			if r.allowed != nil && !r.allowed.has(doc) {
 				continue
 			}
-			x := scored{vek32.Dot(r.q, row), v.ids[i]}
-			h := &hs[j]
-			if len(*h) < r.k {
-				heap.Push(h, x)
-			} else if (*h)[0].worse(x) {
-				(*h)[0] = x
-				heap.Fix(h, 0)
-			}
+			hs[j].add(r.k, scored{vek32.Dot(r.q, row), v.ids[i]})
 		}
 	}
 	wanted := func(i int) bool {
@@ -795,11 +803,60 @@ func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) ([]topK, error) {
 		}
 		return false
 	}
+	all := make([]int, len(reqs))
+	for j := range reqs {
+		all[j] = j
+	}
 	if v.inMemory() {
 		dim := v.dim
+		var dense, sparse []int
+		var sq []sparseQuery
+		bLo, bHi := (lo+colBlockRows-1)/colBlockRows, min(hi, cols.rows(), len(v.ids))/colBlockRows
+		if bHi > bLo {
+			for j, r := range reqs {
+				if q, ok := sparseOf(r.q); ok {
+					sparse, sq = append(sparse, j), append(sq, q)
+				} else {
+					dense = append(dense, j)
+				}
+			}
+		} else {
+			dense = all
+		}
+		inBlocks := func(i int) bool { return i >= bLo*colBlockRows && i < bHi*colBlockRows }
 		for i := lo; i < hi; i++ {
-			if v.docs[i] >= 0 {
-				score(i, v.vecs[i*dim:(i+1)*dim])
+			if len(dense) == 0 && i == bLo*colBlockRows {
+				i = bHi*colBlockRows - 1 // the blocks' rows are the sparse queries' alone
+				continue
+			}
+			if v.docs[i] < 0 {
+				continue
+			}
+			row := v.vecs[i*dim : (i+1)*dim]
+			if len(sparse) == 0 || inBlocks(i) {
+				score(i, row, dense)
+			} else {
+				score(i, row, all)
+			}
+		}
+		if len(sparse) > 0 {
+			acc, tmp := make([]float32, colBlockRows), make([]float32, colBlockRows)
+			for x, j := range sparse {
+				r, h := reqs[j], &hs[j]
+				for b := bLo; b < bHi; b++ {
+					cols.columnSums(b, sq[x], acc, tmp)
+					for t, sum := range acc {
+						i := b*colBlockRows + t
+						doc := v.docs[i]
+						if doc < 0 || r.allowed != nil && !r.allowed.has(doc) {
+							continue
+						}
+						if len(*h) == r.k && sum < (*h)[0].score-colMargin {
+							continue
+						}
+						h.add(r.k, scored{vek32.Dot(r.q, v.vecs[i*dim:(i+1)*dim]), v.ids[i]})
+					}
+				}
 			}
 		}
 		return hs, nil
@@ -812,11 +869,21 @@ func (v *vecSnapshot) scan(reqs []*scanReq, lo, hi int) ([]topK, error) {
 				rows = append(rows, i)
 			}
 		}
-		if err := vindex.ForRows(v.rows(), rows, v.dim, func(x int, row []float32) { score(rows[x], row) }); err != nil {
+		if err := vindex.ForRows(v.rows(), rows, v.dim, func(x int, row []float32) { score(rows[x], row, all) }); err != nil {
 			return nil, err
 		}
 	}
 	return hs, nil
+}
+
+// add puts x into h, the best k so far, if it is among them.
+func (h *topK) add(k int, x scored) {
+	if len(*h) < k {
+		heap.Push(h, x)
+	} else if (*h)[0].worse(x) {
+		(*h)[0] = x
+		heap.Fix(h, 0)
+	}
 }
 
 // scanBlock is how many rows an exact scan of a vector file looks at between reads.
