@@ -90,6 +90,8 @@ const (
 	termSetBudget   = 16 << 20
 	wordFreqBudget  = 8 << 20
 	queryWordBudget = 1 << 20
+	// spacedTextBudget is the passages' collapsed spacing: ~4,000 passages of 1,000 characters.
+	spacedTextBudget = 8 << 20
 	// passageVectorBudget is a retriever's memo of the passage embeddings feedback reads: 3 KiB for a
 	// 768-d vector, ~1,300 of them.
 	passageVectorBudget = 4 << 20
@@ -99,7 +101,9 @@ const (
 )
 
 var (
-	termSets = newMemo(termSetBudget, func(key string, v map[string]struct{}) int {
+	// spacedTexts are passages with their spacing collapsed (passageSet.dup).
+	spacedTexts = newMemo(spacedTextBudget, func(key string, v string) int { return len(key) + len(v) + 64 })
+	termSets    = newMemo(termSetBudget, func(key string, v map[string]struct{}) int {
 		n := len(key) + 64
 		for t := range v {
 			n += len(t) + mapEntryBytes

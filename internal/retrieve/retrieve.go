@@ -862,7 +862,7 @@ const minContained = 200
 // dup reports whether a hit of h's document with h's text (spacing aside), or a passage holding it or held by
 // it, was seen, and remembers it.
 func (ps passageSet) dup(h *rag.Hit) bool {
-	text := strings.Join(strings.Fields(h.Text), " ")
+	text := spacedTexts.get(h.Text, collapseSpaces)
 	for _, seen := range ps[h.DocumentID] {
 		short, long := seen, text
 		if len(short) > len(long) {
@@ -875,6 +875,9 @@ func (ps passageSet) dup(h *rag.Hit) bool {
 	ps[h.DocumentID] = append(ps[h.DocumentID], text)
 	return false
 }
+
+// collapseSpaces is text with each run of white space one space, and none at either end.
+func collapseSpaces(text string) string { return strings.Join(strings.Fields(text), " ") }
 
 // distinct drops the hits whose text an earlier hit has, keeping the order.
 func (ps passageSet) distinct(hits []rag.Hit) []rag.Hit {
