@@ -3,8 +3,8 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	"sync"
-
+	
+	"github.com/ragd/ragd/internal/memo"
 	"github.com/ragd/ragd/internal/textproc"
 )
 
@@ -14,74 +14,6 @@ import (
 // test (docs/performance.md, "Analysis memo"), the analyser took a fifth of the server's CPU. The memos below
 // keep what was derived from a text, keyed by the text itself (so a changed passage is simply a new key),
 // for the most recently used texts within a byte budget.
-
-// memo is a concurrency-safe cache of a pure function of a string, in two generations: a lookup finds the
-// newer generation or the older one (moving the entry up), and when the newer one's estimated bytes reach
-// half the budget it becomes the older one and the oldest entries are dropped. That bounds the memory by the
-// budget (as estimated by size) and keeps the texts used within the last generation, a cheap LRU.
-type memo[V any] struct {
-	mu       sync.Mutex
-	cur, old map[string]V
-	curBytes int
-	budget   int
-	size     func(key string, v V) int
-}
-
-func newMemo[V any](budget int, size func(string, V) int) *memo[V] {
-	return &memo[V]{budget: budget, size: size}
-}
-
-// get returns f(key), from the memo when it holds key. The value is shared: callers must not modify it.
-func (m *memo[V]) get(key string, f func(string) V) V {
-	if v, ok := m.lookup(key); ok {
-		return v
-	}
-	v := f(key) // outside the lock: two searches may compute one text at once, both get the same answer
-	m.add(key, v)
-	return v
-}
-
-// lookup returns the value held for key.
-func (m *memo[V]) lookup(key string) (V, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if v, ok := m.cur[key]; ok {
-		return v, true
-	}
-	v, ok := m.old[key]
-	if ok {
-		delete(m.old, key)
-		m.put(key, v)
-	}
-	return v, ok
-}
-
-// add holds v for key.
-func (m *memo[V]) add(key string, v V) {
-	m.mu.Lock()
-	m.put(key, v)
-	m.mu.Unlock()
-}
-
-// put adds key to the newer generation; m.mu is held.
-func (m *memo[V]) put(key string, v V) {
-	n := m.size(key, v)
-	if n > m.budget/2 {
-		return // larger than a generation: not kept
-	}
-	if m.cur == nil || m.curBytes+n > m.budget/2 {
-		m.old, m.cur, m.curBytes = m.cur, make(map[string]V), 0
-	}
-	m.cur[key] = v
-	m.curBytes += n
-}
-
-// len is the number of entries held (tests).
-func (m *memo[V]) len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.cur) + len(m.old)
-}
 
 // The budgets: 16 MiB for passages' term sets, 8 MiB for their word frequencies, 1 MiB for queries' words,
 // 4 MiB for a retriever's passage embeddings.
@@ -102,22 +34,22 @@ const (
 
 var (
 	// spacedTexts are passages with their spacing collapsed (passageSet.dup).
-	spacedTexts = newMemo(spacedTextBudget, func(key string, v string) int { return len(key) + len(v) + 64 })
-	termSets    = newMemo(termSetBudget, func(key string, v map[string]struct{}) int {
+	spacedTexts = memo.New(spacedTextBudget, func(key string, v string) int { return len(key) + len(v) + 64 })
+	termSets    = memo.New(termSetBudget, func(key string, v map[string]struct{}) int {
 		n := len(key) + 64
 		for t := range v {
 			n += len(t) + mapEntryBytes
 		}
 		return n
 	})
-	wordFreqs = newMemo(wordFreqBudget, func(key string, v wordFreq) int {
+	wordFreqs = memo.New(wordFreqBudget, func(key string, v wordFreq) int {
 		n := len(key) + 64
 		for t := range v.tf {
 			n += len(t) + mapEntryBytes
 		}
 		return n
 	})
-	queryWordMemo = newMemo(queryWordBudget, func(key string, v []queryWord) int {
+	queryWordMemo = memo.New(queryWordBudget, func(key string, v []queryWord) int {
 		n := len(key) + 64
 		for _, w := range v {
 			for _, t := range w.whole {
@@ -134,7 +66,7 @@ var (
 
 // termSet is the set of text's index terms (textproc.IndexTerms), shared: do not modify it.
 func termSet(text string) map[string]struct{} {
-	return termSets.get(text, func(text string) map[string]struct{} {
+	return termSets.Get(text, func(text string) map[string]struct{} {
 		terms := textproc.IndexTerms(text)
 		have := make(map[string]struct{}, len(terms))
 		for _, t := range terms {
@@ -153,7 +85,7 @@ type wordFreq struct {
 
 // wordFrequencies is text's wordFreq, shared: do not modify it.
 func wordFrequencies(text string) wordFreq {
-	return wordFreqs.get(text, analyseWordFreq)
+	return wordFreqs.Get(text, analyseWordFreq)
 }
 
 func analyseWordFreq(text string) wordFreq {
@@ -172,8 +104,8 @@ func analyseWordFreq(text string) wordFreq {
 	return f
 }
 
-func newVectorMemo() *memo[[]float32] {
-	return newMemo(passageVectorBudget, func(key string, v []float32) int { return len(key) + 4*len(v) + 64 })
+func newVectorMemo() *memo.Memo[[]float32] {
+	return memo.New(passageVectorBudget, func(key string, v []float32) int { return len(key) + 4*len(v) + 64 })
 }
 
 // embedPassages returns the embeddings of texts as r's embedder makes them for documents, those embedded by
@@ -185,7 +117,7 @@ func (r *Retriever) embedPassages(ctx context.Context, texts []string) ([][]floa
 	var missing []string
 	var at []int
 	for i, t := range texts {
-		if v, ok := r.vectors.lookup(t); ok {
+		if v, ok := r.vectors.Lookup(t); ok {
 			out[i] = v
 		} else {
 			missing, at = append(missing, t), append(at, i)
@@ -203,7 +135,7 @@ func (r *Retriever) embedPassages(ctx context.Context, texts []string) ([][]floa
 	}
 	for j, v := range vecs {
 		out[at[j]] = v
-		r.vectors.add(missing[j], v)
+		r.vectors.Add(missing[j], v)
 	}
 	return out, nil
 }

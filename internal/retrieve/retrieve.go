@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ragd/ragd/internal/memo"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/rerank"
 	"github.com/ragd/ragd/internal/telemetry"
@@ -212,7 +213,7 @@ type Retriever struct {
 	store    rag.Store
 	embedder rag.Embedder
 	opt      Options
-	vectors  *memo[[]float32] // passages' embeddings (embedPassages)
+	vectors  *memo.Memo[[]float32] // passages' embeddings (embedPassages)
 }
 
 // New returns a Retriever. The embedder's space is the one searched.
@@ -862,7 +863,7 @@ const minContained = 200
 // dup reports whether a hit of h's document with h's text (spacing aside), or a passage holding it or held by
 // it, was seen, and remembers it.
 func (ps passageSet) dup(h *rag.Hit) bool {
-	text := spacedTexts.get(h.Text, collapseSpaces)
+	text := spacedTexts.Get(h.Text, collapseSpaces)
 	for _, seen := range ps[h.DocumentID] {
 		short, long := seen, text
 		if len(short) > len(long) {
@@ -971,7 +972,7 @@ func (w queryWord) degree(have map[string]struct{}) float64 {
 // queryWords groups the analyzer terms of query by the word they came from, leaving out stop-words (unless
 // nothing else is left) and word-pair terms (a paraphrase need not keep two words adjacent).
 func queryWords(query string) []queryWord {
-	return queryWordMemo.get(query, analyseQueryWords)
+	return queryWordMemo.Get(query, analyseQueryWords)
 }
 
 func analyseQueryWords(query string) []queryWord {

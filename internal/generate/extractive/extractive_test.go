@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"regexp"
 	"strconv"
@@ -391,5 +392,25 @@ func TestGenerateMoreChars(t *testing.T) {
 	}
 	if text := generateStreamed(t, New(Options{MaxChars: DefaultMaxChars}), rag.GenerateRequest{Question: q, Passages: passages}); strings.Contains(text, "Austin") {
 		t.Errorf("answer %q with a MaxChars of its own took more room", text)
+	}
+}
+
+// TestTermSetShared: a table row's terms are read with its header's for an answer, but the term set kept
+// for the row's text (shared by every later answer) stays the row's own, and every set termSet gives is
+// what a fresh analysis gives.
+func TestTermSetShared(t *testing.T) {
+	row := "| 건물 | 32.8% |"
+	before := analyseTerms(row)
+	termSet(row) // kept from now on
+	for range 2 {
+		generateStreamed(t, New(Options{}), rag.GenerateRequest{Question: "건물 부문 감축 목표", Passages: koPassages})
+	}
+	if got := termSet(row); !maps.Equal(got, before) {
+		t.Fatalf("the kept terms of %q became %v, want %v", row, got, before)
+	}
+	for _, p := range koPassages {
+		if got, want := termSet(p.Text), analyseTerms(p.Text); !maps.Equal(got, want) {
+			t.Fatalf("termSet(%.30q…) = %v, a fresh analysis %v", p.Text, got, want)
+		}
 	}
 }

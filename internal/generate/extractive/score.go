@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ragd/ragd/internal/chunk"
+	"github.com/ragd/ragd/internal/memo"
 	"github.com/ragd/ragd/internal/rag"
 	"github.com/ragd/ragd/internal/textproc"
 )
@@ -268,10 +270,24 @@ func latinWithParticle(w string) (string, bool) {
 	return latin, true
 }
 
+// termSets holds the term sets of the texts termSet read lately: an answer reads every sentence of its
+// passages, and the same passages come back question after question (8 % of the server's CPU under the
+// HTTP load test, docs/performance.md).
+var termSets = memo.New(8<<20, func(key string, v map[string]bool) int {
+	n := len(key) + 64
+	for t := range v {
+		n += len(t) + 48
+	}
+	return n
+})
+
 // termSet returns the distinct terms of text: the analyzer's, plus the syllable bigrams of its Hangul runs,
 // which the answerer needs to match a Korean word inside its particles and endings whether or not the
-// analyzer indexes them.
-func termSet(text string) map[string]bool {
+// analyzer indexes them. The set is shared: do not modify it.
+func termSet(text string) map[string]bool { return termSets.Get(text, analyseTerms) }
+
+// analyseTerms is termSet without the memo.
+func analyseTerms(text string) map[string]bool {
 	terms := map[string]bool{}
 	textproc.Analyze(text, func(t textproc.Term) { terms[t.Text] = true })
 	for _, t := range hangulBigrams(text, nil) {
@@ -394,6 +410,7 @@ func (g *Generator) rankTopic(question, previous, followTopic string, passages [
 			s.terms = termSet(s.text)
 			if s.header != "" {
 				// A row means what its header says: "| 산업 | 11.4% |" under "| 부문 | 감축 목표 |".
+				s.terms = maps.Clone(s.terms)
 				for t := range termSet(s.header) {
 					s.terms[t] = true
 				}
