@@ -74,4 +74,3 @@ func (m *Memo[V]) Len() int {
 	defer m.mu.Unlock()
 	return len(m.cur) + len(m.old)
 }
-

@@ -37,4 +37,3 @@ func TestMemoBudget(t *testing.T) {
 		t.Fatalf("a 600-byte entry was kept under a 1000-byte budget")
 	}
 }
-

@@ -3,7 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	
+
 	"github.com/ragd/ragd/internal/memo"
 	"github.com/ragd/ragd/internal/textproc"
 )
