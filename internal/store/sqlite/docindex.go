@@ -155,36 +155,11 @@ func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.K
 				allowed[s] = true
 			}
 		}
-		totals, err := prep(docTotalsSQL)
-		if err != nil {
-			return err
-		}
-		if err := totals.QueryRowContext(ctx).Scan(&n, &avgdl); err != nil {
-			return err
-		}
-		postingsSt, err := prep(docPostingsSQL)
-		if err != nil {
-			return err
-		}
-		rows, err := postingsSt.QueryContext(ctx, string(termList))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var dp docPosting
-			var seq int64
-			if err := rows.Scan(&dp.term, &seq, &dp.tf, &dp.dl); err != nil {
-				return err
-			}
-			dp.doc = seq
-			postings = append(postings, dp)
-		}
-		if err := rows.Err(); err != nil {
+		if postings, n, avgdl, err = s.docPostings(ctx, prep, terms, string(termList)); err != nil {
 			return err
 		}
 		// The document frequency counts every document, visible or not, as the chunk index does.
-		kept := postings[:0]
+		kept := make([]docPosting, 0, len(postings))
 		for _, dp := range postings {
 			if docs.all || allowed[dp.doc] {
 				kept = append(kept, dp)
@@ -193,6 +168,17 @@ func (s *Store) DocumentCandidates(ctx context.Context, p rag.Principal, q rag.K
 		scored := scoreDocPostings(postings, kept, n, avgdl)
 		if len(scored) == 0 {
 			return nil
+		}
+		// Only the documents that can be among the best q.K need their IDs: those scoring at least the
+		// q.K-th best score (ties at it are ordered by document ID below). A common word matches hundreds.
+		sort.Slice(scored, func(i, j int) bool { return scored[i].score > scored[j].score })
+		if len(scored) > q.K {
+			cut := scored[q.K-1].score
+			end := q.K
+			for end < len(scored) && scored[end].score >= cut {
+				end++
+			}
+			scored = scored[:end]
 		}
 		seqs := make([]int64, len(scored))
 		for i, c := range scored {

@@ -118,3 +118,36 @@ func DocTotals(t *testing.T, s *Store) (rows, sum, countedRows, countedSum int64
 
 // KeptHits is the number of passages s keeps in memory for Hits (hitcache.go).
 func KeptHits(s *Store) int { return s.hitc.len() }
+
+// DocMemCounts is how many copies of the document-level index s made and how many queries they answered.
+func DocMemCounts(s *Store) (built, answered int64) {
+	return s.docm.built.Load(), s.docm.answered.Load()
+}
+
+// WaitDocMem waits until s makes no copy of the document-level index.
+func WaitDocMem(s *Store) {
+	for s.docm.building.Load() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// SetDocMemMaxPostings sets the most postings a copy of the document-level index holds, and returns a
+// function that restores it.
+func SetDocMemMaxPostings(n int) func() {
+	old := docMemMaxPostings
+	docMemMaxPostings = n
+	return func() { docMemMaxPostings = old }
+}
+
+// DocPostingCount is the number of rows of doc_postings.
+func DocPostingCount(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT count(*) FROM doc_postings`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// NoDocMem makes s answer every document-level query from the database.
+func NoDocMem(s *Store) { s.docm.tooBig.Store(true) }

@@ -157,6 +157,7 @@ type Store struct {
 	qstmts stmtCache
 	vecs   *vectorCache
 	hitc   hitCache
+	docm   docMemState
 	terms  termStats
 	kw     keywordIndex
 	merger merger
