@@ -7,9 +7,9 @@ import (
 // A query vector with few non-zero components — the hash embedder's (the offline default) has ~25 of 768
 // for a Korean question, ~80 for an English one: one bucket per word, bigram and character n-gram — needs
 // only those components of each row. Read from the row-major vectors they cost more than the whole dot
-// product (a cache line per component); read from the same vectors stored column by column they cost
-// 0.07 ms for 24 components over 14,779 × 768 rows against 1.0 ms for the dense scan
-// (`go test ./internal/store/sqlite -bench ColumnScan`). So the store keeps, for a space searched exactly
+// product (a cache line per component); read from the same vectors stored column by column a top 100 of
+// 14,779 × 768 rows costs 0.25–0.35 ms for 24 components against 1.4–2.1 ms for the dense scan
+// (`go test ./internal/store/sqlite -run '^$' -bench ColumnScan`). So the store keeps, for a space searched exactly
 // in memory that sparse queries reach, a second copy of its vectors in blocks of colBlockRows rows, each
 // block column-major, within Options.VectorColumns bytes. A block is made once its rows are all there and
 // never changes: rows are only appended to a layout (removed rows stay, marked in the snapshot's docs);
@@ -45,6 +45,21 @@ func (c *colBlocks) rows() int {
 	return len(c.blocks) * colBlockRows
 }
 
+// colBytes is the memory of a copy of all of v's full blocks.
+func colBytes(v *vecSnapshot) int64 {
+	return int64(len(v.ids)/colBlockRows) * colBlockRows * int64(v.dim) * 4
+}
+
+// anySparse reports whether a query of reqs is sparse enough to be scored by columns.
+func anySparse(reqs []*scanReq) bool {
+	for _, r := range reqs {
+		if _, ok := sparseOf(r.q); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // bytes is the copy's memory.
 func (c *colBlocks) bytes() int64 { return int64(c.rows()) * int64(c.dim) * 4 }
 
@@ -76,7 +91,7 @@ func (c *colBlocks) extended(v *vecSnapshot, budget int64) *colBlocks {
 		return nil
 	}
 	full := len(v.ids) / colBlockRows
-	if int64(full)*colBlockRows*int64(v.dim)*4 > budget {
+	if colBytes(v) > budget {
 		return nil
 	}
 	out := &colBlocks{base: v.base, dim: v.dim}
@@ -108,14 +123,15 @@ func (c *colBlocks) columnSums(b int, q sparseQuery, acc, tmp []float32) {
 }
 
 // columns returns the column copy of sv that is of v's layout (nil if none), and starts making the
-// blocks it lacks in the background when budget allows and no other build runs.
+// blocks it lacks in the background when budget allows and no other build runs. Only a sparse query may
+// call it: a space whose queries are dense (a neural embedder's) gets no copy.
 func (sv *spaceVectors) columns(v *vecSnapshot, budget int64) *colBlocks {
 	c := sv.cols.Load()
 	if c != nil && c.base != v.base {
 		c = nil
 	}
 	if budget > 0 && v.vecs != nil && c.rows() < len(v.ids)/colBlockRows*colBlockRows &&
-		int64(len(v.ids)/colBlockRows)*colBlockRows*int64(v.dim)*4 <= budget && sv.colBuilding.CompareAndSwap(false, true) {
+		colBytes(v) <= budget && sv.colBuilding.CompareAndSwap(false, true) {
 		go func() {
 			defer sv.colBuilding.Store(false)
 			if next := sv.cols.Load().extended(v, budget); next != nil {

@@ -141,3 +141,32 @@ func BenchmarkColumnScan(b *testing.B) {
 		})
 	}
 }
+
+// TestColumnsOnlyForSparse: passes of dense queries make no column copy (a neural embedder's space keeps
+// one copy of its vectors); the first sparse query's pass starts it.
+func TestColumnsOnlyForSparse(t *testing.T) {
+	const dim = 16
+	s := &Store{opts: Options{SearchWorkers: 1, VectorColumns: 1 << 30}, turns: make(chan struct{}, 1)}
+	v := syntheticSpace(2*colBlockRows, dim)
+	sv := &spaceVectors{dim: dim, pending: make(chan *scanReq, 4)}
+	run := func(q []float32) {
+		r := &scanReq{q: q, k: 3, snap: v, done: make(chan struct{})}
+		sv.pending <- r
+		s.turns <- struct{}{}
+		s.scorePending(sv, r)
+		<-r.done
+		for sv.colBuilding.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for i := range 3 {
+		run(v.vecs[i*dim : (i+1)*dim])
+	}
+	if c := sv.cols.Load(); c != nil {
+		t.Fatalf("dense queries made a copy of %d rows", c.rows())
+	}
+	run(sparseQueryOf(rand.New(rand.NewPCG(7, 7)), dim, 2))
+	if c := sv.cols.Load(); c.rows() != 2*colBlockRows {
+		t.Fatalf("a sparse query's pass made a copy of %d rows, want %d", c.rows(), 2*colBlockRows)
+	}
+}

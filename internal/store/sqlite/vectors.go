@@ -705,7 +705,11 @@ func (s *Store) scorePending(sv *spaceVectors, req *scanReq) {
 		if s.waiting.Load() > 0 || len(sv.pending) > 0 {
 			workers = 1 // searches are queueing for the cores: splitting this pass would only add switches
 		}
-		v.searchBatch(batch, sv.columns(v, s.opts.VectorColumns), workers)
+		var cols *colBlocks
+		if anySparse(batch) {
+			cols = sv.columns(v, s.opts.VectorColumns)
+		}
+		v.searchBatch(batch, cols, workers)
 	}
 }
 
