@@ -231,11 +231,19 @@ func TestConversationSurvivesReload(t *testing.T) {
 		t.Fatalf("after editing, the conversation holds %q", msgs)
 	}
 
-	// Rename in the sidebar, then delete.
-	if err := chromedp.Do(ctx,
-		chromedp.Click(`#conv-list .conv-rename`, chromedp.NodeVisible),
-		chromedp.WaitVisible(`#conv-list .conv-title-input`),
-	); err != nil {
+	// Rename in the sidebar, then delete. The sidebar is listed again after every answer
+	// (loadConversations replaces its nodes), so a click may find the node it looked up gone: it then
+	// looks again.
+	var err error
+	for range 3 {
+		if err = chromedp.Do(ctx,
+			chromedp.Click(`#conv-list .conv-rename`, chromedp.NodeVisible),
+			chromedp.WaitVisible(`#conv-list .conv-title-input`),
+		); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	eval[bool](t, ctx, `(() => { document.querySelector('#conv-list .conv-title-input').value = ''; return true; })()`)
