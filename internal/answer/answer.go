@@ -601,7 +601,11 @@ func followUp(q string, history []rag.Turn) (string, []string) {
 // (generate.RewriteSystem), for retrieval; the generator still answers q with the history. A failed or empty
 // rewrite falls back to offline, the question and the previous one.
 func (s *Service) rewrite(ctx context.Context, c rag.Completer, q string, history []rag.Turn, offline string) string {
-	out, err := c.Complete(ctx, generate.RewriteSystem, generate.RewriteUser(history, q))
+	var out string
+	err := s.byModel(ctx, func() (err error) {
+		out, err = c.Complete(ctx, generate.RewriteSystem, generate.RewriteUser(history, q))
+		return err
+	})
 	out = strings.TrimSpace(textproc.Normalize(out))
 	if err != nil || out == "" {
 		return offline
@@ -615,7 +619,11 @@ func (s *Service) rewrite(ctx context.Context, c rag.Completer, q string, histor
 // expand asks the generator for other wordings of the retrieval query (generate.ExpandSystem). A failed
 // expansion leaves the query alone: retrieval never fails because of it.
 func (s *Service) expand(ctx context.Context, c rag.Completer, query string) []string {
-	out, err := c.Complete(ctx, generate.ExpandSystem, generate.ExpandUser(query))
+	var out string
+	err := s.byModel(ctx, func() (err error) {
+		out, err = c.Complete(ctx, generate.ExpandSystem, generate.ExpandUser(query))
+		return err
+	})
 	if err != nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ragd/ragd/internal/generate"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/slots"
 )
 
 // MaxCompared is how many documents a comparison answer lays out, in the order of their best passage.
@@ -72,6 +73,25 @@ func heading(h rag.Hit) string {
 // document whose passages do not answer says so. Otherwise the passages' documents are only candidates:
 // the parts of those that do not answer are left out, and with fewer than two left the answer is the
 // usual one (a comparison of two things one document explains is not a comparison of documents).
+// generateOne is one call of the generator; a hosted model's runs outside the request's slot (byModel).
+func (s *Service) generateOne(ctx context.Context, req rag.GenerateRequest, delta func(string) error) (gen *rag.Generation, err error) {
+	err = s.byModel(ctx, func() error {
+		gen, err = s.generator.Generate(ctx, req, delta)
+		return err
+	})
+	return gen, err
+}
+
+// byModel runs f, a call to the generator: a hosted model's (any generator that does more than quote the
+// passages) runs outside the slot the request holds (slots.Outside), since waiting for its answer does not
+// use this machine's processors.
+func (s *Service) byModel(ctx context.Context, f func() error) error {
+	if q, ok := s.generator.(QuoteOnly); ok && q.QuotesOnly() {
+		return f()
+	}
+	return slots.Outside(ctx, f)
+}
+
 func (s *Service) generate(ctx context.Context, p rag.Principal, req rag.GenerateRequest, hits []rag.Hit, picked []string, emit func(Event) error) (*rag.Generation, error) {
 	delta := func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) }
 	chosen := len(picked) >= 2 && Comparison(req.Question)
@@ -80,7 +100,7 @@ func (s *Service) generate(ctx context.Context, p rag.Principal, req rag.Generat
 		secs = s.withPicked(ctx, p, secs, picked)
 	}
 	if len(secs) < 2 {
-		return s.generator.Generate(ctx, req, delta)
+		return s.generateOne(ctx, req, delta)
 	}
 	headings := make([]string, len(secs))
 	for i, sec := range secs {
@@ -92,7 +112,7 @@ func (s *Service) generate(ctx context.Context, p rag.Principal, req rag.Generat
 			system = generate.SystemPrompt("")
 		}
 		req.SystemPrompt = system + "\n\n" + generate.CompareInstruction(headings, chosen)
-		return s.generator.Generate(ctx, req, delta)
+		return s.generateOne(ctx, req, delta)
 	}
 	var b strings.Builder
 	found := 0
@@ -122,7 +142,7 @@ func (s *Service) generate(ctx context.Context, p rag.Principal, req rag.Generat
 	}
 	switch {
 	case !chosen && found < 2:
-		return s.generator.Generate(ctx, req, delta)
+		return s.generateOne(ctx, req, delta)
 	case found == 0:
 		// No chosen document answers: the plain not-covered reply, which the pipeline recognises.
 		text := generate.NotCovered(req.NotCovered, req.Language)

@@ -110,10 +110,14 @@ const llmFilterTimeout = 20 * time.Second
 // and merges it into mq, the rules' reading (meta.Query.MergeLLM). A failed call or an answer that is not
 // JSON of the schema leaves mq as the rules read it; both are logged.
 func (s *Service) readWithLLM(ctx context.Context, c rag.JSONCompleter, sch *meta.Schema, mq *meta.Query, q string, rows []meta.Row, asOf time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, llmFilterTimeout)
-	defer cancel()
 	system, user := sch.LLMFilterPrompt(q, rows, asOf)
-	raw, err := c.CompleteJSON(ctx, system, user, sch.LLMFilterSchema())
+	var raw []byte
+	err := s.byModel(ctx, func() (err error) {
+		tctx, cancel := context.WithTimeout(ctx, llmFilterTimeout) // the wait for a slot again is not the model's
+		defer cancel()
+		raw, err = c.CompleteJSON(tctx, system, user, sch.LLMFilterSchema())
+		return err
+	})
 	if err == nil {
 		var r *meta.LLMReading
 		if r, err = sch.ParseLLMFilter(raw, rows); err == nil {

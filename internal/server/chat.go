@@ -115,6 +115,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		ask.AsOf = d
 	}
 
+	// One slot for the whole answer: its searches, the answer written (a hosted model's outside it,
+	// answer.Service's byModel) and the exchange saved.
+	ctx, release, err := s.deps.Slots.Enter(r.Context())
+	if err != nil {
+		return // the client went away while it waited
+	}
+	defer release()
+	r = r.WithContext(ctx)
+
 	stream := req.Stream || strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 	if !stream {
 		ans, passages, err := s.askWhole(r, ask)
@@ -137,7 +146,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	sse := &eventStream{w: w, rc: http.NewResponseController(w)}
 	var passages []rag.Source
 	var partial strings.Builder // the answer so far, kept when the client stops it
-	_, err := s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
+	_, err = s.deps.Answers.Ask(r.Context(), principalOf(r), ask, func(ev rag.AnswerEvent) error {
 		switch ev.Type {
 		case rag.AnswerSources:
 			passages = ev.Sources

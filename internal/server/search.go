@@ -50,7 +50,12 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.deps.Search.Search(r.Context(), principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
+	ctx, release, err := s.deps.Slots.Enter(r.Context())
+	if err != nil {
+		return // the client went away while it waited
+	}
+	res, err := s.deps.Search.Search(ctx, principalOf(r), rag.SearchRequest{Query: q, Filter: f, K: req.K, EfSearch: req.EfSearch})
+	release()
 	if err != nil {
 		s.writeError(w, r, err)
 		return

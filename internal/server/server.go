@@ -16,6 +16,7 @@ import (
 	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
+	"github.com/ragd/ragd/internal/slots"
 	"github.com/ragd/ragd/internal/reembed"
 )
 
@@ -120,6 +121,8 @@ type Deps struct {
 
 	Settings Settings
 	Logger   *slog.Logger // nil discards
+	// Slots admits searches and chats a few at a time, the others waiting in line (nil: all at once).
+	Slots *slots.Gate
 	// Now is the rate limiters' clock (tests fix time with it); nil means time.Now.
 	Now func() time.Time
 
