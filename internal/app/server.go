@@ -1,28 +1,14 @@
 package app
 
 import (
-	"runtime"
-
 	"github.com/ragd/ragd/internal/server"
 	"github.com/ragd/ragd/internal/slots"
 )
 
-// SearchSlots is how many searches and chats the server runs at once (RAGD_SEARCH_SLOTS): the configured
-// count; none (0) for -1; for 0, one per processor when every stage of a search runs in this process (the
-// embedded store, the hash embedder, no hosted reranker), since only then is a search's time this machine's
-// processors' — and none otherwise, where a search mostly waits on a database or a model.
-func (a *App) SearchSlots() int {
-	c := a.Config
-	switch {
-	case c.SearchSlots > 0:
-		return c.SearchSlots
-	case c.SearchSlots < 0:
-		return 0
-	case c.DatabaseURL == "" && a.Embedder.Space().Provider == "hash" && (c.Reranker == "" || c.Reranker == "none"):
-		return runtime.GOMAXPROCS(0)
-	}
-	return 0
-}
+// SearchSlots is how many searches and chats the server runs at once (RAGD_SEARCH_SLOTS; 0: no limit).
+// Measured on the embedded store with the hash embedder, two slots on two cores gave a higher search p95
+// than no limit (docs/performance.md), so no limit is the default.
+func (a *App) SearchSlots() int { return a.Config.SearchSlots }
 
 // ServerDeps gives the HTTP server the app's services, enq to process uploads (the job runner, see OpenJobs)
 // and the configuration's limits. The server knows them only through its own small interfaces.

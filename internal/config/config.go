@@ -180,10 +180,8 @@ type Config struct {
 	// until the database changes under them (RAGD_HIT_CACHE, default 0: the store's, 32 MiB; -1: none). See
 	// docs/performance.md.
 	HitCache int
-	// SearchSlots is how many searches and chats run at once, the others waiting in line (internal/slots;
-	// RAGD_SEARCH_SLOTS, default 0: automatic, one per processor when every stage runs in this process —
-	// the embedded store, the hash embedder, no hosted reranker — and no limit otherwise; -1: no limit).
-	// See docs/performance.md.
+	// SearchSlots is how many searches and chats the server runs at once, the others waiting in line
+	// (internal/slots; RAGD_SEARCH_SLOTS, default 0: no limit). See docs/performance.md.
 	SearchSlots int
 	// CORSOrigins is the CORS allow-list (RAGD_CORS_ORIGINS, comma list).
 	CORSOrigins []string
@@ -466,8 +464,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("RAGD_VECTOR_MEMORY must not be negative (0: no limit; got %d)", c.VectorMemory)
 	case c.VectorColumns < -1:
 		return fmt.Errorf("RAGD_VECTOR_COLUMNS must be -1 (none), 0 (the default) or a byte count (got %d)", c.VectorColumns)
-	case c.SearchSlots < -1:
-		return fmt.Errorf("RAGD_SEARCH_SLOTS must be -1 (no limit), 0 (automatic) or a count (got %d)", c.SearchSlots)
+	case c.SearchSlots < 0:
+		return fmt.Errorf("RAGD_SEARCH_SLOTS must be 0 (no limit) or a count (got %d)", c.SearchSlots)
 	case c.HitCache < -1:
 		return fmt.Errorf("RAGD_HIT_CACHE must be -1 (none), 0 (the default) or a byte count (got %d)", c.HitCache)
 	case c.VectorHeap < -1:

@@ -195,7 +195,7 @@ func TestLoad(t *testing.T) {
 				t.Fatalf("RAGD_HIT_CACHE=%s: got %d %v", v, c.HitCache, err)
 			}
 		}
-		for v, want := range map[string]int{"-1": -1, "0": 0, "1": 1, "64": 64} {
+		for v, want := range map[string]int{"0": 0, "1": 1, "64": 64} {
 			c, err = Load(envOf(map[string]string{"RAGD_SEARCH_SLOTS": v}))
 			if err != nil || c.SearchSlots != want {
 				t.Fatalf("RAGD_SEARCH_SLOTS=%s: got %d %v", v, c.SearchSlots, err)
@@ -220,7 +220,7 @@ func TestLoad(t *testing.T) {
 		"NegativeVecMemory": {"RAGD_VECTOR_MEMORY": "-1"},
 		"VectorHeapLow":     {"RAGD_VECTOR_HEAP": "-2"},
 		"HitCacheLow":       {"RAGD_HIT_CACHE": "-2"},
-		"SearchSlotsLow":    {"RAGD_SEARCH_SLOTS": "-2"},
+		"SearchSlotsLow":    {"RAGD_SEARCH_SLOTS": "-1"},
 		"VectorColumnsLow":  {"RAGD_VECTOR_COLUMNS": "-2"},
 		"KeywordIndexLow":   {"RAGD_KEYWORD_INDEX_MIN": "-2"},
 		"ZeroMetadataKeys":  {"RAGD_MAX_METADATA_KEYS": "0"},

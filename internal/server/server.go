@@ -16,8 +16,8 @@ import (
 	"github.com/ragd/ragd/internal/audit"
 	"github.com/ragd/ragd/internal/ingest"
 	"github.com/ragd/ragd/internal/rag"
-	"github.com/ragd/ragd/internal/slots"
 	"github.com/ragd/ragd/internal/reembed"
+	"github.com/ragd/ragd/internal/slots"
 )
 
 // MaxJSONBody is the largest JSON request body accepted by chat and search (10 KB); larger bodies are 413.
