@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,9 +29,14 @@ func TestSearchWaitsForASlot(t *testing.T) {
 		body   string
 	}
 	done := make(chan answered, 1)
-	go func() {
-		resp, body := b.do(t, request{method: http.MethodPost, path: "/api/search", ctype: "application/json",
-			body: strings.NewReader(`{"query":"컴포넌트 export"}`)})
+	go func() { // not b.do: t.Fatal belongs to the test's goroutine
+		resp, err := b.ts.Client().Post(b.ts.URL+"/api/search", "application/json", strings.NewReader(`{"query":"컴포넌트 export"}`))
+		if err != nil {
+			done <- answered{0, err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
 		done <- answered{resp.StatusCode, string(body)}
 	}()
 	deadline := time.Now().Add(10 * time.Second)
