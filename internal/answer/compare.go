@@ -73,25 +73,6 @@ func heading(h rag.Hit) string {
 // document whose passages do not answer says so. Otherwise the passages' documents are only candidates:
 // the parts of those that do not answer are left out, and with fewer than two left the answer is the
 // usual one (a comparison of two things one document explains is not a comparison of documents).
-// generateOne is one call of the generator; a hosted model's runs outside the request's slot (byModel).
-func (s *Service) generateOne(ctx context.Context, req rag.GenerateRequest, delta func(string) error) (gen *rag.Generation, err error) {
-	err = s.byModel(ctx, func() error {
-		gen, err = s.generator.Generate(ctx, req, delta)
-		return err
-	})
-	return gen, err
-}
-
-// byModel runs f, a call to the generator: a hosted model's (any generator that does more than quote the
-// passages) runs outside the slot the request holds (slots.Outside), since waiting for its answer does not
-// use this machine's processors.
-func (s *Service) byModel(ctx context.Context, f func() error) error {
-	if q, ok := s.generator.(QuoteOnly); ok && q.QuotesOnly() {
-		return f()
-	}
-	return slots.Outside(ctx, f)
-}
-
 func (s *Service) generate(ctx context.Context, p rag.Principal, req rag.GenerateRequest, hits []rag.Hit, picked []string, emit func(Event) error) (*rag.Generation, error) {
 	delta := func(d string) error { return emit(Event{Type: EventDelta, Delta: d}) }
 	chosen := len(picked) >= 2 && Comparison(req.Question)
@@ -187,4 +168,23 @@ func (s *Service) withPicked(ctx context.Context, p rag.Principal, secs []sectio
 // word, as in a file name, is not emphasis).
 func markdownText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, "`", "\\`", `[`, `\[`, `]`, `\]`, "\n", " ").Replace(s)
+}
+
+// generateOne is one call of the generator; a hosted model's runs outside the request's slot (byModel).
+func (s *Service) generateOne(ctx context.Context, req rag.GenerateRequest, delta func(string) error) (gen *rag.Generation, err error) {
+	err = s.byModel(ctx, func() error {
+		gen, err = s.generator.Generate(ctx, req, delta)
+		return err
+	})
+	return gen, err
+}
+
+// byModel runs f, a call to the generator: a hosted model's (any generator that does more than quote the
+// passages) runs outside the slot the request holds (slots.Outside), since waiting for its answer does not
+// use this machine's processors.
+func (s *Service) byModel(ctx context.Context, f func() error) error {
+	if q, ok := s.generator.(QuoteOnly); ok && q.QuotesOnly() {
+		return f()
+	}
+	return slots.Outside(ctx, f)
 }

@@ -5,11 +5,6 @@ import (
 	"github.com/ragd/ragd/internal/slots"
 )
 
-// SearchSlots is how many searches and chats the server runs at once (RAGD_SEARCH_SLOTS; 0: no limit).
-// Measured on the embedded store with the hash embedder, two slots on two cores gave a higher search p95
-// than no limit (docs/performance.md), so no limit is the default.
-func (a *App) SearchSlots() int { return a.Config.SearchSlots }
-
 // ServerDeps gives the HTTP server the app's services, enq to process uploads (the job runner, see OpenJobs)
 // and the configuration's limits. The server knows them only through its own small interfaces.
 func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
@@ -43,7 +38,7 @@ func (a *App) ServerDeps(enq server.Enqueuer) server.Deps {
 		Files:       a.Store,
 		Pages:       a.Extractor,
 		Logger:      a.Logger,
-		Slots:       slots.New(a.SearchSlots()),
+		Slots:       slots.New(cfg.SearchSlots),
 		Settings: server.Settings{
 			APIKeys:         cfg.APIKeys,
 			CORSOrigins:     cfg.CORSOrigins,

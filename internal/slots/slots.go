@@ -1,11 +1,6 @@
-// Package slots admits requests to work that is bound by this machine's processors, at most N at once, the
-// others waiting in the order they came.
-//
-// Why: under a closed-loop load (clients that send their next request when the last one is answered) the
-// mean latency is set by throughput alone, but its spread is not. With every request running at once the
-// processors are shared among them, and a costly query's latency grows with its own cost times the number
-// running; with N ≈ the processors' count each admitted request runs to completion at full speed while the
-// rest queue, so the slow tail shrinks toward the mean. docs/performance.md has the measured figures.
+// Package slots admits requests at most N at once, the others waiting in the order they came: a bound on
+// how much work a server runs together (RAGD_SEARCH_SLOTS). It is not a latency gain: on two cores, two
+// slots gave a higher p95 than no limit (docs/performance.md).
 //
 // A request holds its slot in its context: work the request does under that context (a chat's several
 // searches) passes the gate without taking a second slot, and Outside gives the slot back while the request
@@ -17,6 +12,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Gate admits at most N holders at once, in FIFO order: a waiter is never passed by a later one. The nil
@@ -88,35 +84,17 @@ func (g *Gate) release() {
 	g.running--
 }
 
-// Size is the number of slots, 0 for the nil gate.
-func (g *Gate) Size() int {
-	if g == nil {
-		return 0
-	}
-	return g.n
-}
-
 // hold is one admitted request's slot, given back and taken again around its waits (Outside).
 type hold struct {
 	g    *Gate
-	mu   sync.Mutex
-	held bool
+	held atomic.Bool
 }
 
 // release gives the slot back if it is held.
 func (h *hold) release() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.held {
-		h.held = false
+	if h.held.CompareAndSwap(true, false) {
 		h.g.release()
 	}
-}
-
-func (h *hold) holds() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.held
 }
 
 // key finds a context's slot.
@@ -130,13 +108,14 @@ func (g *Gate) Enter(ctx context.Context) (context.Context, func(), error) {
 	if g == nil {
 		return ctx, func() {}, nil
 	}
-	if h, ok := ctx.Value(key{}).(*hold); ok && h.g == g && h.holds() {
+	if h, ok := ctx.Value(key{}).(*hold); ok && h.g == g && h.held.Load() {
 		return ctx, func() {}, nil
 	}
 	if err := g.acquire(ctx); err != nil {
 		return ctx, func() {}, err
 	}
-	h := &hold{g: g, held: true}
+	h := &hold{g: g}
+	h.held.Store(true)
 	return context.WithValue(ctx, key{}, h), h.release, nil
 }
 
@@ -146,7 +125,7 @@ func (g *Gate) Enter(ctx context.Context) (context.Context, func(), error) {
 // was taken again; the request's release then has nothing to give back.
 func Outside(ctx context.Context, f func() error) error {
 	h, ok := ctx.Value(key{}).(*hold)
-	if !ok || !h.holds() {
+	if !ok || !h.held.Load() {
 		return f()
 	}
 	h.release()
@@ -154,8 +133,6 @@ func Outside(ctx context.Context, f func() error) error {
 	if aerr := h.g.acquire(ctx); aerr != nil {
 		return cmp.Or(err, aerr)
 	}
-	h.mu.Lock()
-	h.held = true
-	h.mu.Unlock()
+	h.held.Store(true)
 	return err
 }

@@ -168,7 +168,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 
 func TestNilGate(t *testing.T) {
 	var g *Gate
-	if New(0) != nil || New(-1) != nil || g.Size() != 0 {
+	if r, w := g.Counts(); New(0) != nil || New(-1) != nil || r != 0 || w != 0 {
 		t.Fatal("New(n < 1) must be the nil gate")
 	}
 	ctx, rel, err := g.Enter(context.Background())
